@@ -1,0 +1,3 @@
+from menace.cli import main
+
+main()

@@ -1,0 +1,67 @@
+"""Bead colours: one per square of a box's drawing, each with a name, a letter and a shade.
+
+The default set is the Okabe-Ito palette (told apart by most colour-blind people) plus white,
+and every colour has its own letter, so a label printed in grey still reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class ColourError(ValueError):
+    """A bead colour set that cannot be used."""
+
+
+@dataclass(frozen=True)
+class BeadColour:
+    name: str
+    letter: str
+    hex: str
+
+
+DEFAULT_COLOURS: tuple[BeadColour, ...] = (
+    BeadColour("white", "W", "#ffffff"),
+    BeadColour("black", "K", "#000000"),
+    BeadColour("amber", "A", "#e69f00"),
+    BeadColour("sky blue", "S", "#56b4e9"),
+    BeadColour("green", "G", "#009e73"),
+    BeadColour("yellow", "Y", "#f0e442"),
+    BeadColour("blue", "B", "#0072b2"),
+    BeadColour("vermilion", "V", "#d55e00"),
+    BeadColour("purple", "P", "#cc79a7"),
+)
+
+
+def colour_of(move: int, colours: tuple[BeadColour, ...] = DEFAULT_COLOURS) -> BeadColour:
+    """The colour of beads for square ``move`` of a box's drawing."""
+    return colours[move]
+
+
+def parse_colours(text: str) -> tuple[BeadColour, ...]:
+    """Nine ``name=#rrggbb`` or ``name:LETTER=#rrggbb`` items, comma-separated, a1 to c3.
+
+    >>> parse_colours(",".join(f"c{i}:{'ABCDEFGHI'[i]}=#00000{i}" for i in range(9)))[8].letter
+    'I'
+    """
+    items = [part.strip() for part in text.split(",") if part.strip()]
+    if len(items) != 9:
+        raise ColourError(f"give nine colours (one per square a1..c3), not {len(items)}")
+    out: list[BeadColour] = []
+    for item in items:
+        name, sep, shade = item.partition("=")
+        if not sep or not _is_hex(shade.strip()):
+            raise ColourError(f"{item!r}: write a colour as name=#rrggbb (or name:L=#rrggbb)")
+        name, _, letter = name.partition(":")
+        letter = (letter or name.strip()[:1]).strip().upper()
+        if len(letter) != 1:
+            raise ColourError(f"{item!r}: a colour's letter is one character")
+        out.append(BeadColour(name.strip(), letter, shade.strip().lower()))
+    letters = [c.letter for c in out]
+    if len(set(letters)) != 9:
+        raise ColourError(f"each colour needs its own letter; got {''.join(letters)}")
+    return tuple(out)
+
+
+def _is_hex(text: str) -> bool:
+    return len(text) == 7 and text[0] == "#" and all(ch in "0123456789abcdefABCDEF" for ch in text[1:])

@@ -1,0 +1,137 @@
+"""The small interface every game sits behind.
+
+The learner, the players and storage only ever see a :class:`Game`: states are tuples of
+cell values, moves are small integers and a symmetry permutes both. Tic-tac-toe
+(:mod:`menace.tictactoe`) is one such game; another small placement game could be added
+beside it without touching the learner or storage.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Protocol
+
+State = tuple[int, ...]
+"""A position: one value per cell (0 empty, 1 X, 2 O)."""
+
+Move = int
+"""A move, as an index into the game's move space (for tic-tac-toe, the square 0..8)."""
+
+
+class Side(enum.IntEnum):
+    """Who moves: X moves first."""
+
+    X = 1
+    O = 2
+
+    @property
+    def other(self) -> Side:
+        return Side.O if self is Side.X else Side.X
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The end of a game: the winner, or ``None`` for a draw."""
+
+    winner: Side | None
+
+    def for_side(self, side: Side) -> Result:
+        """The result seen from ``side``."""
+        if self.winner is None:
+            return Result.DRAW
+        return Result.WIN if self.winner is side else Result.LOSS
+
+
+class Result(enum.Enum):
+    """A game's result from one player's point of view."""
+
+    WIN = "win"
+    DRAW = "draw"
+    LOSS = "loss"
+
+
+@dataclass(frozen=True)
+class Symmetry:
+    """A rearrangement of the board that keeps the game the same.
+
+    ``cells[i]`` is the cell of the real board shown at cell ``i`` of the image, so a move at
+    image square ``m`` is the real move ``moves[m]``.
+    """
+
+    name: str
+    cells: tuple[int, ...]
+    moves: tuple[int, ...]
+
+    def apply(self, state: State) -> State:
+        """The image of ``state`` under this symmetry."""
+        return tuple(state[i] for i in self.cells)
+
+    def real_move(self, image_move: Move) -> Move:
+        """The real move that the image's ``image_move`` stands for."""
+        return self.moves[image_move]
+
+    def image_move(self, real_move: Move) -> Move:
+        """The image move that stands for ``real_move``."""
+        return self.moves.index(real_move)
+
+
+class Game(Protocol):
+    """A small two-player game of perfect information, X moving first."""
+
+    name: str
+    move_count: int
+    """How many distinct moves there are (moves are ``0 .. move_count-1``)."""
+    symmetries: tuple[Symmetry, ...]
+    """Every symmetry of the board, the identity first."""
+
+    def initial(self) -> State: ...
+
+    def to_move(self, state: State) -> Side: ...
+
+    def legal_moves(self, state: State) -> tuple[Move, ...]: ...
+
+    def play(self, state: State, move: Move) -> State: ...
+
+    def outcome(self, state: State) -> Outcome | None: ...
+
+    def encode(self, state: State) -> str: ...
+
+    def decode(self, text: str) -> State: ...
+
+    def move_name(self, move: Move) -> str: ...
+
+    def parse_move(self, text: str) -> Move: ...
+
+
+class IllegalMoveError(ValueError):
+    """A move that is not legal in the position, or text that names no move."""
+
+
+def canonical(game: Game, state: State) -> tuple[State, Symmetry]:
+    """The greatest image of ``state`` over the game's symmetries, and the symmetry giving it.
+
+    The greatest tuple puts the pieces towards the top left, which is how people draw boxes.
+
+    >>> from menace.tictactoe import TICTACTOE
+    >>> canonical(TICTACTOE, TICTACTOE.decode("..X......"))[0] == TICTACTOE.decode("X........")
+    True
+    """
+    best = state
+    best_sym = game.symmetries[0]
+    for sym in game.symmetries[1:]:
+        image = sym.apply(state)
+        if image > best:
+            best, best_sym = image, sym
+    return best, best_sym
+
+
+def stabilizer(game: Game, state: State) -> tuple[Symmetry, ...]:
+    """The symmetries that leave ``state`` unchanged (the position's own symmetry)."""
+    return tuple(sym for sym in game.symmetries if sym.apply(state) == state)
+
+
+def distinct_moves(game: Game, state: State) -> tuple[Move, ...]:
+    """The legal moves that differ under the position's own symmetry, least of each class."""
+    own = stabilizer(game, state)
+    return tuple(m for m in game.legal_moves(state) if m == min(s.real_move(m) for s in own))

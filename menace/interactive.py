@@ -1,0 +1,136 @@
+"""A game played one move at a time, for a person at the terminal or an operator. Pure.
+
+The caller shows what :meth:`TurnByTurnGame.menace_move` returns (box, turn of the board,
+beads, the bead drawn) and passes the person's moves in; :meth:`TurnByTurnGame.finish` applies
+the learning rule and returns the ledger, which the caller stores in one transaction.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from menace.game import IllegalMoveError, Move, Outcome, Result, Side, State, canonical
+from menace.machine import WINNER_CODE, Draw, EmptyBoxError, EmptyPolicy, Engine, GameRecord
+
+
+@dataclass(frozen=True)
+class MenaceTurn:
+    """What MENACE did on one turn."""
+
+    square: Move | None
+    """The real square played (None when it resigned)."""
+    box_number: int | None = None
+    """The box opened (None when the move was forced: one square left, no box)."""
+    symmetry: str = "as it is"
+    """How to turn or flip the real board so that it matches the box's drawing."""
+    box_position: State | None = None
+    beads: dict[Move, int] = field(default_factory=dict)
+    """The box's beads before the draw, by square of the box's drawing."""
+    bead: Move | None = None
+    """The bead drawn: a square of the box's drawing."""
+    restocked: bool = False
+    resigned: bool = False
+
+
+@dataclass(frozen=True)
+class LedgerLine:
+    """A box used in the game, the bead colour drawn, and how its count changed."""
+
+    box_number: int
+    bead: Move
+    before: int
+    after: int
+
+    @property
+    def change(self) -> int:
+        return self.after - self.before
+
+
+class TurnByTurnGame:
+    """One game of a machine against a person (or a physical machine's operator)."""
+
+    def __init__(self, engine: Engine, menace_side: Side, rng: random.Random) -> None:
+        if menace_side not in engine.settings.sides:
+            raise ValueError(f"this machine has no boxes for {menace_side.name}")
+        self.engine = engine
+        self.game = engine.game
+        self.menace_side = menace_side
+        self.rng = rng
+        self.state = self.game.initial()
+        self.moves: list[Move] = []
+        self.drawn: list[Draw] = []
+        self.outcome: Outcome | None = None
+
+    @property
+    def over(self) -> bool:
+        return self.outcome is not None
+
+    @property
+    def menace_to_move(self) -> bool:
+        return not self.over and self.game.to_move(self.state) is self.menace_side
+
+    def _play(self, move: Move) -> None:
+        self.state = self.game.play(self.state, move)
+        self.moves.append(move)
+        self.outcome = self.game.outcome(self.state)
+
+    def menace_move(self) -> MenaceTurn:
+        """MENACE opens its box, draws a bead and plays (or resigns on an empty box)."""
+        if not self.menace_to_move:
+            raise IllegalMoveError("it is not MENACE's turn")
+        found = self.engine.box_for(self.state)
+        if found is None:
+            square, _ = self.engine.draw(self.state, self.rng)
+            self._play(square)
+            return MenaceTurn(square)
+        index, _ = found
+        box = self.engine.boxes[index]
+        counts = self.engine.counts[index]
+        before = {m: counts[m] for m in box.initial}
+        sym = canonical(self.game, self.state)[1] if self.engine.settings.symmetry else self.game.symmetries[0]
+        restocked = not any(before.values()) and self.engine.settings.empty_policy is EmptyPolicy.RESTOCK
+        try:
+            square, draw = self.engine.draw(self.state, self.rng)
+        except EmptyBoxError:
+            self.outcome = Outcome(self.menace_side.other)
+            return MenaceTurn(None, box.number, sym.name, box.position, before, resigned=True)
+        assert draw is not None
+        self.drawn.append(draw)
+        self._play(square)
+        return MenaceTurn(square, box.number, sym.name, box.position, before, draw.bead, restocked)
+
+    def person_move(self, move: Move) -> None:
+        """The other side's move; :class:`IllegalMoveError` if the square is taken."""
+        if self.over:
+            raise IllegalMoveError("the game is over")
+        if self.menace_to_move:
+            raise IllegalMoveError("it is MENACE's turn")
+        if move not in self.game.legal_moves(self.state):
+            raise IllegalMoveError(f"{self.game.move_name(move)} is taken; choose an empty square")
+        self._play(move)
+
+    @property
+    def result(self) -> Result:
+        if self.outcome is None:
+            raise ValueError("the game is not over")
+        return self.outcome.for_side(self.menace_side)
+
+    def finish(self) -> list[LedgerLine]:
+        """Apply the learning rule to the engine; the ledger of every bead drawn."""
+        counts = self.engine.counts
+        before = {(d.box, d.bead): counts[d.box][d.bead] for d in self.drawn}
+        self.engine.reinforce(self.drawn, self.result)
+        seen: set[tuple[int, int]] = set()
+        ledger = []
+        for d in self.drawn:
+            key = (d.box, d.bead)
+            if key in seen:
+                continue
+            seen.add(key)
+            ledger.append(LedgerLine(d.box + 1, d.bead, before[key], counts[d.box][d.bead]))
+        return ledger
+
+    def record(self) -> GameRecord:
+        assert self.outcome is not None
+        return GameRecord(self.menace_side, list(self.moves), WINNER_CODE[self.outcome.winner])

@@ -1,0 +1,122 @@
+"""Players and opponents behind one small interface, found by name in a registry.
+
+A :class:`Player` chooses a move for a position and hears how the game ended. A
+:class:`RulePlayer` is a player whose choice depends on the position alone (uniform among a
+set of equally good moves); tournaments tabulate such players once and play them at full speed.
+
+>>> from menace.tictactoe import TICTACTOE
+>>> find_player("smart").name
+'smart'
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from menace.game import Game, Move, Outcome, State
+
+
+@runtime_checkable
+class Player(Protocol):
+    """Anything that can take a turn: choose a move; hear the outcome."""
+
+    name: str
+
+    def choose(self, state: State, rng: random.Random) -> Move: ...
+
+    def game_over(self, state: State, outcome: Outcome) -> None: ...
+
+
+class RulePlayer:
+    """A player whose move depends only on the position: uniform among :meth:`options`."""
+
+    name = "rule"
+
+    def options(self, state: State) -> tuple[Move, ...]:
+        """The moves this player picks from, uniformly, in ``state``."""
+        raise NotImplementedError  # pragma: no cover - every rule player defines it
+
+    def choose(self, state: State, rng: random.Random) -> Move:
+        opts = self.options(state)
+        return opts[int(rng.random() * len(opts))]
+
+    def game_over(self, state: State, outcome: Outcome) -> None:
+        """Rule players do not learn."""
+
+
+class UnknownPlayerError(ValueError):
+    """No player is registered under that name."""
+
+
+class PlayerParamError(ValueError):
+    """The text after a player's colon (``td:abc``) is not a parameter that player takes."""
+
+
+Factory = Callable[[Game, random.Random, "str | None"], Player]
+"""Makes a player for a game, with a random source (for training) and an optional parameter."""
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A registered player: its name, a one-line description and how to make one.
+
+    A name may carry a parameter after a colon (``td:5000``); it reaches the factory as text.
+    """
+
+    name: str
+    description: str
+    factory: Factory
+    aliases: tuple[str, ...] = field(default=())
+    param_help: str | None = None
+    """What the parameter after the colon means, if the player takes one."""
+
+    def create(self, game: Game, rng: random.Random | None = None, param: str | None = None) -> Player:
+        return self.factory(game, rng or random.Random(), param)
+
+
+_REGISTRY: dict[str, PlayerSpec] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def register(spec: PlayerSpec) -> PlayerSpec:
+    """Add a player to the registry (its name and aliases must be new)."""
+    for key in (spec.name, *spec.aliases):
+        if key in _REGISTRY or key in _ALIASES:
+            raise ValueError(f"player name {key!r} is taken")
+    _REGISTRY[spec.name] = spec
+    for alias in spec.aliases:
+        _ALIASES[alias] = spec.name
+    return spec
+
+
+def split_name(name: str) -> tuple[str, str | None]:
+    """``"td:5000"`` -> ``("td", "5000")``; ``"random"`` -> ``("random", None)``."""
+    base, sep, param = name.strip().partition(":")
+    return base.lower(), (param if sep else None)
+
+
+def find_player(name: str) -> PlayerSpec:
+    """The player registered as ``name`` (or an alias; a ``:parameter`` suffix is ignored);
+    :class:`UnknownPlayerError` otherwise."""
+    _load_builtins()
+    key = split_name(name)[0]
+    key = _ALIASES.get(key, key)
+    try:
+        return _REGISTRY[key]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY))
+        raise UnknownPlayerError(f"unknown opponent {name!r}; choose from {known}") from None
+
+
+def all_players() -> list[PlayerSpec]:
+    """Every registered player, in registration order."""
+    _load_builtins()
+    return list(_REGISTRY.values())
+
+
+def _load_builtins() -> None:
+    # Imported here so that each player module can import this one.
+    from menace.players import registry  # noqa: F401

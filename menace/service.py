@@ -1,0 +1,196 @@
+"""Operations on stored machines: what the CLI calls. Storage below, the pure learner above."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import Engine as DbEngine
+
+from menace.game import Game, IllegalMoveError, Side, canonical
+from menace.machine import Box, Engine, GameRecord, Settings
+from menace.storage import repository as repo
+from menace.storage.database import open_database, session_scope
+from menace.tictactoe import TICTACTOE
+
+GAMES: dict[str, Game] = {TICTACTOE.name: TICTACTOE}
+
+
+class BoxNotFoundError(LookupError):
+    """No box with that number or position."""
+
+
+def game_named(name: str) -> Game:
+    return GAMES[name]
+
+
+@dataclass
+class MachineSummary:
+    name: str
+    settings: Settings
+    preset: str | None
+    created_at: datetime
+    boxes: int
+    boxes_by_move: dict[int, int]
+    beads: int
+    beads_by_move: dict[int, int]
+    empty_boxes: list[int]
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+
+def summarize(stored: repo.StoredMachine, boxes: Sequence[Box]) -> MachineSummary:
+    by_move: Counter[int] = Counter()
+    beads_by_move: Counter[int] = Counter()
+    for b in boxes:
+        by_move[b.move_number] += 1
+        beads_by_move[b.move_number] += b.total
+    return MachineSummary(
+        stored.name, stored.settings, stored.preset, stored.created_at, len(boxes),
+        dict(sorted(by_move.items())), sum(beads_by_move.values()), dict(sorted(beads_by_move.items())),
+        [b.number for b in boxes if b.total == 0],
+    )
+
+
+def init_machine(url: str, name: str, settings: Settings, preset: str | None, replace: bool = False) -> MachineSummary:
+    """``menace init``: create the database if need be and build a machine in it."""
+    db = open_database(url, create=True)
+    try:
+        with session_scope(db, write=True) as s:
+            stored = repo.create_machine(s, name, TICTACTOE, settings, preset, replace)
+        return summarize(stored, stored.boxes)
+    finally:
+        db.dispose()
+
+
+class OpenMachine:
+    """A stored machine loaded into a learning :class:`Engine`, written back in batches.
+
+    The engine plays on plain lists in memory; :meth:`save` writes a block of finished games
+    and the bead counts that changed since the last save, in one transaction.
+    """
+
+    def __init__(self, db: DbEngine, stored: repo.StoredMachine) -> None:
+        self.db = db
+        self.stored = stored
+        self.game = game_named(stored.game)
+        self.engine = Engine(self.game, stored.settings, stored.boxes)
+        self._saved = self.engine.snapshot()
+        with session_scope(db) as s:
+            self.games_played = repo.games_played(s, stored.id)
+
+    @property
+    def name(self) -> str:
+        return self.stored.name
+
+    def start_run(self, kind: str, opponent: str, seed: int | None) -> int:
+        with session_scope(self.db, write=True) as s:
+            return repo.start_run(s, self.stored.id, kind, opponent, seed)
+
+    def end_run(self, run_id: int) -> None:
+        with session_scope(self.db, write=True) as s:
+            repo.end_run(s, run_id)
+
+    def changed_beads(self) -> list[tuple[int, int, int]]:
+        out: list[tuple[int, int, int]] = []
+        ids = self.stored.box_ids
+        for i, (now, then) in enumerate(zip(self.engine.counts, self._saved)):
+            if now != then:
+                out.extend((ids[i], m, now[m]) for m in self.stored.boxes[i].initial if now[m] != then[m])
+        return out
+
+    def save(self, run_id: int, records: Sequence[GameRecord], end_run: bool = False) -> None:
+        """Store ``records`` (games played since the last save) and the beads they changed."""
+        updates = self.changed_beads()
+        with session_scope(self.db, write=True) as s:
+            repo.save_games(s, self.stored.id, run_id, self.games_played + 1, records, updates)
+            if end_run:
+                repo.end_run(s, run_id)
+        self.games_played += len(records)
+        self._saved = self.engine.snapshot()
+
+    def discard_unsaved(self) -> None:
+        """Forget bead changes not yet saved (an abandoned game)."""
+        for counts, saved in zip(self.engine.counts, self._saved):
+            counts[:] = saved
+
+
+@contextmanager
+def open_machine(url: str, name: str) -> Iterator[OpenMachine]:
+    db = open_database(url)
+    try:
+        with session_scope(db) as s:
+            stored = repo.load_machine(s, name, TICTACTOE)
+        yield OpenMachine(db, stored)
+    finally:
+        db.dispose()
+
+
+def machine_summary(url: str, name: str) -> MachineSummary:
+    """``menace stats``."""
+    db = open_database(url)
+    try:
+        with session_scope(db) as s:
+            stored = repo.load_machine(s, name, TICTACTOE)
+            summary = summarize(stored, stored.boxes)
+            summary.wins, summary.draws, summary.losses = repo.totals(s, stored.id)
+            summary.games = repo.games_played(s, stored.id)
+        return summary
+    finally:
+        db.dispose()
+
+
+def list_machines(url: str) -> list[MachineSummary]:
+    db = open_database(url)
+    try:
+        with session_scope(db) as s:
+            names = repo.machine_names(s)
+    finally:
+        db.dispose()
+    return [machine_summary(url, n) for n in names]
+
+
+@dataclass
+class BoxView:
+    box: Box
+    machine: str
+    settings: Settings
+    matched_from: tuple[int, ...] | None = None
+    symmetry: str | None = None
+    raw_beads: dict[int, int] = field(default_factory=dict)
+
+
+def find_box(url: str, name: str, which: str) -> BoxView:
+    """``menace show``: a box by number (``17``) or by a position typed as nine characters."""
+    db = open_database(url)
+    try:
+        with session_scope(db) as s:
+            stored = repo.load_machine(s, name, TICTACTOE)
+    finally:
+        db.dispose()
+    boxes = stored.boxes
+    if which.strip().isdigit():
+        n = int(which)
+        if not 1 <= n <= len(boxes):
+            raise BoxNotFoundError(f"no box {n}: {name!r} has boxes 1 to {len(boxes)}")
+        return BoxView(boxes[n - 1], name, stored.settings)
+    game = TICTACTOE
+    state = game.decode(which)
+    target, sym = canonical(game, state) if stored.settings.symmetry else (state, game.symmetries[0])
+    for box in boxes:
+        if box.position == target:
+            return BoxView(box, name, stored.settings, state, sym.name)
+    if game.outcome(state) is not None:
+        raise IllegalMoveError(f"{which!r} is a finished game: no box for it")
+    raise BoxNotFoundError(
+        f"no box for {which!r}: MENACE ({stored.settings.side}) is not to move there or the move is forced"
+    )
+
+
+def box_sides(stored: repo.StoredMachine) -> set[Side]:
+    return {b.side for b in stored.boxes}

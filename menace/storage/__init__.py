@@ -1,0 +1,1 @@
+"""Storage: SQLAlchemy models, sessions and migrations. The only layer that speaks SQL."""

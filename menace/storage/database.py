@@ -1,0 +1,259 @@
+"""Opening databases, SQLite settings, and the schema's migrations.
+
+Every command opens its database through :func:`open_database`, which refuses (with a one-line
+:class:`StorageError`) anything it should not touch: a file that is not a database, a schema
+from a newer version of menace, or one that is behind and needs ``menace upgrade``.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, create_engine, event, inspect
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.orm import Session
+
+DEFAULT_DB = "menace.db"
+ENV_VAR = "MENACE_DB"
+BUSY_TIMEOUT_MS = 10_000
+
+
+class StorageError(Exception):
+    """A database that cannot be used as asked; the message is one line for the user."""
+
+
+class SchemaState(enum.Enum):
+    EMPTY = "empty"
+    CURRENT = "current"
+    BEHIND = "behind"
+    AHEAD = "ahead"
+    FOREIGN = "foreign"
+
+
+def resolve_url(db: str | None) -> str:
+    """A database URL from ``--db`` (a path or a URL), else ``$MENACE_DB``, else ``menace.db``."""
+    target = db or os.environ.get(ENV_VAR) or DEFAULT_DB
+    if "://" in target:
+        return target
+    return f"sqlite:///{target}"
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The file behind a SQLite URL (None for other databases and in-memory SQLite)."""
+    u = make_url(url)
+    if u.get_backend_name() != "sqlite" or not u.database or u.database == ":memory:":
+        return None
+    return Path(u.database)
+
+
+def _set_sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # Let SQLAlchemy emit BEGIN itself (see the "begin" hook) so that DDL in a migration is
+    # transactional on Python 3.11, and a failed migration leaves nothing half-done.
+    dbapi_connection.isolation_level = None
+    cur = dbapi_connection.cursor()
+    cur.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    cur.execute("PRAGMA foreign_keys = ON")
+    try:
+        cur.execute("PRAGMA journal_mode = WAL")
+    except sqlite3.OperationalError:
+        pass  # a read-only file keeps its journal mode; reading still works
+    cur.execute("PRAGMA synchronous = NORMAL")
+    cur.close()
+
+
+def _begin(conn: Connection) -> None:
+    mode = conn.get_execution_options().get("sqlite_begin", "")
+    conn.exec_driver_sql(f"BEGIN {mode}".strip())
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url``; SQLite gets WAL, foreign keys and a busy timeout."""
+    engine = create_engine(url)
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _set_sqlite_pragmas)
+        event.listen(engine, "begin", _begin)
+    return engine
+
+
+def writer(engine: Engine) -> Engine:
+    """The same engine, taking the write lock when a transaction begins (SQLite).
+
+    Taking it at BEGIN, not at the first write, means two writers queue up instead of one
+    failing half-way with "database is locked".
+    """
+    if engine.dialect.name == "sqlite":
+        return engine.execution_options(sqlite_begin="IMMEDIATE")
+    return engine
+
+
+def migrations_dir() -> Path:
+    """Where the Alembic scripts are: inside the installed package, or ``migrations/`` here."""
+    try:
+        found = Path(str(resources.files("menace.migrations")))
+        if (found / "env.py").exists():
+            return found
+    except ModuleNotFoundError:
+        pass
+    return Path(__file__).resolve().parents[2] / "migrations"
+
+
+def alembic_config(connection: Connection | None = None) -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(migrations_dir()))
+    if connection is not None:
+        cfg.attributes["connection"] = connection
+    return cfg
+
+
+def head_revision() -> str:
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert head is not None
+    return head
+
+
+def schema_state(engine: Engine) -> tuple[SchemaState, str | None]:
+    """How the database's schema compares with this version of menace, and its revision."""
+    script = ScriptDirectory.from_config(alembic_config())
+    try:
+        with engine.connect() as conn:
+            current = MigrationContext.configure(conn).get_current_revision()
+            tables = set(inspect(conn).get_table_names())
+    except sa_exc.DatabaseError as exc:
+        raise StorageError(f"{describe(engine)} is not a menace database ({_reason(exc)})") from None
+    if current is None:
+        return (SchemaState.EMPTY if not tables else SchemaState.FOREIGN), None
+    if current == script.get_current_head():
+        return SchemaState.CURRENT, current
+    try:
+        script.get_revision(current)
+    except Exception:
+        return SchemaState.AHEAD, current
+    return SchemaState.BEHIND, current
+
+
+def describe(engine: Engine) -> str:
+    path = sqlite_path(str(engine.url))
+    return str(path) if path else engine.url.render_as_string(hide_password=True)
+
+
+def _reason(exc: BaseException) -> str:
+    orig = getattr(exc, "orig", None) or exc
+    return str(orig).splitlines()[0]
+
+
+def check_location(url: str, create: bool) -> None:
+    """Refuse a SQLite path whose folder is missing, or (unless creating) a missing file."""
+    path = sqlite_path(url)
+    if path is None:
+        return
+    if not path.parent.exists():
+        raise StorageError(f"folder {path.parent} does not exist")
+    if path.is_dir():
+        raise StorageError(f"{path} is a folder, not a database file")
+    if not create and not path.exists():
+        raise StorageError(f"no database at {path}; create one with: menace init")
+
+
+def open_database(url: str, create: bool = False) -> Engine:
+    """An engine on a database whose schema is current (created at head if ``create``)."""
+    check_location(url, create)
+    engine = make_engine(url)
+    state, rev = schema_state(engine)
+    if state is SchemaState.EMPTY and create:
+        upgrade(engine)
+        return engine
+    _refuse(engine, state, rev)
+    return engine
+
+
+def _refuse(engine: Engine, state: SchemaState, rev: str | None) -> None:
+    where = describe(engine)
+    if state is SchemaState.CURRENT:
+        return
+    engine.dispose()
+    if state is SchemaState.EMPTY:
+        raise StorageError(f"{where} holds no machine yet; create one with: menace init")
+    if state is SchemaState.FOREIGN:
+        raise StorageError(f"{where} is a database, but not a menace one; refusing to touch it")
+    if state is SchemaState.AHEAD:
+        raise StorageError(
+            f"{where} was written by a newer menace (schema {rev}); upgrade menace to use it"
+        )
+    raise StorageError(
+        f"{where} has an older schema ({rev}); run 'menace upgrade' (it backs the file up first)"
+    )
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    """Migrate the schema to ``revision`` in one transaction."""
+    with writer(engine).begin() as conn:
+        command.upgrade(alembic_config(conn), revision)
+
+
+def downgrade(engine: Engine, revision: str) -> None:
+    with writer(engine).begin() as conn:
+        command.downgrade(alembic_config(conn), revision)
+
+
+def backup_file(url: str) -> Path | None:
+    """Copy a SQLite file beside itself with a timestamp, safely even while in WAL mode."""
+    path = sqlite_path(url)
+    if path is None or not path.exists():
+        return None
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.{stamp}.bak")
+    src = sqlite3.connect(path)
+    try:
+        dst = sqlite3.connect(target)
+        with dst:
+            src.backup(dst)
+        dst.close()
+    finally:
+        src.close()
+    return target
+
+
+def upgrade_database(url: str) -> tuple[str | None, str, Path | None]:
+    """``menace upgrade``: back the file up, then migrate to head. (from, to, backup)."""
+    check_location(url, create=False)
+    engine = make_engine(url)
+    try:
+        state, rev = schema_state(engine)
+        if state is SchemaState.CURRENT:
+            return rev, rev or "", None
+        if state is not SchemaState.BEHIND:
+            _refuse(engine, state, rev)
+        backup = backup_file(url)
+        upgrade(engine)
+        return rev, head_revision(), backup
+    finally:
+        engine.dispose()
+
+
+@contextmanager
+def session_scope(engine: Engine, write: bool = False) -> Iterator[Session]:
+    """A session in one transaction: committed at the end, rolled back on any error."""
+    bind = writer(engine) if write else engine
+    try:
+        with Session(bind, expire_on_commit=False) as session, session.begin():
+            yield session
+    except sa_exc.OperationalError as exc:
+        text = _reason(exc)
+        if "readonly" in text.replace("-", "") or "read-only" in text:
+            raise StorageError(f"{describe(engine)} is read-only; nothing was changed") from None
+        if "locked" in text:
+            raise StorageError(f"{describe(engine)} is busy (locked by another process); try again") from None
+        raise

@@ -1,0 +1,206 @@
+"""Reading and writing machines, boxes, beads and games. Every query lives here."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.orm import Session
+
+from menace.game import Game, Side
+from menace.history import decode_block, encode_block
+from menace.machine import Box, EmptyPolicy, GameRecord, Settings, build_boxes, format_numbers, parse_numbers
+from menace.storage.models import BeadRow, BoxRow, GameBlockRow, MachineRow, RunRow
+
+DEFAULT_MACHINE = "menace"
+
+
+class UnknownMachineError(LookupError):
+    """No machine of that name in the database."""
+
+
+class MachineExistsError(ValueError):
+    """A machine of that name exists already."""
+
+
+@dataclass
+class StoredMachine:
+    """A machine as read from the database: settings and boxes (with their row ids)."""
+
+    id: int
+    name: str
+    game: str
+    settings: Settings
+    preset: str | None
+    created_at: datetime
+    boxes: list[Box]
+    box_ids: list[int]
+    """Row id of each box, in box-number order."""
+
+
+def settings_of(row: MachineRow) -> Settings:
+    return Settings(
+        side=row.side,
+        schedule=parse_numbers(row.schedule),
+        win=row.reward_win,
+        draw=row.reward_draw,
+        loss=row.reward_loss,
+        all_squares=row.all_squares,
+        symmetry=row.symmetry,
+        empty_policy=EmptyPolicy(row.empty_policy),
+    )
+
+
+def machine_names(session: Session) -> list[str]:
+    return list(session.scalars(select(MachineRow.name).order_by(MachineRow.id)))
+
+
+def _machine_row(session: Session, name: str) -> MachineRow:
+    row = session.scalar(select(MachineRow).where(MachineRow.name == name))
+    if row is None:
+        known = machine_names(session)
+        hint = f"; machines here: {', '.join(known)}" if known else "; create one with: menace init"
+        raise UnknownMachineError(f"no machine named {name!r}{hint}")
+    return row
+
+
+def create_machine(
+    session: Session, name: str, game: Game, settings: Settings, preset: str | None,
+    replace: bool = False,
+) -> StoredMachine:
+    """Build a machine's boxes and store them (all rows in bulk)."""
+    existing = session.scalar(select(MachineRow).where(MachineRow.name == name))
+    if existing is not None:
+        if not replace:
+            raise MachineExistsError(f"a machine named {name!r} exists; use --replace to rebuild it")
+        session.execute(delete(MachineRow).where(MachineRow.id == existing.id))
+    row = MachineRow(
+        name=name, game=game.name, side=settings.side, schedule=format_numbers(settings.schedule),
+        reward_win=settings.win, reward_draw=settings.draw, reward_loss=settings.loss,
+        all_squares=settings.all_squares, symmetry=settings.symmetry,
+        empty_policy=settings.empty_policy.value, preset=preset, created_at=datetime.now(),
+    )
+    session.add(row)
+    session.flush()
+    boxes = build_boxes(game, settings)
+    box_rows = [
+        {"machine_id": row.id, "number": b.number, "position": game.encode(b.position),
+         "side": b.side.name, "move_number": b.move_number}
+        for b in boxes
+    ]
+    ids = list(session.scalars(insert(BoxRow).returning(BoxRow.id, sort_by_parameter_order=True), box_rows))
+    session.execute(insert(BeadRow), [
+        {"box_id": box_id, "move": move, "count": count, "initial": box.initial[move]}
+        for box_id, box in zip(ids, boxes)
+        for move, count in box.beads.items()
+    ])
+    return StoredMachine(row.id, name, game.name, settings, preset, row.created_at, boxes, ids)
+
+
+def load_machine(session: Session, name: str, game: Game) -> StoredMachine:
+    """A machine with every box and bead, in two queries."""
+    row = _machine_row(session, name)
+    box_rows = session.execute(
+        select(BoxRow.id, BoxRow.number, BoxRow.position, BoxRow.side, BoxRow.move_number)
+        .where(BoxRow.machine_id == row.id).order_by(BoxRow.number)
+    ).all()
+    beads: dict[int, list[tuple[int, int, int]]] = {}
+    for box_id, move, count, initial in session.execute(
+        select(BeadRow.box_id, BeadRow.move, BeadRow.count, BeadRow.initial)
+        .join(BoxRow, BoxRow.id == BeadRow.box_id).where(BoxRow.machine_id == row.id)
+        .order_by(BeadRow.box_id, BeadRow.move)
+    ):
+        beads.setdefault(box_id, []).append((move, count, initial))
+    boxes = []
+    for box_id, number, position, side, move_number in box_rows:
+        rows = beads.get(box_id, [])
+        boxes.append(Box(
+            number, game.decode(position), Side[side], move_number,
+            initial={m: i for m, _, i in rows}, beads={m: c for m, c, _ in rows},
+        ))
+    return StoredMachine(
+        row.id, row.name, row.game, settings_of(row), row.preset, row.created_at, boxes,
+        [r[0] for r in box_rows],
+    )
+
+
+def delete_machine(session: Session, name: str) -> None:
+    row = _machine_row(session, name)
+    session.execute(delete(MachineRow).where(MachineRow.id == row.id))
+
+
+def start_run(session: Session, machine_id: int, kind: str, opponent: str, seed: int | None) -> int:
+    run = RunRow(machine_id=machine_id, kind=kind, opponent=opponent, seed=seed, started_at=datetime.now())
+    session.add(run)
+    session.flush()
+    return run.id
+
+
+def end_run(session: Session, run_id: int) -> None:
+    session.execute(update(RunRow).where(RunRow.id == run_id).values(ended_at=datetime.now()))
+
+
+def games_played(session: Session, machine_id: int) -> int:
+    last = session.execute(
+        select(GameBlockRow.first_game, GameBlockRow.n_games)
+        .where(GameBlockRow.machine_id == machine_id)
+        .order_by(GameBlockRow.first_game.desc()).limit(1)
+    ).first()
+    return 0 if last is None else last[0] + last[1] - 1
+
+
+def save_games(
+    session: Session, machine_id: int, run_id: int, first_game: int,
+    records: Sequence[GameRecord], bead_updates: Sequence[tuple[int, int, int]],
+) -> None:
+    """One block of games and the bead counts they changed: ``(box_id, move, count)``."""
+    if records:
+        tally = {"win": 0, "draw": 0, "loss": 0}
+        for r in records:
+            tally[r.result.value] += 1
+        session.execute(insert(GameBlockRow), [{
+            "machine_id": machine_id, "run_id": run_id, "first_game": first_game,
+            "n_games": len(records), "wins": tally["win"], "draws": tally["draw"],
+            "losses": tally["loss"], "data": encode_block(records),
+        }])
+    if bead_updates:
+        session.execute(
+            update(BeadRow),
+            [{"box_id": b, "move": m, "count": c} for b, m, c in bead_updates],
+        )
+
+
+def totals(session: Session, machine_id: int) -> tuple[int, int, int]:
+    """Wins, draws and losses over every stored game."""
+    w, d, l_ = session.execute(
+        select(func.coalesce(func.sum(GameBlockRow.wins), 0), func.coalesce(func.sum(GameBlockRow.draws), 0),
+               func.coalesce(func.sum(GameBlockRow.losses), 0))
+        .where(GameBlockRow.machine_id == machine_id)
+    ).one()
+    return int(w), int(d), int(l_)
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    number: int
+    run_id: int
+    kind: str
+    opponent: str
+    record: GameRecord
+
+
+def iter_games(session: Session, machine_id: int, start: int = 1) -> Iterator[StoredGame]:
+    """Every stored game from number ``start`` on, in order, decoded block by block."""
+    runs = {r.id: r for r in session.scalars(select(RunRow).where(RunRow.machine_id == machine_id))}
+    blocks = session.execute(
+        select(GameBlockRow.first_game, GameBlockRow.n_games, GameBlockRow.run_id, GameBlockRow.data)
+        .where(GameBlockRow.machine_id == machine_id, GameBlockRow.first_game + GameBlockRow.n_games > start)
+        .order_by(GameBlockRow.first_game)
+    )
+    for first, _n, run_id, data in blocks:
+        run = runs[run_id]
+        for i, record in enumerate(decode_block(data)):
+            if first + i >= start:
+                yield StoredGame(first + i, run_id, run.kind, run.opponent, record)

@@ -1,0 +1,184 @@
+"""Tournaments: a machine trains against an opponent, in memory, saved in batches."""
+
+from __future__ import annotations
+
+import random
+import signal
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import FrameType
+
+from menace.game import Side
+from menace.machine import DRAWN, GameRecord
+from menace.match import MenacePlayer, play_game
+from menace.players import Player, RulePlayer, find_player, split_name
+from menace.service import OpenMachine
+
+FLUSH_SECONDS = 1.0
+"""How often a tournament writes its games: a killed process loses at most this much."""
+CHECK_EVERY = 256
+"""Games between looks at the clock."""
+
+
+class StopFlag:
+    """Set by a signal handler (or a test) to stop a tournament after the current game."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.signal_name: str | None = None
+
+
+@contextmanager
+def stop_on_signals(flag: StopFlag) -> Iterator[StopFlag]:
+    """While inside, SIGINT and SIGTERM set ``flag`` instead of killing the process."""
+
+    def handler(signum: int, _frame: FrameType | None) -> None:
+        flag.requested = True
+        flag.signal_name = signal.Signals(signum).name
+
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield flag
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+@dataclass
+class Progress:
+    games: int
+    target: int | None
+    seconds: float
+    limit_seconds: float | None
+    wins: int
+    draws: int
+    losses: int
+
+
+@dataclass
+class TournamentResult:
+    machine: str
+    opponent: str
+    seed: int
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    seconds: float
+    stopped: str | None
+    """Why it stopped early: a signal's name, or that the opening box is empty."""
+    total_games: int
+
+
+OPENING_EMPTY = "opening box empty"
+
+
+def new_seed() -> int:
+    return random.SystemRandom().randrange(2**31)
+
+
+def run_tournament(
+    machine: OpenMachine,
+    opponent: str,
+    games: int | None = None,
+    seconds: float | None = None,
+    seed: int | None = None,
+    side: Side | None = None,
+    stop: StopFlag | None = None,
+    progress: Callable[[Progress], None] | None = None,
+    resolve: Callable[[str], Player] | None = None,
+    flush_seconds: float = FLUSH_SECONDS,
+) -> TournamentResult:
+    """Play ``games`` games (or for ``seconds``) against ``opponent``, saving every second.
+
+    The same seed on the same starting machine gives the same games and the same beads.
+    ``resolve`` turns names that are not in the player registry (``menace:NAME``) into players.
+    """
+    if games is None and seconds is None:
+        raise ValueError("give a number of games or a duration")
+    seed = new_seed() if seed is None else seed
+    rng = random.Random(seed)
+    engine = machine.engine
+    sides = (side,) if side is not None else engine.settings.sides
+    if any(s not in engine.settings.sides for s in sides):
+        raise ValueError(f"machine {machine.name!r} has no boxes for {side.name if side else ''}")
+    base, param = split_name(opponent)
+    if base == "menace" and resolve is not None:
+        player: Player = resolve(opponent)
+    else:
+        player = find_player(opponent).create(machine.game, rng, param)
+    table = engine.options_table(player.options) if isinstance(player, RulePlayer) else None
+    stop = stop or StopFlag()
+    tally = [0, 0, 0, 0]  # by winner code
+    wins = draws = losses = 0
+    pending: list[GameRecord] = []
+    run_id = machine.start_run("tournament", opponent, seed)
+    start = last_flush = last_report = time.perf_counter()
+    done = 0
+    stopped: str | None = None
+    nsides = len(sides)
+    play_table = engine.play_table
+    try:
+        while stopped is None:
+            batch = CHECK_EVERY if games is None else min(CHECK_EVERY, games - done)
+            if batch <= 0:
+                break
+            for _ in range(batch):
+                s = sides[(machine.games_played + len(pending)) % nsides]
+                if table is not None:
+                    res, moves = play_table(s, table, rng)
+                else:
+                    res, moves = _play_general(machine, player, s, rng)
+                pending.append(GameRecord(s, moves, res))
+                tally[res] += 1
+                if res != DRAWN:
+                    if res == s:
+                        wins += 1
+                    else:
+                        losses += 1
+                        if len(moves) <= 1 and engine.opening_empty(s):
+                            stopped = OPENING_EMPTY
+                            break
+                else:
+                    draws += 1
+                if stop.requested:
+                    stopped = stop.signal_name or "stopped"
+                    break
+            done = wins + draws + losses
+            now = time.perf_counter()
+            if now - last_flush >= flush_seconds:
+                _save(machine, player, run_id, pending)
+                pending = []
+                last_flush = now
+            if progress is not None and now - last_report >= 0.2:
+                progress(Progress(done, games, now - start, seconds, wins, draws, losses))
+                last_report = now
+            if seconds is not None and now - start >= seconds:
+                break
+    finally:
+        # Whatever ends the loop (the target, a signal, an error in a player), every finished
+        # game is written before we go.
+        _save(machine, player, run_id, pending, end=True)
+    elapsed = time.perf_counter() - start
+    if progress is not None:
+        progress(Progress(done, games, elapsed, seconds, wins, draws, losses))
+    return TournamentResult(
+        machine.name, opponent, seed, done, wins, draws, losses, elapsed, stopped, machine.games_played,
+    )
+
+
+def _play_general(machine: OpenMachine, player: Player, side: Side, rng: random.Random) -> tuple[int, list[int]]:
+    me = MenacePlayer(machine.engine, side)
+    x, o = (me, player) if side is Side.X else (player, me)
+    played = play_game(machine.game, x, o, rng)
+    rec = played.record(side)
+    return rec.winner, rec.moves
+
+
+def _save(machine: OpenMachine, player: Player, run_id: int, pending: list[GameRecord], end: bool = False) -> None:
+    machine.save(run_id, pending, end_run=end)
+    saver = getattr(player, "save_partner", None)
+    if callable(saver):
+        saver(run_id, pending, end)
