@@ -366,7 +366,10 @@ def tournament(app: AppContext, opponent: str, games: int | None, duration: floa
     if games is None and duration is None:
         games = 1000
     if split_name(opponent)[0] != "menace":
-        find_player(opponent)  # an unknown name fails before anything is opened
+        try:
+            find_player(opponent)  # an unknown name fails before anything is opened
+        except UnknownPlayerError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--vs'") from None
     bar = _ProgressLine(games, duration)
     with open_machine(app.url, app.machine) as m:
         if m.engine.opening_empty(Side(m.engine.settings.sides[0])) and len(m.engine.settings.sides) == 1:
@@ -461,3 +464,13 @@ def upgrade(app: AppContext) -> None:
 
 def main() -> None:
     cli(prog_name="menace")
+
+
+def _attach_commands() -> None:
+    """Commands that live in their own modules, attached to the one ``menace`` group."""
+    from menace.puzzles.commands import puzzle
+
+    cli.add_command(puzzle)
+
+
+_attach_commands()

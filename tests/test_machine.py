@@ -7,8 +7,17 @@ import pytest
 
 from menace.game import Result, Side
 from menace.machine import (
-    MICHIE, RUBYQUIZ, Draw, EmptyBoxError, EmptyPolicy, Engine, Settings, SettingsError, build_boxes,
-    parse_reinforcement, parse_schedule,
+    MICHIE,
+    RUBYQUIZ,
+    Draw,
+    EmptyBoxError,
+    EmptyPolicy,
+    Engine,
+    Settings,
+    SettingsError,
+    build_boxes,
+    parse_reinforcement,
+    parse_schedule,
 )
 from menace.tictactoe import TICTACTOE
 

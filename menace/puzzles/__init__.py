@@ -1,0 +1,1 @@
+"""Two small puzzles beside MENACE: McLean's MAGIC grid and the triangle pegboard."""

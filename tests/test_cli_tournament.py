@@ -1,0 +1,131 @@
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import Invoke
+from test_cli_play import bead_rows
+
+from menace.machine import MICHIE, Settings
+from menace.service import init_machine, open_machine
+from menace.training import OPENING_EMPTY, StopFlag, run_tournament
+
+
+def test_init_reports_the_machine(menace: Invoke) -> None:
+    out = menace("init").output
+    assert "304 boxes (1 + 12 + 108 + 183 by move)" in out
+    assert "1,720 beads (12 + 198 + 984 + 526 by move)" in out
+
+
+def test_init_options_are_stored_and_shown(menace: Invoke) -> None:
+    out = menace("-m", "second", "init", "--side", "O", "--beads", "8,4,2,1", "--reinforce", "3,1,-1",
+                 "--empty-box", "restock").output
+    assert "289 boxes (3 + 38 + 153 + 95 by move)" in out
+    stats = menace("-m", "second", "stats").output
+    assert "initial beads  8,4,2,1" in stats and "empty box      restock" in stats and "side           O" in stats
+    assert "1,917 beads" in menace("-m", "all", "init", "--all-squares").output
+    assert "2,201 boxes" in menace("-m", "raw", "init", "--no-symmetry").output
+
+
+def test_same_seed_on_two_copies_gives_identical_beads(menace: Invoke, db_path: Path, tmp_path: Path) -> None:
+    menace("init")
+    copy = tmp_path / "copy.db"
+    shutil.copy(db_path, copy)
+    menace("tournament", "--vs", "smart", "-n", "2000", "--seed", "1")
+    from click.testing import CliRunner
+
+    from menace.cli import cli
+
+    r = CliRunner().invoke(cli, ["--db", str(copy), "tournament", "--vs", "smart", "-n", "2000", "--seed", "1"])
+    assert r.exit_code == 0, r.output
+    assert bead_rows(db_path) == bead_rows(copy)
+
+
+def test_different_seeds_differ(menace: Invoke, db_path: Path, tmp_path: Path) -> None:
+    menace("init")
+    copy = tmp_path / "copy.db"
+    shutil.copy(db_path, copy)
+    menace("tournament", "--vs", "random", "-n", "500", "--seed", "1")
+    from click.testing import CliRunner
+
+    from menace.cli import cli
+
+    CliRunner().invoke(cli, ["--db", str(copy), "tournament", "--vs", "random", "-n", "500", "--seed", "2"])
+    assert bead_rows(db_path) != bead_rows(copy)
+
+
+def test_interrupted_tournament_keeps_its_games_and_resumes(db_url: str) -> None:
+    init_machine(db_url, "menace", MICHIE, "michie")
+    flag = StopFlag()
+    flag.requested = True
+    flag.signal_name = "SIGINT"
+    with open_machine(db_url, "menace") as m:
+        result = run_tournament(m, "random", games=1000, seed=1, stop=flag)
+        assert result.stopped == "SIGINT" and result.games == 1
+        beads = m.engine.snapshot()
+    with open_machine(db_url, "menace") as m:
+        assert m.engine.snapshot() == beads and m.games_played == 1
+        result = run_tournament(m, "random", games=100, seed=2)
+        assert result.total_games == 101
+
+
+def test_tournament_stops_when_the_opening_box_empties(db_url: str) -> None:
+    init_machine(db_url, "menace", Settings(win=0, draw=0, loss=-1), None)
+    with open_machine(db_url, "menace") as m:
+        # one opening bead left, never more: the first lost game takes it, and the tournament must stop there
+        m.engine.counts[0][:] = [1, 0, 0, 0, 0, 0, 0, 0, 0]
+        result = run_tournament(m, "random", games=100_000, seed=1)
+        assert result.stopped == OPENING_EMPTY
+        assert result.games < 100_000 and result.losses >= 1
+        assert m.engine.opening_empty(m.engine.settings.sides[0])
+        assert m.games_played == result.games  # every game up to the last one is stored
+
+
+def test_tournament_output_and_options(menace: Invoke) -> None:
+    menace("init")
+    out = menace("tournament", "--vs", "random", "-n", "300", "--seed", "9").output
+    assert "300 games against random" in out and "seed 9" in out
+    assert "has played 300 games in all" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-n", "0"], "-n"),
+        (["-n", "-5"], "-n"),
+        (["--vs", "nobody"], "unknown opponent 'nobody'"),
+        (["--for", "soon"], "not a duration"),
+        (["-n", "5", "--for", "1h"], "not both"),
+    ],
+)
+def test_bad_tournament_options(menace: Invoke, args: list[str], message: str) -> None:
+    menace("init")
+    result = menace("tournament", *args, ok=False)
+    assert result.exit_code == 2
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_sigint_stops_after_the_current_game(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    env = {**os.environ, "MENACE_DB": str(db)}
+    subprocess.run([sys.executable, "-m", "menace", "init"], env=env, check=True, capture_output=True)
+    proc = subprocess.Popen([sys.executable, "-m", "menace", "tournament", "--vs", "random", "--for", "60s"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "Stopped by SIGINT after game" in out and "every finished game is saved" in out
+    con = sqlite3.connect(db)
+    stored = con.execute("SELECT coalesce(sum(n_games), 0) FROM game_blocks").fetchone()[0]
+    con.close()
+    games = int(out.split("has played ")[1].split(" games")[0].replace(",", ""))
+    assert stored == games > 0

@@ -1,0 +1,127 @@
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from alembic import command
+from sqlalchemy import text
+
+from menace.machine import MICHIE, Settings
+from menace.service import init_machine, open_machine
+from menace.storage.database import (
+    StorageError,
+    alembic_config,
+    downgrade,
+    make_engine,
+    open_database,
+    upgrade,
+    upgrade_database,
+)
+from menace.training import run_tournament
+
+
+def test_fresh_database_matches_the_models(db_url: str) -> None:
+    engine = open_database(db_url, create=True)
+    with engine.begin() as conn:
+        command.check(alembic_config(conn))  # raises if models and migrations drift apart
+    engine.dispose()
+
+
+def test_sqlite_connection_settings(db_url: str) -> None:
+    engine = open_database(db_url, create=True)
+    with engine.connect() as conn:
+        assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+        assert conn.execute(text("PRAGMA foreign_keys")).scalar() == 1
+        assert conn.execute(text("PRAGMA busy_timeout")).scalar() > 0
+    engine.dispose()
+
+
+def test_reopened_database_shows_the_same_beads(db_url: str) -> None:
+    init_machine(db_url, "menace", MICHIE, "michie")
+    with open_machine(db_url, "menace") as m:
+        run_tournament(m, "random", games=500, seed=3)
+        after = m.engine.snapshot()
+    with open_machine(db_url, "menace") as m:
+        assert m.engine.snapshot() == after
+        assert m.games_played == 500
+
+
+def test_several_machines_in_one_database(db_url: str) -> None:
+    init_machine(db_url, "first", MICHIE, "michie")
+    init_machine(db_url, "second", Settings(side="O"), None)
+    with open_machine(db_url, "second") as m:
+        assert len(m.stored.boxes) == 289
+    with open_machine(db_url, "first") as m:
+        assert len(m.stored.boxes) == 304
+
+
+def test_not_a_database(tmp_path: Path) -> None:
+    bad = tmp_path / "notes.db"
+    bad.write_text("shopping: beads, matchboxes\n" * 100)
+    before = bad.read_bytes()
+    with pytest.raises(StorageError, match="not a menace database"):
+        open_database(f"sqlite:///{bad}")
+    assert bad.read_bytes() == before
+
+
+def test_foreign_sqlite_database_is_refused(tmp_path: Path) -> None:
+    other = tmp_path / "other.db"
+    con = sqlite3.connect(other)
+    con.execute("CREATE TABLE t (x)")
+    con.commit()
+    con.close()
+    with pytest.raises(StorageError, match="not a menace one"):
+        open_database(f"sqlite:///{other}", create=True)
+
+
+def test_missing_folder_and_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(StorageError, match="does not exist"):
+        open_database(f"sqlite:///{tmp_path}/nowhere/menace.db", create=True)
+    with pytest.raises(StorageError, match="menace init"):
+        open_database(f"sqlite:///{tmp_path}/absent.db")
+
+
+def test_newer_schema_is_refused_and_untouched(db_url: str, db_path: Path) -> None:
+    init_machine(db_url, "menace", MICHIE, "michie")
+    con = sqlite3.connect(db_path)
+    con.execute("UPDATE alembic_version SET version_num = 'ffff_from_the_future'")
+    con.commit()
+    con.close()
+    before = db_path.read_bytes()
+    with pytest.raises(StorageError, match="newer menace"):
+        open_database(db_url)
+    assert db_path.read_bytes() == before
+
+
+def test_migrations_down_and_up_keep_the_data(db_url: str) -> None:
+    init_machine(db_url, "menace", MICHIE, "michie")
+    with open_machine(db_url, "menace") as m:
+        run_tournament(m, "smart", games=300, seed=1)
+        beads = m.engine.snapshot()
+    engine = make_engine(db_url)
+    with engine.connect() as conn:
+        rows_before = conn.execute(text("SELECT count(*) FROM beads")).scalar()
+    engine.dispose()
+    engine = make_engine(db_url)
+    # down to the first revision and back up (data-carrying tables survive every step)
+    from menace.storage.database import head_revision
+
+    if head_revision() != "0001":
+        downgrade(engine, "0001")
+        upgrade(engine)
+    engine.dispose()
+    with open_machine(db_url, "menace") as m:
+        assert m.engine.snapshot() == beads
+        assert m.games_played == 300
+    engine = make_engine(db_url)
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM beads")).scalar() == rows_before
+    engine.dispose()
+
+
+def test_upgrade_command_backs_up_first(tmp_path: Path, db_url: str, db_path: Path) -> None:
+    init_machine(db_url, "menace", MICHIE, "michie")
+    before, after, backup = upgrade_database(db_url)
+    assert backup is None and before == after  # already current: nothing to do
+    upgrade(make_engine(db_url))
