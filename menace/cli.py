@@ -25,13 +25,13 @@ from menace.machine import (
 from menace.players import UnknownPlayerError
 from menace.service import BoxNotFoundError, MachineSummary
 from menace.storage.database import StorageError, resolve_url
-from menace.storage.repository import DEFAULT_MACHINE, MachineExistsError, UnknownMachineError
+from menace.storage.repository import DEFAULT_MACHINE, MachineBusyError, MachineExistsError, UnknownMachineError
 from menace.tictactoe import TICTACTOE, draw_board, square_name
 
 # Library errors a user can cause: shown as one line, exit 1, never a traceback.
 USER_ERRORS: tuple[type[Exception], ...] = (
     StorageError, UnknownMachineError, MachineExistsError, SettingsError, BoxNotFoundError,
-    IllegalMoveError, UnknownPlayerError,
+    IllegalMoveError, UnknownPlayerError, MachineBusyError,
 )
 
 
@@ -239,7 +239,7 @@ def play(app: AppContext, first: str | None, seed: int | None) -> None:
     from menace.interactive import TurnByTurnGame
     from menace.service import open_machine
 
-    with open_machine(app.url, app.machine) as m:
+    with open_machine(app.url, app.machine, holder="a game at the terminal (menace play)") as m:
         sides = m.engine.settings.sides
         if len(sides) == 1:
             menace_side = sides[0]
@@ -371,7 +371,7 @@ def tournament(app: AppContext, opponent: str, games: int | None, duration: floa
         except UnknownPlayerError as exc:
             raise click.BadParameter(str(exc), param_hint="'--vs'") from None
     bar = _ProgressLine(games, duration)
-    with open_machine(app.url, app.machine) as m:
+    with open_machine(app.url, app.machine, holder=f"a tournament against {opponent} (menace tournament)") as m:
         if m.engine.opening_empty(Side(m.engine.settings.sides[0])) and len(m.engine.settings.sides) == 1:
             raise click.ClickException(_opening_empty_help(app))
         with stop_on_signals(StopFlag()) as flag:
@@ -381,7 +381,7 @@ def tournament(app: AppContext, opponent: str, games: int | None, duration: floa
             )
     bar.close()
     rate = result.games / result.seconds if result.seconds > 0 else 0.0
-    click.echo(f"{result.games:,} games against {opponent} in {result.seconds:.1f} s "
+    click.echo(f"{result.games:,} games against {opponent} in {result.seconds:.2f} s "
                f"({rate:,.0f} games/s, seed {result.seed}): {result.wins:,} won, {result.draws:,} drawn, "
                f"{result.losses:,} lost.")
     click.echo(f"Machine {result.machine!r} has played {result.total_games:,} games in all.")
@@ -460,6 +460,31 @@ def upgrade(app: AppContext) -> None:
     if backup is not None:
         click.echo(f"Backed up to {backup}")
     click.echo(f"Upgraded {_where(app)} from schema {before} to {after}.")
+
+
+@cli.command()
+@click.option("--all", "all_machines", is_flag=True, help="Check every machine, not only --machine.")
+@pass_app
+def check(app: AppContext, all_machines: bool) -> None:
+    """Verify a database: schema, boxes, beads, and every game replayed against the beads.
+
+    Exits 0 only when everything holds; otherwise names every fault found.
+
+    \b
+    Examples:
+      menace check
+      menace --db club.db check --all
+    """
+    from menace.integrity import check_database
+
+    report = check_database(app.url, None if all_machines else app.machine)
+    for fault in report.faults:
+        click.echo(f"FAULT: {fault}")
+    names = ", ".join(report.machines) or "no machine"
+    if report.faults:
+        click.echo(f"{report.database}: {len(report.faults)} fault(s) in {names}.", err=True)
+        _exit(1)
+    click.echo(f"{report.database}: OK ({names}; {report.games:,} games replayed, beads match).")
 
 
 def main() -> None:

@@ -20,7 +20,17 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
-from menace.game import Game, Move, Outcome, Result, Side, State, canonical, distinct_moves
+from menace.game import (
+    Game,
+    IllegalMoveError,
+    Move,
+    Outcome,
+    Result,
+    Side,
+    State,
+    canonical,
+    distinct_moves,
+)
 
 
 class SettingsError(ValueError):
@@ -449,18 +459,31 @@ class Engine:
     def replay(self, record: GameRecord) -> list[Draw]:
         """Follow a recorded game on the boxes: the beads MENACE drew, applying restocks.
 
-        Learning is not applied; pass the result to :meth:`reinforce`.
+        Learning is not applied; pass the result to :meth:`reinforce`, or use :meth:`relearn`.
+        Raises :class:`IllegalMoveError` for a move that was not legal.
         """
-        game = self.game
-        state = game.initial()
+        side = record.menace_side
+        entry = self.entry[side]
+        kids = self.kids
+        to_move = self.game.to_move
+        states = self.states
+        k = self.root
         drawn: list[Draw] = []
+        restock = self.settings.empty_policy is EmptyPolicy.RESTOCK
         for move in record.moves:
-            if game.to_move(state) is record.menace_side:
-                e = self.entry[record.menace_side][self.index[state]]
+            if self.result[k] or not 0 <= move < len(kids[k]) or kids[k][move] < 0:
+                raise IllegalMoveError(f"move {move} is not legal in {self.game.encode(states[k])}")
+            if to_move(states[k]) is side:
+                e = entry[k]
                 if isinstance(e, tuple):
                     counts, real, b = e
-                    if not any(counts) and self.settings.empty_policy is EmptyPolicy.RESTOCK:
+                    if restock and not any(counts):
                         counts[:] = self.initial[b]
                     drawn.append(Draw(b, real.index(move)))
-            state = game.play(state, move)
+            k = kids[k][move]
         return drawn
+
+    def relearn(self, record: GameRecord) -> None:
+        """Apply a stored game to the boxes exactly as it was learnt when it was played."""
+        drawn = self.replay(record)
+        self._reinforce([(d.box, d.bead) for d in drawn], self.settings.delta(record.result))

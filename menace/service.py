@@ -62,6 +62,8 @@ def init_machine(url: str, name: str, settings: Settings, preset: str | None, re
     db = open_database(url, create=True)
     try:
         with session_scope(db, write=True) as s:
+            if replace and name in repo.machine_names(s):
+                repo.acquire_lock(s, repo.machine_id(s, name), name, "menace init --replace")
             stored = repo.create_machine(s, name, TICTACTOE, settings, preset, replace)
         return summarize(stored, stored.boxes)
     finally:
@@ -75,8 +77,9 @@ class OpenMachine:
     and the bead counts that changed since the last save, in one transaction.
     """
 
-    def __init__(self, db: DbEngine, stored: repo.StoredMachine) -> None:
+    def __init__(self, db: DbEngine, stored: repo.StoredMachine, locked: bool = False) -> None:
         self.db = db
+        self.locked = locked
         self.stored = stored
         self.game = game_named(stored.game)
         self.engine = Engine(self.game, stored.settings, stored.boxes)
@@ -109,6 +112,8 @@ class OpenMachine:
         updates = self.changed_beads()
         with session_scope(self.db, write=True) as s:
             repo.save_games(s, self.stored.id, run_id, self.games_played + 1, records, updates)
+            if self.locked:
+                repo.heartbeat(s, self.stored.id)
             if end_run:
                 repo.end_run(s, run_id)
         self.games_played += len(records)
@@ -121,12 +126,24 @@ class OpenMachine:
 
 
 @contextmanager
-def open_machine(url: str, name: str) -> Iterator[OpenMachine]:
+def open_machine(url: str, name: str, holder: str | None = None) -> Iterator[OpenMachine]:
+    """A machine loaded for play. With ``holder`` (what is writing, e.g. "a tournament") the
+    machine is locked for this process until the block ends, and a second writer is refused
+    at once with a message naming the first."""
     db = open_database(url)
     try:
-        with session_scope(db) as s:
-            stored = repo.load_machine(s, name, TICTACTOE)
-        yield OpenMachine(db, stored)
+        if holder is not None:
+            with session_scope(db, write=True) as s:
+                row_id = repo.machine_id(s, name)
+                repo.acquire_lock(s, row_id, name, holder)
+        try:
+            with session_scope(db) as s:
+                stored = repo.load_machine(s, name, TICTACTOE)
+            yield OpenMachine(db, stored, locked=holder is not None)
+        finally:
+            if holder is not None:
+                with session_scope(db, write=True) as s:
+                    repo.release_lock(s, row_id)
     finally:
         db.dispose()
 

@@ -56,6 +56,8 @@ def sqlite_path(url: str) -> Path | None:
     u = make_url(url)
     if u.get_backend_name() != "sqlite" or not u.database or u.database == ":memory:":
         return None
+    if u.database.startswith("file:"):  # a SQLite URI filename, e.g. file:menace.db?mode=ro&uri=true
+        return Path(u.database[len("file:"):])
     return Path(u.database)
 
 

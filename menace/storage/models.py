@@ -115,3 +115,32 @@ class GameBlockRow(Base):
     draws: Mapped[int]
     losses: Mapped[int]
     data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class CorrectionRow(Base):
+    """A bead count set by hand so the database follows the real machine (``reconcile``,
+    an operator's correction). It takes effect after game ``after_game`` of the history."""
+
+    __tablename__ = "corrections"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    machine_id: Mapped[int] = mapped_column(ForeignKey("machines.id", ondelete="CASCADE"), index=True)
+    after_game: Mapped[int]
+    box_id: Mapped[int] = mapped_column(ForeignKey("boxes.id", ondelete="CASCADE"))
+    move: Mapped[int]
+    count: Mapped[int]
+    reason: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime]
+
+
+class MachineLockRow(Base):
+    """Who is writing to a machine now (a tournament, a game at the terminal, ...)."""
+
+    __tablename__ = "machine_locks"
+
+    machine_id: Mapped[int] = mapped_column(ForeignKey("machines.id", ondelete="CASCADE"), primary_key=True)
+    holder: Mapped[str] = mapped_column(String(200))
+    host: Mapped[str] = mapped_column(String(200))
+    pid: Mapped[int]
+    acquired_at: Mapped[datetime]
+    heartbeat_at: Mapped[datetime]

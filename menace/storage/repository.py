@@ -66,6 +66,10 @@ def _machine_row(session: Session, name: str) -> MachineRow:
     return row
 
 
+def machine_id(session: Session, name: str) -> int:
+    return _machine_row(session, name).id
+
+
 def create_machine(
     session: Session, name: str, game: Game, settings: Settings, preset: str | None,
     replace: bool = False,
@@ -204,3 +208,108 @@ def iter_games(session: Session, machine_id: int, start: int = 1) -> Iterator[St
         for i, record in enumerate(decode_block(data)):
             if first + i >= start:
                 yield StoredGame(first + i, run_id, run.kind, run.opponent, record)
+
+
+# -- who holds a machine ------------------------------------------------------------------------
+class MachineBusyError(RuntimeError):
+    """Another process is writing to the machine."""
+
+
+STALE_AFTER_SECONDS = 120
+"""A lock from another host whose holder has not been heard of for this long is abandoned."""
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def acquire_lock(session: Session, machine_id: int, machine_name: str, holder: str) -> None:
+    """Take the machine for this process, or raise :class:`MachineBusyError` naming the holder.
+
+    A lock whose process has died (same host, pid gone) or fell silent (another host) is taken
+    over: a killed tournament does not keep its machine forever.
+    """
+    import os
+    import socket
+
+    from menace.storage.models import MachineLockRow
+
+    host, pid, now = socket.gethostname(), os.getpid(), datetime.now()
+    row = session.get(MachineLockRow, machine_id)
+    if row is not None and not (row.host == host and row.pid == pid):
+        stale = (
+            (row.host == host and not _alive(row.pid))
+            or (row.host != host and (now - row.heartbeat_at).total_seconds() > STALE_AFTER_SECONDS)
+        )
+        if not stale:
+            raise MachineBusyError(
+                f"machine {machine_name!r} is in use by {row.holder} (pid {row.pid} on {row.host}, "
+                f"since {row.acquired_at:%H:%M:%S}); wait for it or stop it"
+            )
+        session.delete(row)
+        session.flush()
+        row = None
+    if row is None:
+        session.add(MachineLockRow(machine_id=machine_id, holder=holder, host=host, pid=pid,
+                                   acquired_at=now, heartbeat_at=now))
+    else:
+        row.heartbeat_at = now
+
+
+def heartbeat(session: Session, machine_id: int) -> None:
+    from menace.storage.models import MachineLockRow
+
+    session.execute(update(MachineLockRow).where(MachineLockRow.machine_id == machine_id)
+                    .values(heartbeat_at=datetime.now()))
+
+
+def release_lock(session: Session, machine_id: int) -> None:
+    import os
+
+    from menace.storage.models import MachineLockRow
+
+    session.execute(delete(MachineLockRow).where(MachineLockRow.machine_id == machine_id,
+                                                 MachineLockRow.pid == os.getpid()))
+
+
+# -- corrections ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Correction:
+    after_game: int
+    box_number: int
+    move: int
+    count: int
+    reason: str
+
+
+def add_corrections(session: Session, machine_id: int, after_game: int,
+                    changes: Sequence[tuple[int, int, int]], reason: str) -> None:
+    """Record bead counts set by hand, ``(box_id, move, count)``, and apply them."""
+    from menace.storage.models import CorrectionRow
+
+    now = datetime.now()
+    for box_id, move, count in changes:
+        session.add(CorrectionRow(machine_id=machine_id, after_game=after_game, box_id=box_id, move=move,
+                                  count=count, reason=reason, created_at=now))
+    if changes:
+        session.execute(update(BeadRow), [{"box_id": b, "move": m, "count": c} for b, m, c in changes])
+
+
+def corrections(session: Session, machine_id: int) -> list[Correction]:
+    from menace.storage.models import CorrectionRow
+
+    rows = session.execute(
+        select(CorrectionRow.after_game, BoxRow.number, CorrectionRow.move, CorrectionRow.count,
+               CorrectionRow.reason)
+        .join(BoxRow, BoxRow.id == CorrectionRow.box_id)
+        .where(CorrectionRow.machine_id == machine_id).order_by(CorrectionRow.id)
+    ).all()
+    return [Correction(*r) for r in rows]

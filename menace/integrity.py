@@ -1,0 +1,127 @@
+"""``menace check``: is a database exactly what its history says it should be?"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from menace.game import IllegalMoveError, canonical
+from menace.history import CorruptHistoryError
+from menace.machine import Engine, build_boxes
+from menace.service import game_named
+from menace.storage import repository as repo
+from menace.storage.database import (
+    SchemaState,
+    StorageError,
+    check_location,
+    describe,
+    head_revision,
+    make_engine,
+    schema_state,
+    session_scope,
+)
+
+
+@dataclass
+class CheckReport:
+    database: str
+    machines: list[str] = field(default_factory=list)
+    games: int = 0
+    faults: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.faults
+
+
+def check_database(url: str, machine: str | None = None) -> CheckReport:
+    """Check the schema, every box and bead, and replay every game against the stored beads."""
+    check_location(url, create=False)
+    db = make_engine(url)
+    report = CheckReport(describe(db))
+    try:
+        state, rev = schema_state(db)
+        if state is not SchemaState.CURRENT:
+            report.faults.append(f"schema is {state.value} (revision {rev}, this menace expects {head_revision()})")
+            return report
+        with session_scope(db) as s:
+            names = [machine] if machine else repo.machine_names(s)
+            for name in names:
+                report.machines.append(name)
+                _check_machine(s, name, report)
+    except StorageError:
+        raise
+    finally:
+        db.dispose()
+    return report
+
+
+def _check_machine(s: object, name: str, report: CheckReport) -> None:
+    from sqlalchemy.orm import Session
+
+    assert isinstance(s, Session)
+    faults = report.faults
+    try:
+        stored = repo.load_machine(s, name, game_named("tictactoe"))
+    except (IllegalMoveError, ValueError) as exc:
+        faults.append(f"{name}: a box cannot be read: {exc}")
+        return
+    game = game_named(stored.game)
+    settings = stored.settings
+    expected = build_boxes(game, settings)
+    if len(expected) != len(stored.boxes):
+        faults.append(f"{name}: {len(stored.boxes)} boxes, but its settings give {len(expected)}")
+    seen: set[tuple[int, ...]] = set()
+    for i, box in enumerate(stored.boxes):
+        where = f"{name}: box {box.number}"
+        if box.number != i + 1:
+            faults.append(f"{where}: numbered out of order (expected {i + 1})")
+        if box.position in seen:
+            faults.append(f"{where}: position {game.encode(box.position)} appears twice")
+        seen.add(box.position)
+        if game.outcome(box.position) is not None or game.to_move(box.position) is not box.side:
+            faults.append(f"{where}: {game.encode(box.position)} is not a position where {box.side.name} moves")
+        if settings.symmetry and canonical(game, box.position)[0] != box.position:
+            faults.append(f"{where}: position {game.encode(box.position)} is not in canonical form")
+        for move, count in box.beads.items():
+            if not 0 <= move < game.move_count or box.position[move] != 0:
+                faults.append(f"{where}: beads for square {game.move_name(move)}, which is not empty")
+            if count < 0:
+                faults.append(f"{where}: {count} beads for {game.move_name(move)} (negative)")
+        if i < len(expected):
+            exp = expected[i]
+            if exp.position != box.position or exp.initial != box.initial:
+                faults.append(f"{where}: position or initial beads differ from what the settings build")
+    # Replay: initial beads + every stored game + every correction, in order, must give the beads.
+    engine = Engine(game, settings, expected)
+    fixes = repo.corrections(s, stored.id)
+    fix_at = 0
+    games = 0
+    try:
+        for g in repo.iter_games(s, stored.id):
+            while fix_at < len(fixes) and fixes[fix_at].after_game < g.number:
+                _apply(engine, fixes[fix_at])
+                fix_at += 1
+            if g.number != games + 1:
+                faults.append(f"{name}: game {games + 1} is missing from the history")
+            games = g.number
+            try:
+                engine.relearn(g.record)
+            except (IllegalMoveError, ValueError, IndexError) as exc:
+                faults.append(f"{name}: game {g.number} cannot be replayed: {exc}")
+                return
+    except CorruptHistoryError as exc:
+        faults.append(f"{name}: stored games are damaged: {exc}")
+        return
+    for fix in fixes[fix_at:]:
+        _apply(engine, fix)
+    report.games += games
+    for i, box in enumerate(stored.boxes[: len(expected)]):
+        replayed = {m: engine.counts[i][m] for m in box.initial}
+        if replayed != box.beads:
+            diff = ", ".join(f"{game.move_name(m)}: stored {box.beads.get(m)}, history gives {replayed[m]}"
+                             for m in box.initial if box.beads.get(m) != replayed[m])
+            faults.append(f"{name}: box {box.number} beads differ from its history ({diff})")
+
+
+def _apply(engine: Engine, fix: repo.Correction) -> None:
+    engine.counts[fix.box_number - 1][fix.move] = fix.count

@@ -1,0 +1,284 @@
+"""Nothing lost: kills, signals, two writers, and bad input never damage a database."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from menace.cli import cli
+from menace.integrity import check_database
+from menace.machine import MICHIE
+from menace.service import init_machine, open_machine
+from menace.storage.database import downgrade, make_engine
+from menace.storage.repository import MachineBusyError
+
+
+def menace_cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "menace", *args]
+
+
+def stored_games(db: Path) -> int:
+    con = sqlite3.connect(db)
+    try:
+        return int(con.execute("SELECT coalesce(sum(n_games), 0) FROM game_blocks").fetchone()[0])
+    finally:
+        con.close()
+
+
+def test_sigkill_at_random_moments_never_leaves_an_inconsistent_database(tmp_path: Path) -> None:
+    db = tmp_path / "kill.db"
+    env = {**os.environ, "MENACE_DB": str(db)}
+    subprocess.run(menace_cmd("init"), env=env, check=True, capture_output=True)
+    rng = random.Random(2026)
+    kills = 0
+    previous = 0
+    for round_ in range(10):
+        proc = subprocess.Popen(menace_cmd("tournament", "--vs", "random", "--for", "60s", "--seed", str(round_)),
+                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.5, 2.0))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        assert proc.returncode == -signal.SIGKILL
+        kills += 1
+        report = check_database(f"sqlite:///{db}")
+        assert report.ok, report.faults
+        games = stored_games(db)
+        assert games >= previous  # every game saved before the kill is still there
+        previous = games
+    assert kills == 10
+    # ...and the next tournament goes on from there
+    done = subprocess.run(menace_cmd("tournament", "--vs", "smart", "-n", "500", "--seed", "1"), env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert stored_games(db) == previous + 500
+    assert check_database(f"sqlite:///{db}").ok
+
+
+def test_sigterm_stops_after_the_current_game_and_saves(tmp_path: Path) -> None:
+    db = tmp_path / "term.db"
+    env = {**os.environ, "MENACE_DB": str(db)}
+    subprocess.run(menace_cmd("init"), env=env, check=True, capture_output=True)
+    proc = subprocess.Popen(menace_cmd("tournament", "--vs", "random", "--for", "60s"), env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2.0)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143, err
+    assert "Stopped by SIGTERM" in out
+    games = int(out.split("has played ")[1].split(" games")[0].replace(",", ""))
+    assert stored_games(db) == games > 0
+    assert check_database(f"sqlite:///{db}").ok
+
+
+def test_a_second_writer_is_refused_naming_the_first(tmp_path: Path) -> None:
+    db = tmp_path / "two.db"
+    env = {**os.environ, "MENACE_DB": str(db)}
+    subprocess.run(menace_cmd("init"), env=env, check=True, capture_output=True)
+    first = subprocess.Popen(menace_cmd("tournament", "--vs", "random", "--for", "30s"), env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.5)
+        second = subprocess.run(menace_cmd("tournament", "--vs", "smart", "-n", "100"), env=env,
+                                capture_output=True, text=True, timeout=30)
+        assert second.returncode == 1
+        assert "is in use by a tournament against random (menace tournament)" in second.stderr
+        assert f"pid {first.pid}" in second.stderr
+        assert "Traceback" not in second.stderr
+        player = subprocess.run(menace_cmd("play"), env=env, input="5\n", capture_output=True, text=True,
+                                timeout=30)
+        assert player.returncode == 1 and "is in use by" in player.stderr
+    finally:
+        first.send_signal(signal.SIGINT)
+        out, _ = first.communicate(timeout=30)
+    assert first.returncode == 130
+    report = check_database(f"sqlite:///{db}")
+    assert report.ok, report.faults
+    # once the first has finished, the machine is free again
+    again = subprocess.run(menace_cmd("tournament", "--vs", "smart", "-n", "100"), env=env,
+                           capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0, again.stderr
+
+
+def test_lock_in_process(db_url: str) -> None:
+    init_machine(db_url, "menace", MICHIE, "michie")
+    with open_machine(db_url, "menace", holder="a test"):
+        # the same process may reopen (nested use), another holder on another pid may not
+        con = sqlite3.connect(db_url.removeprefix("sqlite:///"))
+        con.execute("UPDATE machine_locks SET pid = 1, host = host")  # pid 1 is alive: init
+        con.commit()
+        con.close()
+        with pytest.raises(MachineBusyError, match="in use by a test"):
+            with open_machine(db_url, "menace", holder="another"):
+                pass
+
+
+def test_check_names_a_hand_corrupted_box(db_url: str, db_path: Path) -> None:
+    init_machine(db_url, "menace", MICHIE, "michie")
+    with open_machine(db_url, "menace") as m:
+        from menace.training import run_tournament
+
+        run_tournament(m, "smart", games=400, seed=5)
+    assert check_database(db_url).ok
+    con = sqlite3.connect(db_path)
+    box_id, move = con.execute("SELECT b.id, d.move FROM boxes b JOIN beads d ON d.box_id = b.id "
+                               "WHERE b.number = 42 ORDER BY d.move LIMIT 1").fetchone()
+    con.execute("UPDATE beads SET count = count + 2 WHERE box_id = ? AND move = ?", (box_id, move))
+    con.execute("UPDATE beads SET count = -1 WHERE box_id = (SELECT id FROM boxes WHERE number = 7) "
+                "AND move = (SELECT min(move) FROM beads WHERE box_id = (SELECT id FROM boxes WHERE number = 7))")
+    con.commit()
+    con.close()
+    result = CliRunner().invoke(cli, ["--db", str(db_path), "check"])
+    assert result.exit_code == 1
+    assert "box 42 beads differ from its history" in result.output
+    assert "box 7: -1 beads" in result.output
+
+
+def runner_result(db_path: Path, *args: str, input: str | None = None) -> tuple[int, str]:
+    r = CliRunner().invoke(cli, ["--db", str(db_path), *args], input=input)
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    return r.exit_code, r.output
+
+
+def snapshot(path: Path) -> bytes:
+    return path.read_bytes() if path.exists() else b""
+
+
+def test_bad_inputs_are_one_line_errors_and_change_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "menace.db"
+    assert runner_result(db, "init")[0] == 0
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    before = snapshot(db)
+    cases = [
+        (["stats"], 0, None),
+        (["-m", "nobody", "stats"], 1, "no machine named 'nobody'; machines here: menace"),
+        (["show", "999"], 1, "no box 999: 'menace' has boxes 1 to 304"),
+        (["show", "XXXXXXXXX"], 1, "cannot happen in a game"),
+        (["show", "X........"], 1, "no box for 'X........'"),
+        (["init", "--beads", "-4,3,2,1"], 2, "every move needs at least 1 bead"),
+        (["init", "--beads", "4,3,two"], 2, "not a comma-separated list"),
+        (["init", "--reinforce", "3,1"], 2, "needs exactly 3 numbers"),
+        (["init"], 1, "exists; use --replace"),
+        (["tournament", "-n", "0"], 2, "-n"),
+        (["tournament", "--vs", "grandmaster"], 2, "unknown opponent 'grandmaster'"),
+    ]
+    for args, code, message in cases:
+        exit_code, output = runner_result(db, *args)
+        assert exit_code == code, (args, output)
+        if message:
+            assert message in output, (args, output)
+            assert "Traceback" not in output
+            error_lines = [line for line in output.splitlines() if line.startswith(("Error", "FAULT"))]
+            assert len(error_lines) == 1, output
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    assert snapshot(db) == before
+
+
+def test_database_files_that_cannot_be_used(tmp_path: Path) -> None:
+    text_file = tmp_path / "notes.db"
+    text_file.write_text("not a database\n" * 200)
+    code, out = runner_result(text_file, "stats")
+    assert code == 1 and "is not a menace database" in out
+    assert text_file.read_text() == "not a database\n" * 200
+    code, out = runner_result(tmp_path / "no" / "such" / "dir.db", "init")
+    assert code == 1 and "does not exist" in out
+    code, out = runner_result(tmp_path / "absent.db", "stats")
+    assert code == 1 and "create one with: menace init" in out
+
+
+def test_read_only_database(tmp_path: Path) -> None:
+    db = tmp_path / "ro.db"
+    assert runner_result(db, "init")[0] == 0
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA journal_mode=DELETE")
+    con.close()
+    before = snapshot(db)
+    url = f"sqlite:///file:{db}?mode=ro&uri=true"
+    ok = CliRunner().invoke(cli, ["--db", url, "stats"])
+    assert ok.exit_code == 0, ok.output
+    r = CliRunner().invoke(cli, ["--db", url, "tournament", "-n", "10"])
+    assert r.exit_code == 1 and "read-only" in r.output, r.output
+    assert "Traceback" not in r.output
+    assert snapshot(db) == before
+
+
+def test_newer_and_older_schemas(tmp_path: Path) -> None:
+    newer = tmp_path / "newer.db"
+    assert runner_result(newer, "init")[0] == 0
+    con = sqlite3.connect(newer)
+    con.execute("UPDATE alembic_version SET version_num = '9999'")
+    con.commit()
+    con.close()
+    before = snapshot(newer)
+    code, out = runner_result(newer, "stats")
+    assert code == 1 and "written by a newer menace" in out
+    code, out = runner_result(newer, "tournament", "-n", "5")
+    assert code == 1 and snapshot(newer) == before
+
+    older = tmp_path / "older.db"
+    assert runner_result(older, "init")[0] == 0
+    engine = make_engine(f"sqlite:///{older}")
+    downgrade(engine, "0001")
+    engine.dispose()
+    code, out = runner_result(older, "stats")
+    assert code == 1 and "run 'menace upgrade' (it backs the file up first)" in out
+    code, out = runner_result(older, "upgrade")
+    assert code == 0 and "Backed up to" in out and "from schema 0001" in out
+    backups = list(tmp_path.glob("older.db.*.bak"))
+    assert len(backups) == 1
+    assert runner_result(older, "stats")[0] == 0
+    assert runner_result(older, "check")[0] == 0
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(max_size=12))
+def test_random_text_at_the_move_prompt_never_breaks_play(tmp_path_factory: pytest.TempPathFactory,
+                                                          text: str) -> None:
+    db = prepared_db(tmp_path_factory)
+    junk = text.replace("\r", "")
+    script = "\n".join([junk, junk, *[str(i) for i in range(1, 10)]] * 2) + "\n"
+    r = CliRunner().invoke(cli, ["--db", str(db), "play", "--seed", "3"], input=script)
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    assert r.exit_code in (0, 1)
+    assert "Traceback" not in r.output
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(option=st.sampled_from(["--beads", "--reinforce", "--side", "--empty-box", "--preset"]),
+       value=st.text(max_size=10))
+def test_random_option_values_are_clean_errors(tmp_path_factory: pytest.TempPathFactory, option: str,
+                                               value: str) -> None:
+    db = tmp_path_factory.mktemp("opts") / "m.db"
+    r = CliRunner().invoke(cli, ["--db", str(db), "-m", "x", "init", option, value])
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    assert r.exit_code in (0, 1, 2)
+    if r.exit_code:
+        assert "Error" in r.output and "Traceback" not in r.output
+
+
+_PREPARED: dict[str, Path] = {}
+
+
+def prepared_db(factory: pytest.TempPathFactory) -> Path:
+    if "db" not in _PREPARED:
+        path = factory.mktemp("prompt") / "m.db"
+        CliRunner().invoke(cli, ["--db", str(path), "init", "--empty-box", "keep-last"])
+        _PREPARED["db"] = path
+    copy = factory.mktemp("prompt-copy") / "m.db"
+    shutil.copy(_PREPARED["db"], copy)
+    return copy
