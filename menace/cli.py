@@ -6,6 +6,7 @@ import random
 import re
 import sys
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -22,7 +23,7 @@ from menace.machine import (
     parse_reinforcement,
     parse_schedule,
 )
-from menace.players import UnknownPlayerError
+from menace.players import PlayerParamError, UnknownPlayerError
 from menace.service import BoxNotFoundError, MachineSummary
 from menace.storage.database import StorageError, resolve_url
 from menace.storage.repository import DEFAULT_MACHINE, MachineBusyError, MachineExistsError, UnknownMachineError
@@ -31,7 +32,7 @@ from menace.tictactoe import TICTACTOE, draw_board, square_name
 # Library errors a user can cause: shown as one line, exit 1, never a traceback.
 USER_ERRORS: tuple[type[Exception], ...] = (
     StorageError, UnknownMachineError, MachineExistsError, SettingsError, BoxNotFoundError,
-    IllegalMoveError, UnknownPlayerError, MachineBusyError,
+    IllegalMoveError, UnknownPlayerError, MachineBusyError, PlayerParamError,
 )
 
 
@@ -45,6 +46,12 @@ class AppContext:
     @property
     def url(self) -> str:
         return resolve_url(self.db)
+
+    def resolve_player(self, name: str) -> Any:
+        """``menace:NAME``: a stored machine, frozen, for the arena."""
+        from menace.service import frozen_player
+
+        return frozen_player(self.url, name)
 
 
 pass_app = click.make_pass_decorator(AppContext)
@@ -358,7 +365,7 @@ def tournament(app: AppContext, opponent: str, games: int | None, duration: floa
       menace tournament --vs random --for 8h          overnight
     """
     from menace.players import find_player, split_name
-    from menace.service import open_machine
+    from menace.service import learning_partner, open_machine
     from menace.training import OPENING_EMPTY, StopFlag, run_tournament, stop_on_signals
 
     if games is not None and duration is not None:
@@ -374,11 +381,20 @@ def tournament(app: AppContext, opponent: str, games: int | None, duration: floa
     with open_machine(app.url, app.machine, holder=f"a tournament against {opponent} (menace tournament)") as m:
         if m.engine.opening_empty(Side(m.engine.settings.sides[0])) and len(m.engine.settings.sides) == 1:
             raise click.ClickException(_opening_empty_help(app))
-        with stop_on_signals(StopFlag()) as flag:
-            result = run_tournament(
-                m, opponent, games=games, seconds=duration, seed=seed,
-                side=Side[side] if side else None, stop=flag, progress=bar,
-            )
+        with ExitStack() as stack:
+            resolve = None
+            if split_name(opponent)[0] == "menace":
+                partner = stack.enter_context(
+                    learning_partner(app.url, opponent, m, Side[side] if side else None, app.machine))
+                resolve = lambda _name: partner  # noqa: E731
+            flag = stack.enter_context(stop_on_signals(StopFlag()))
+            try:
+                result = run_tournament(
+                    m, opponent, games=games, seconds=duration, seed=seed,
+                    side=Side[side] if side else None, stop=flag, progress=bar, resolve=resolve,
+                )
+            except PlayerParamError as exc:
+                raise click.BadParameter(str(exc), param_hint="'--vs'") from None
     bar.close()
     rate = result.games / result.seconds if result.seconds > 0 else 0.0
     click.echo(f"{result.games:,} games against {opponent} in {result.seconds:.2f} s "
@@ -493,9 +509,12 @@ def main() -> None:
 
 def _attach_commands() -> None:
     """Commands that live in their own modules, attached to the one ``menace`` group."""
+    from menace.cli_arena import arena, opponents
+    from menace.cli_sweep import sweep
     from menace.puzzles.commands import puzzle
 
-    cli.add_command(puzzle)
+    for command in (opponents, arena, sweep, puzzle):
+        cli.add_command(command)
 
 
 _attach_commands()

@@ -1,8 +1,8 @@
 """Packing games compactly, and reading them back. Pure, no I/O.
 
-A game is one header byte, ``n_moves << 4 | menace_side << 2 | winner``, then its moves two
-to a byte (the first in the high nibble). A block of games is those bytes, compressed with
-zlib. A typical tournament game takes about two bytes on disk.
+A game is one header byte, ``n_moves << 4 | menace_side << 2 | winner``, then one byte per move.
+A block of games is those bytes compressed with zlib: a typical tournament game takes about two
+bytes on disk.
 
 >>> from menace.machine import GameRecord, X_WINS
 >>> from menace.game import Side
@@ -17,46 +17,70 @@ import zlib
 from collections.abc import Sequence
 
 from menace.game import Side
-from menace.machine import GameRecord
+from menace.machine import DRAWN, O_WINS, X_WINS, GameRecord
 
 
 class CorruptHistoryError(ValueError):
     """Stored games that cannot be decoded."""
 
 
+class GameBuffer:
+    """Finished games packed as they are played: the tournament's hot loop appends here.
+
+    ``outcomes[side << 2 | winner]`` counts games by MENACE's side and the winner code.
+    """
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.outcomes = [0] * 12
+
+    def add(self, side: int, moves: Sequence[int], winner: int) -> None:
+        self.data.append(len(moves) << 4 | side << 2 | winner)
+        self.data.extend(moves)
+        self.outcomes[side << 2 | winner] += 1
+
+    @property
+    def games(self) -> int:
+        return sum(self.outcomes)
+
+    @property
+    def wins(self) -> int:
+        return self.outcomes[int(Side.X) << 2 | X_WINS] + self.outcomes[int(Side.O) << 2 | O_WINS]
+
+    @property
+    def draws(self) -> int:
+        return self.outcomes[int(Side.X) << 2 | DRAWN] + self.outcomes[int(Side.O) << 2 | DRAWN]
+
+    @property
+    def losses(self) -> int:
+        return self.games - self.wins - self.draws
+
+    def clear(self) -> None:
+        self.data.clear()
+        self.outcomes[:] = [0] * 12
+
+    def block(self) -> bytes:
+        return zlib.compress(bytes(self.data), 6)
+
+
 def encode_games(games: Sequence[GameRecord]) -> bytes:
-    out = bytearray()
+    buf = GameBuffer()
     for g in games:
-        moves = g.moves
-        n = len(moves)
-        out.append(n << 4 | int(g.menace_side) << 2 | g.winner)
-        for i in range(0, n - 1, 2):
-            out.append(moves[i] << 4 | moves[i + 1])
-        if n % 2:
-            out.append(moves[-1] << 4)
-    return bytes(out)
+        buf.add(int(g.menace_side), g.moves, g.winner)
+    return bytes(buf.data)
 
 
 def decode_games(data: bytes) -> list[GameRecord]:
     games: list[GameRecord] = []
     i = 0
     size = len(data)
-    try:
-        while i < size:
-            head = data[i]
-            n, side, winner = head >> 4, head >> 2 & 3, head & 3
-            if side not in (1, 2) or winner not in (1, 2, 3) or n > 15:
-                raise CorruptHistoryError(f"bad game header at byte {i}")
-            moves: list[int] = []
-            for j in range((n + 1) // 2):
-                b = data[i + 1 + j]
-                moves.append(b >> 4)
-                moves.append(b & 15)
-            del moves[n:]
-            games.append(GameRecord(Side(side), moves, winner))
-            i += 1 + (n + 1) // 2
-    except IndexError:
-        raise CorruptHistoryError("stored games end in the middle of a game") from None
+    while i < size:
+        head = data[i]
+        n, side, winner = head >> 4, head >> 2 & 3, head & 3
+        if side not in (1, 2) or winner not in (1, 2, 3) or i + 1 + n > size:
+            raise CorruptHistoryError(f"bad game record at byte {i}")
+        games.append(GameRecord(Side(side), list(data[i + 1:i + 1 + n]), winner))
+        i += 1 + n
     return games
 
 

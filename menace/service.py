@@ -11,7 +11,9 @@ from datetime import datetime
 from sqlalchemy import Engine as DbEngine
 
 from menace.game import Game, IllegalMoveError, Side, canonical
+from menace.history import GameBuffer
 from menace.machine import Box, Engine, GameRecord, Settings
+from menace.match import MenacePlayer
 from menace.storage import repository as repo
 from menace.storage.database import open_database, session_scope
 from menace.tictactoe import TICTACTOE
@@ -107,7 +109,7 @@ class OpenMachine:
                 out.extend((ids[i], m, now[m]) for m in self.stored.boxes[i].initial if now[m] != then[m])
         return out
 
-    def save(self, run_id: int, records: Sequence[GameRecord], end_run: bool = False) -> None:
+    def save(self, run_id: int, records: Sequence[GameRecord] | GameBuffer, end_run: bool = False) -> None:
         """Store ``records`` (games played since the last save) and the beads they changed."""
         updates = self.changed_beads()
         with session_scope(self.db, write=True) as s:
@@ -116,7 +118,7 @@ class OpenMachine:
                 repo.heartbeat(s, self.stored.id)
             if end_run:
                 repo.end_run(s, run_id)
-        self.games_played += len(records)
+        self.games_played += records.games if isinstance(records, GameBuffer) else len(records)
         self._saved = self.engine.snapshot()
 
     def discard_unsaved(self) -> None:
@@ -211,3 +213,65 @@ def find_box(url: str, name: str, which: str) -> BoxView:
 
 def box_sides(stored: repo.StoredMachine) -> set[Side]:
     return {b.side for b in stored.boxes}
+
+
+MENACE_PREFIX = "menace:"
+
+
+def partner_name(name: str) -> str:
+    """``menace:first`` -> ``first``; :class:`UnknownMachineError` for a bare ``menace:``."""
+    machine = name[len(MENACE_PREFIX):].strip() if name.lower().startswith(MENACE_PREFIX) else ""
+    if not machine:
+        raise repo.UnknownMachineError(f"{name!r}: name the machine, as in menace:NAME")
+    return machine
+
+
+def frozen_player(url: str, name: str) -> MenacePlayer:
+    """A stored machine as a player that does not learn (for the arena): ``menace:NAME``."""
+    db = open_database(url)
+    try:
+        with session_scope(db) as s:
+            stored = repo.load_machine(s, partner_name(name), TICTACTOE)
+    finally:
+        db.dispose()
+    engine = Engine(game_named(stored.game), stored.settings, stored.boxes)
+    return MenacePlayer(engine, stored.settings.sides[0], learn=False, name=name)
+
+
+class LearningPartner(MenacePlayer):
+    """Another stored machine as a tournament opponent: it learns too, and its games and
+    beads are stored with it (``menace tournament --vs menace:NAME``)."""
+
+    def __init__(self, machine: OpenMachine, side: Side, run_id: int, name: str) -> None:
+        super().__init__(machine.engine, side, learn=True, name=name)
+        self.machine = machine
+        self.run_id = run_id
+        self.buffer = GameBuffer()
+
+    def note_game(self, moves: Sequence[int], winner: int) -> None:
+        self.buffer.add(int(self.side), moves, winner)
+
+    def save_partner(self, end: bool) -> None:
+        self.machine.save(self.run_id, self.buffer, end_run=end)
+        self.buffer.clear()
+
+
+@contextmanager
+def learning_partner(url: str, name: str, against: OpenMachine, side: Side | None,
+                     opponent_of: str) -> Iterator[LearningPartner]:
+    """Open ``menace:NAME`` for a tournament against ``against``, locked while it plays."""
+    partner = partner_name(name)
+    if partner == against.name:
+        raise repo.UnknownMachineError("a machine cannot play itself here; build a second one (menace -m other init)")
+    sides = (side,) if side else against.engine.settings.sides
+    with open_machine(url, partner, holder=f"a tournament against {opponent_of} (menace tournament)") as m:
+        needed = {s.other for s in sides}
+        missing = needed - set(m.engine.settings.sides)
+        if missing:
+            names = "/".join(sorted(x.name for x in missing))
+            raise repo.UnknownMachineError(
+                f"machine {partner!r} has no boxes for {names}; build one with: menace -m {partner} init --side "
+                f"{'both' if len(needed) > 1 else names}"
+            )
+        run = m.start_run("tournament", f"menace:{against.name}", None)
+        yield LearningPartner(m, next(iter(needed)), run, name)

@@ -125,3 +125,14 @@ def test_upgrade_command_backs_up_first(tmp_path: Path, db_url: str, db_path: Pa
     before, after, backup = upgrade_database(db_url)
     assert backup is None and before == after  # already current: nothing to do
     upgrade(make_engine(db_url))
+
+
+def test_known_revisions_match_the_migration_scripts() -> None:
+    from alembic.script import ScriptDirectory
+
+    from menace.storage.database import SCHEMA_REVISIONS
+
+    script = ScriptDirectory.from_config(alembic_config())
+    walked = [rev.revision for rev in script.walk_revisions()]
+    assert tuple(reversed(walked)) == SCHEMA_REVISIONS
+    assert script.get_current_head() == SCHEMA_REVISIONS[-1]

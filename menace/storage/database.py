@@ -15,16 +15,22 @@ from contextlib import contextmanager
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event, inspect
+from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.orm import Session
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+
+SCHEMA_REVISIONS = ("0001", "0002")
+"""Every migration in ``migrations/versions``, oldest first; the last is the head.
+
+Kept here so that opening a database needs no Alembic import (a test checks it against the
+scripts). Add a migration, add its revision here.
+"""
 
 DEFAULT_DB = "menace.db"
 ENV_VAR = "MENACE_DB"
@@ -113,6 +119,8 @@ def migrations_dir() -> Path:
 
 
 def alembic_config(connection: Connection | None = None) -> Config:
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(migrations_dir()))
     if connection is not None:
@@ -121,29 +129,26 @@ def alembic_config(connection: Connection | None = None) -> Config:
 
 
 def head_revision() -> str:
-    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
-    assert head is not None
-    return head
+    return SCHEMA_REVISIONS[-1]
 
 
 def schema_state(engine: Engine) -> tuple[SchemaState, str | None]:
     """How the database's schema compares with this version of menace, and its revision."""
-    script = ScriptDirectory.from_config(alembic_config())
     try:
         with engine.connect() as conn:
-            current = MigrationContext.configure(conn).get_current_revision()
             tables = set(inspect(conn).get_table_names())
+            current = None
+            if "alembic_version" in tables:
+                current = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
     except sa_exc.DatabaseError as exc:
         raise StorageError(f"{describe(engine)} is not a menace database ({_reason(exc)})") from None
     if current is None:
         return (SchemaState.EMPTY if not tables else SchemaState.FOREIGN), None
-    if current == script.get_current_head():
+    if current == head_revision():
         return SchemaState.CURRENT, current
-    try:
-        script.get_revision(current)
-    except Exception:
-        return SchemaState.AHEAD, current
-    return SchemaState.BEHIND, current
+    if current in SCHEMA_REVISIONS:
+        return SchemaState.BEHIND, current
+    return SchemaState.AHEAD, current
 
 
 def describe(engine: Engine) -> str:
@@ -201,11 +206,15 @@ def _refuse(engine: Engine, state: SchemaState, rev: str | None) -> None:
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
     """Migrate the schema to ``revision`` in one transaction."""
+    from alembic import command
+
     with writer(engine).begin() as conn:
         command.upgrade(alembic_config(conn), revision)
 
 
 def downgrade(engine: Engine, revision: str) -> None:
+    from alembic import command
+
     with writer(engine).begin() as conn:
         command.downgrade(alembic_config(conn), revision)
 

@@ -10,7 +10,7 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from menace.game import Game, Side
-from menace.history import decode_block, encode_block
+from menace.history import GameBuffer, decode_block
 from menace.machine import Box, EmptyPolicy, GameRecord, Settings, build_boxes, format_numbers, parse_numbers
 from menace.storage.models import BeadRow, BoxRow, GameBlockRow, MachineRow, RunRow
 
@@ -157,17 +157,19 @@ def games_played(session: Session, machine_id: int) -> int:
 
 def save_games(
     session: Session, machine_id: int, run_id: int, first_game: int,
-    records: Sequence[GameRecord], bead_updates: Sequence[tuple[int, int, int]],
+    games: Sequence[GameRecord] | GameBuffer, bead_updates: Sequence[tuple[int, int, int]],
 ) -> None:
     """One block of games and the bead counts they changed: ``(box_id, move, count)``."""
-    if records:
-        tally = {"win": 0, "draw": 0, "loss": 0}
-        for r in records:
-            tally[r.result.value] += 1
+    if not isinstance(games, GameBuffer):
+        buf = GameBuffer()
+        for g in games:
+            buf.add(int(g.menace_side), g.moves, g.winner)
+        games = buf
+    if games.games:
         session.execute(insert(GameBlockRow), [{
             "machine_id": machine_id, "run_id": run_id, "first_game": first_game,
-            "n_games": len(records), "wins": tally["win"], "draws": tally["draw"],
-            "losses": tally["loss"], "data": encode_block(records),
+            "n_games": games.games, "wins": games.wins, "draws": games.draws,
+            "losses": games.losses, "data": games.block(),
         }])
     if bead_updates:
         session.execute(

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Speed and memory of menace, measured side by side with the plain in-memory baseline.
+
+Prints every figure of issue 7 with its target. The machine is shared and noisy, so each
+comparison is a ratio of rates measured in the same run, interleaved, median of --rounds.
+
+    python benchmarks/bench.py              # the full run (about a minute)
+    python benchmarks/bench.py --quick      # smaller counts, for a smoke test
+
+The baseline is ../shared/bench/ref_menace.py (``speed --engine table``), run as a subprocess.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+
+from menace.game import Side
+from menace.machine import MICHIE, Engine, build_boxes
+from menace.players import RulePlayer, find_player
+from menace.tictactoe import TICTACTOE
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_REF = ROOT.parent / "shared" / "bench" / "ref_menace.py"
+MENACE = [sys.executable, "-m", "menace"]
+
+
+def in_memory_rate(opponent: str, games: int, seed: int = 1) -> float:
+    """Games per second of our learner (Engine.play_table) on a fresh Michie machine."""
+    engine = Engine(TICTACTOE, MICHIE, build_boxes(TICTACTOE, MICHIE))
+    rng = random.Random(seed)
+    player = find_player(opponent).create(TICTACTOE, rng)
+    assert isinstance(player, RulePlayer)
+    table = engine.options_table(player.options)
+    play = engine.play_table
+    t0 = time.perf_counter()
+    for _ in range(games):
+        play(Side.X, table, rng)
+    return games / (time.perf_counter() - t0)
+
+
+def baseline_rate(ref: Path, opponent: str, games: int, seed: int = 1) -> float:
+    out = subprocess.run(
+        [sys.executable, str(ref), "speed", "--engine", "table", "--opp", opponent, "-n", str(games),
+         "--runs", "1", "--seed", str(seed)],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    return float(json.loads(out)["median_games_per_s"])
+
+
+def run(cmd: list[str], db: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*cmd[:3], "--db", str(db), *cmd[3:]], check=True, capture_output=True, text=True,
+                          cwd=db.parent)
+
+
+def timed_process(cmd: list[str], db: Path) -> tuple[float, int]:
+    """Wall seconds and peak resident memory (KiB) of a whole menace process."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([*cmd[:3], "--db", str(db), *cmd[3:]], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, cwd=db.parent)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr.read().decode() if proc.stderr else ''}")
+    return elapsed, usage.ru_maxrss
+
+
+def db_bytes(db: Path) -> int:
+    con = sqlite3.connect(db)
+    try:
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        pages = con.execute("PRAGMA page_count").fetchone()[0]
+        size = con.execute("PRAGMA page_size").fetchone()[0]
+        free = con.execute("PRAGMA freelist_count").fetchone()[0]
+    finally:
+        con.close()
+    return int((pages - free) * size)
+
+
+def median_of(rounds: int, f: Callable[[], float]) -> float:
+    return statistics.median(f() for _ in range(rounds))
+
+
+def line(name: str, value: str, target: str = "", ok: bool | None = None) -> None:
+    mark = "" if ok is None else ("  ok" if ok else "  MISSED")
+    print(f"  {name:<52} {value:>16}   {target}{mark}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="smaller counts (a smoke test, figures are rough)")
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds per comparison (median)")
+    ap.add_argument("--ref", type=Path, default=DEFAULT_REF, help="the baseline ref_menace.py")
+    ap.add_argument("--no-sweep", action="store_true", help="skip the sweep timing")
+    args = ap.parse_args()
+    n_mem = 50_000 if args.quick else 300_000
+    n_tour = 200_000 if args.quick else 1_000_000
+    n_small, n_big = (20_000, 200_000) if args.quick else (100_000, 1_000_000)
+    rounds = 1 if args.quick else args.rounds
+    missed = 0
+
+    print(f"menace benchmark, {date.today()}, Python {sys.version.split()[0]}, {os.cpu_count()} cores")
+    print("\nLearner speed (games per second, Michie's machine as X, learning on)")
+    ours_r, base_r, ratios = [], [], []
+    for _ in range(rounds):
+        a = in_memory_rate("random", n_mem)
+        b = baseline_rate(args.ref, "random", n_mem) if args.ref.exists() else float("nan")
+        ours_r.append(a)
+        base_r.append(b)
+        ratios.append(a / b)
+    ours_random = statistics.median(ours_r)
+    ratio = statistics.median(ratios)
+    line("ours, in memory, vs random", f"{ours_random:,.0f}")
+    line("ours, in memory, vs smart", f"{median_of(rounds, lambda: in_memory_rate('smart', n_mem)):,.0f}")
+    if args.ref.exists():
+        line("baseline ref_menace.py --engine table, vs random", f"{statistics.median(base_r):,.0f}")
+        ok = ratio >= 0.8
+        missed += not ok
+        line("ratio ours / baseline (vs random)", f"{ratio:.2f}x", ">= 0.8x", ok)
+        try:
+            perf_ours = in_memory_rate("perfect", n_mem)
+            perf_base = baseline_rate(args.ref, "perfect", n_mem)
+            line("ours vs perfect / baseline vs perfect", f"{perf_ours / perf_base:.2f}x",
+                 f"({perf_ours:,.0f} / {perf_base:,.0f})")
+        except Exception as exc:  # the perfect player is optional for this figure
+            line("ours vs perfect", f"skipped ({exc})")
+    else:
+        print(f"  (baseline not found at {args.ref}; ratio not measured)")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        print("\nWhole processes")
+        t_init, _ = timed_process([*MENACE, "init"], d / "init304.db")
+        ok = t_init <= 1.0
+        missed += not ok
+        line("menace init, 304 boxes (wall)", f"{t_init:.2f} s", "<= 1 s", ok)
+        t_raw, _ = timed_process([*MENACE, "init", "--no-symmetry"], d / "init2201.db")
+        line("menace init --no-symmetry, 2,201 boxes (wall)", f"{t_raw:.2f} s")
+
+        persisted, mem_ratios = [], []
+        for r in range(rounds):
+            db = d / f"tour{r}.db"
+            run([*MENACE, "init"], db)
+            before = db_bytes(db)
+            mem = in_memory_rate("random", n_mem, seed=r + 1)
+            wall, _ = timed_process([*MENACE, "tournament", "--vs", "random", "-n", str(n_tour),
+                                     "--seed", str(r + 1)], db)
+            rate = n_tour / wall
+            persisted.append(rate)
+            mem_ratios.append(rate / mem)
+            per_game = (db_bytes(db) - before) / n_tour
+        line(f"menace tournament -n {n_tour:,} (whole process)", f"{statistics.median(persisted):,.0f}/s")
+        ok = statistics.median(mem_ratios) >= 0.7
+        missed += not ok
+        line("ratio persisted / in-memory learner", f"{statistics.median(mem_ratios):.2f}x", ">= 0.7x", ok)
+        ok = per_game * 1_000_000 <= 32e6
+        missed += not ok
+        line("database bytes per stored game", f"{per_game:.2f} B",
+             f"{per_game * 1e6 / 1e6:.1f} MB per 1,000,000 games (<= 32 MB)", ok)
+
+        print("\nMemory (peak resident, whole tournament process)")
+        peaks = {}
+        for n in (n_small, n_big):
+            db = d / f"mem{n}.db"
+            run([*MENACE, "init"], db)
+            _, peaks[n] = timed_process([*MENACE, "tournament", "--vs", "random", "-n", str(n), "--seed", "7"], db)
+            line(f"after {n:,} games", f"{peaks[n] / 1024:.1f} MiB")
+        growth = peaks[n_big] / peaks[n_small]
+        ok = growth <= 1.10
+        missed += not ok
+        line(f"peak after {n_big:,} / after {n_small:,}", f"{growth:.3f}x", "<= 1.10x", ok)
+
+        if not args.no_sweep:
+            print("\nSweep (menace sweep, whole process)")
+            cmd = [*MENACE, "sweep", "--seeds", "200", "--games", "1000", "--vs", "perfect"]
+            t0 = time.perf_counter()
+            res = subprocess.run([*cmd[:3], "--db", str(d / "sweep.db"), *cmd[3:]], capture_output=True,
+                                 text=True, cwd=d)
+            t_sweep = time.perf_counter() - t0
+            if res.returncode != 0:
+                line("200 seeds x 1,000 games vs perfect", "failed", res.stderr.strip()[-80:])
+                missed += 1
+            else:
+                ok = t_sweep <= 10
+                missed += not ok
+                line("200 seeds x 1,000 games vs perfect", f"{t_sweep:.1f} s", "<= 10 s", ok)
+
+    print(f"\n{'all targets met' if not missed else f'{missed} target(s) missed'}")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,275 @@
+"""Round robins between players: everyone plays everyone else, as X and as O. Pure, no printing.
+
+>>> import random
+>>> from menace.tictactoe import TICTACTOE
+>>> from menace.players import find_player
+>>> entrants = [(name, find_player(name).create(TICTACTOE)) for name in ("perfect", "random")]
+>>> result = run_arena(TICTACTOE, entrants, 10, random.Random(1))
+>>> result.versus("perfect", "random").losses
+0
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from menace.game import Game, Move, Result, Side, State
+from menace.match import play_game
+from menace.players import Player, RulePlayer
+
+EntrantFactory = Callable[[random.Random], Player]
+"""Makes a fresh player for one pairing, from the arena's random source (for training)."""
+
+HEATMAP_FORMATS = (".png", ".svg", ".pdf")
+
+
+class ArenaError(ValueError):
+    """An arena that cannot be run: too few entrants, a label used twice, no games."""
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A player in the arena under a label.
+
+    ``player`` is either a :class:`~menace.players.Player`, used for every pairing as it is
+    (pass a MENACE with ``learn=False`` to keep it frozen), or a factory called afresh for each
+    pairing, so that a learning player starts every pairing from the same point. ``sides`` are the
+    sides it can take (a MENACE built only for X plays only X).
+    """
+
+    label: str
+    player: Player | EntrantFactory
+    sides: tuple[Side, ...] = (Side.X, Side.O)
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Wins, draws and losses from one player's point of view."""
+
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def points(self) -> float:
+        """A win is a point, a draw half a point."""
+        return self.wins + 0.5 * self.draws
+
+    @property
+    def share(self) -> float:
+        """Points as a share of the games played (NaN when none were)."""
+        return self.points / self.games if self.games else math.nan
+
+    def __add__(self, other: Tally) -> Tally:
+        return Tally(self.wins + other.wins, self.draws + other.draws, self.losses + other.losses)
+
+    def reversed(self) -> Tally:
+        """The same games seen from the other player."""
+        return Tally(self.losses, self.draws, self.wins)
+
+    def add(self, result: Result) -> Tally:
+        return self + Tally(int(result is Result.WIN), int(result is Result.DRAW), int(result is Result.LOSS))
+
+    def __str__(self) -> str:
+        return f"{self.wins}/{self.draws}/{self.losses}"
+
+
+@dataclass(frozen=True)
+class ArenaResult:
+    """Every ordered pairing's tally, from the X player's point of view."""
+
+    labels: tuple[str, ...]
+    games_per_pair: int
+    pairs: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    """``pairs[x, o]``: how X did against O over ``games_per_pair`` games (absent: not played)."""
+
+    def as_x(self, x: str, o: str) -> Tally:
+        """How ``x`` did playing X against ``o``."""
+        return self.pairs.get((x, o), Tally())
+
+    def versus(self, row: str, col: str) -> Tally:
+        """How ``row`` did against ``col``, both sides together."""
+        return self.as_x(row, col) + self.as_x(col, row).reversed()
+
+    def total(self, label: str) -> Tally:
+        """How ``label`` did against everyone, both sides together."""
+        total = Tally()
+        for other in self.labels:
+            if other != label:
+                total += self.versus(label, other)
+        return total
+
+    @property
+    def games(self) -> int:
+        return sum(t.games for t in self.pairs.values())
+
+
+def _entrant(item: Entrant | tuple[str, Player | EntrantFactory]) -> Entrant:
+    return item if isinstance(item, Entrant) else Entrant(item[0], item[1])
+
+
+class _Tabulated(RulePlayer):
+    """A rule player whose options are remembered per position: same moves, found once."""
+
+    def __init__(self, inner: RulePlayer) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.table: dict[State, tuple[Move, ...]] = {}
+
+    def options(self, state: State) -> tuple[Move, ...]:
+        opts = self.table.get(state)
+        if opts is None:
+            opts = self.table[state] = self.inner.options(state)
+        return opts
+
+
+def _speed_up(player: Player) -> Player:
+    # Only a rule player that chooses the standard way can be tabulated without changing its play.
+    if isinstance(player, RulePlayer) and type(player).choose is RulePlayer.choose:
+        return _Tabulated(player)
+    return player
+
+
+def run_arena(
+    game: Game,
+    entrants: Sequence[Entrant | tuple[str, Player | EntrantFactory]],
+    games_per_pair: int,
+    rng: random.Random,
+    progress: Callable[[int], None] | None = None,
+) -> ArenaResult:
+    """Play every entrant against every other, ``games_per_pair`` games with each as X.
+
+    Pairings go in the entrants' order (first as X against each later one as O, and so on);
+    ``progress`` hears the number of games each time a pairing finishes.
+    """
+    field_ = [_entrant(e) for e in entrants]
+    labels = tuple(e.label for e in field_)
+    if len(field_) < 2:
+        raise ArenaError("an arena needs at least two players")
+    if len(set(labels)) != len(labels):
+        twice = sorted({label for label in labels if labels.count(label) > 1})
+        raise ArenaError(f"each player may enter once: {', '.join(twice)} listed twice")
+    if games_per_pair < 1:
+        raise ArenaError("play at least one game per pairing")
+    shared: dict[str, Player] = {}
+    for e in field_:
+        if isinstance(e.player, Player):
+            shared[e.label] = _speed_up(e.player)
+    pairs: dict[tuple[str, str], Tally] = {}
+    for x in field_:
+        for o in field_:
+            if x is o or Side.X not in x.sides or Side.O not in o.sides:
+                continue
+            x_player = shared[x.label] if x.label in shared else _speed_up(_fresh(x, rng))
+            o_player = shared[o.label] if o.label in shared else _speed_up(_fresh(o, rng))
+            tally = Tally()
+            for _ in range(games_per_pair):
+                tally = tally.add(play_game(game, x_player, o_player, rng).result_for(Side.X))
+            pairs[x.label, o.label] = tally
+            if progress is not None:
+                progress(games_per_pair)
+    return ArenaResult(labels, games_per_pair, pairs)
+
+
+def _fresh(entrant: Entrant, rng: random.Random) -> Player:
+    factory = entrant.player
+    assert not isinstance(factory, Player)
+    return factory(rng)
+
+
+def pairings(entrants: Iterable[Entrant | tuple[str, Player | EntrantFactory]]) -> int:
+    """How many ordered pairings :func:`run_arena` will play."""
+    field_ = [_entrant(e) for e in entrants]
+    return sum(
+        1
+        for x in field_
+        for o in field_
+        if x is not o and Side.X in x.sides and Side.O in o.sides
+    )
+
+
+def format_table(result: ArenaResult) -> list[str]:
+    """A plain-text table: a row per player, a column per opponent, cells ``W/D/L`` for the row
+    player over both sides, then the row player's total and share of points."""
+    labels = result.labels
+    header = ["", *labels, "total", "points"]
+    rows = [header]
+    for row in labels:
+        cells = [row]
+        for col in labels:
+            cells.append("-" if row == col else _cell(result.versus(row, col)))
+        total = result.total(row)
+        cells += [str(total), "-" if not total.games else f"{100 * total.share:.1f}%"]
+        rows.append(cells)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    lines = []
+    for r in rows:
+        first = r[0].ljust(widths[0])
+        rest = [cell.rjust(w) for cell, w in zip(r[1:], widths[1:])]
+        lines.append("  ".join([first, *rest]).rstrip())
+    return lines
+
+
+def _cell(tally: Tally) -> str:
+    return str(tally) if tally.games else "-"
+
+
+def heatmap(result: ArenaResult, path: str | Path) -> None:
+    """Draw each player's share of points against each opponent (both sides together) and save
+    it as PNG, SVG or PDF, by the file's extension."""
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in HEATMAP_FORMATS:
+        raise ArenaError(f"a heatmap is saved as {', '.join(HEATMAP_FORMATS)}, not {path.name!r}")
+    labels = result.labels
+    n = len(labels)
+    grid = [[result.versus(r, c).share if r != c else math.nan for c in labels] for r in labels]
+    side = max(4.0, 1.0 + 0.9 * n)
+    fig = Figure(figsize=(side + 1.6, side), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    # A player does not meet itself: the diagonal is left grey.
+    cmap = matplotlib.colormaps["RdYlGn"].with_extremes(bad="0.85")
+    image = ax.imshow(grid, cmap=cmap, vmin=0.0, vmax=1.0)
+    ax.set_xticks(range(n), labels, rotation=45, ha="right", rotation_mode="anchor")
+    ax.set_yticks(range(n), [f"{label} ({_percent(result.total(label))})" for label in labels])
+    ax.set_xlabel("opponent")
+    ax.set_ylabel("player (share of points over all its games)")
+    ax.set_title(
+        f"Arena: the row player's share of points against each opponent\n"
+        f"win 1, draw ½; {result.games_per_pair} games per pairing as X and as O",
+        fontsize="medium",
+    )
+    for i, r in enumerate(labels):
+        for j, c in enumerate(labels):
+            tally = result.versus(r, c)
+            if r == c or not tally.games:
+                continue
+            share = tally.share
+            colour = "white" if share < 0.2 or share > 0.8 else "black"
+            ax.text(j, i, f"{100 * share:.0f}%\n{tally}", ha="center", va="center",
+                    fontsize="small", color=colour)
+    bar = fig.colorbar(image, ax=ax, shrink=0.8)
+    bar.set_label("share of points (row vs column)")
+    metadata: dict[str, str | None] = {}
+    if suffix == ".pdf":
+        metadata = {"CreationDate": None}
+    elif suffix == ".svg":
+        metadata = {"Date": None}
+    fig.savefig(path, format=suffix[1:], metadata=metadata, dpi=150)
+
+
+def _percent(tally: Tally) -> str:
+    return "-" if not tally.games else f"{100 * tally.share:.0f}%"

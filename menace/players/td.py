@@ -1,0 +1,209 @@
+"""TTTML's temporal-difference learner: a value for each afterstate, learned by self-play (seed 004).
+
+An afterstate is the board just after a move; its value is how good that board has turned out to
+be for the player who made the move: towards 1 a win, towards 0 a loss, 0.5 a draw or not known
+yet. A position and its seven rotations and reflections share one value, keyed by the least of
+their eight codes, where a board's code reads the cells as base-3 digits, first square most
+significant, with 2 for X, 1 for an empty square and 0 for O (the seed's ``3⊥S+1`` with S = 1,
+0, ¯1).
+
+The player moves to the afterstate worth most (the first such square on ties). After a game,
+each player's afterstates are taken from the last to the first, and each moves a fifth of the
+way towards a target: for the player's final afterstate, the result (1 won, 0 lost, 0.5 drawn);
+before that, 0.9 times the value of that player's next afterstate, just updated.
+
+It trains by playing itself when made, exploring with a random move one time in ten, and it goes
+on learning, without exploring, from every game it plays afterwards (``learn=False`` freezes it).
+
+>>> from menace.tictactoe import TICTACTOE
+>>> [position_code(TICTACTOE, TICTACTOE.decode(board)) for board in ("X........", "..X......", ".X.......")]
+[9842, 9842, 9844]
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from menace.game import Game, Move, Outcome, Result, Side, State
+from menace.players import PlayerParamError
+
+UNKNOWN = 0.5
+"""The value of an afterstate not met before."""
+STEP = 0.2
+"""How far a value moves towards its target after each game."""
+DISCOUNT = 0.9
+"""A sooner win is worth more than a later one."""
+EPSILON = 0.1
+"""How often self-play makes a random move instead of the best one."""
+TRAINING_GAMES = 3000
+
+TARGET = {Result.WIN: 1.0, Result.DRAW: 0.5, Result.LOSS: 0.0}
+DIGIT = {0: 1, int(Side.X): 2, int(Side.O): 0}
+"""Our cell values (0 empty, 1 X, 2 O) as the seed's base-3 digits (S + 1)."""
+
+
+class Codes:
+    """A game's afterstate codes, memoized: each position is coded once per process."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self._code: dict[State, int] = {}
+        self._after: dict[State, tuple[tuple[Move, int], ...]] = {}
+
+    def code(self, state: State) -> int:
+        """The least base-3 code of the eight images of ``state`` (the seed's CODES)."""
+        known = self._code.get(state)
+        if known is None:
+            known = min(_base3(sym.apply(state)) for sym in self.game.symmetries)
+            self._code[state] = known
+        return known
+
+    def after(self, state: State) -> tuple[tuple[Move, int], ...]:
+        """Each legal move in ``state``, in order, with the code of the board it leads to."""
+        known = self._after.get(state)
+        if known is None:
+            game = self.game
+            known = tuple((m, self.code(game.play(state, m))) for m in game.legal_moves(state))
+            self._after[state] = known
+        return known
+
+
+def _base3(cells: State) -> int:
+    code = 0
+    for cell in cells:
+        code = code * 3 + DIGIT[cell]
+    return code
+
+
+_CODES: dict[str, Codes] = {}
+
+
+def codes(game: Game) -> Codes:
+    """The one :class:`Codes` of ``game`` in this process."""
+    known = _CODES.get(game.name)
+    if known is None:
+        known = _CODES[game.name] = Codes(game)
+    return known
+
+
+def position_code(game: Game, state: State) -> int:
+    """The seed's CODES for one board."""
+    return codes(game).code(state)
+
+
+@dataclass(frozen=True)
+class TrainingTally:
+    """How a run of self-play games ended, as the seed's TRAIN counts them."""
+
+    x_wins: int
+    o_wins: int
+    draws: int
+
+
+class TdPlayer:
+    """A TTTML value table behind the :class:`~menace.players.Player` interface."""
+
+    name = "td"
+
+    def __init__(self, game: Game, learn: bool = True, epsilon: float = 0.0) -> None:
+        self.game = game
+        self.learn = learn
+        self.epsilon = epsilon
+        """Exploration while playing others; self-play uses :data:`EPSILON`."""
+        self.codes = codes(game)
+        self.values: dict[int, float] = {}
+        self._mine: list[int] = []
+        self._side: Side | None = None
+        self._marks = 0
+
+    # -- the seed's VALUE and CHOOSE ----------------------------------------------------------
+    def value(self, state: State) -> float:
+        """What the afterstate ``state`` is worth to the player who just moved."""
+        return self.values.get(self.codes.code(state), UNKNOWN)
+
+    def best_move(self, state: State) -> Move:
+        """The move whose afterstate is worth most to the mover; the first such on ties."""
+        values = self.values
+        best_move, best_value = -1, -1.0
+        for move, code in self.codes.after(state):
+            v = values.get(code, UNKNOWN)
+            if v > best_value:
+                best_move, best_value = move, v
+        if best_move < 0:
+            raise ValueError("there is no move to make: the game is over")
+        return best_move
+
+    # -- the seed's LEARN -----------------------------------------------------------------------
+    def learn_from(self, codes: Sequence[int], result: Result) -> None:
+        """Update one player's afterstates of a game, given in order, from that player's result."""
+        values = self.values
+        target = TARGET[result]
+        for code in reversed(codes):
+            old = values.get(code, UNKNOWN)
+            new = old + STEP * (target - old)
+            values[code] = new
+            target = DISCOUNT * new
+
+    # -- the seed's GAME and TRAIN --------------------------------------------------------------
+    def self_play(self, rng: random.Random, epsilon: float = EPSILON) -> Outcome:
+        """One game against itself, exploring with probability ``epsilon``; then learn from it."""
+        game = self.game
+        state = game.initial()
+        history: list[int] = []
+        while (outcome := game.outcome(state)) is None:
+            move = self.best_move(state)
+            if rng.random() < epsilon:
+                legal = game.legal_moves(state)
+                move = legal[int(rng.random() * len(legal))]
+            state = game.play(state, move)
+            history.append(self.codes.code(state))
+        self.learn_from(history[0::2], outcome.for_side(Side.X))
+        self.learn_from(history[1::2], outcome.for_side(Side.O))
+        return outcome
+
+    def train(self, games: int, rng: random.Random, epsilon: float = EPSILON) -> TrainingTally:
+        """Forget everything, then learn from ``games`` games of self-play."""
+        self.values.clear()
+        counts = {Side.X: 0, Side.O: 0, None: 0}
+        for _ in range(games):
+            counts[self.self_play(rng, epsilon).winner] += 1
+        return TrainingTally(counts[Side.X], counts[Side.O], counts[None])
+
+    # -- the Player interface -------------------------------------------------------------------
+    def choose(self, state: State, rng: random.Random) -> Move:
+        game = self.game
+        marks = sum(1 for v in state if v)
+        side = game.to_move(state)
+        if side is not self._side or marks < self._marks:
+            self._mine = []  # a new game (its last one was never closed with game_over)
+        move = self.best_move(state)
+        if self.epsilon and rng.random() < self.epsilon:
+            legal = game.legal_moves(state)
+            move = legal[int(rng.random() * len(legal))]
+        self._side, self._marks = side, marks + 1
+        self._mine.append(self.codes.code(game.play(state, move)))
+        return move
+
+    def game_over(self, state: State, outcome: Outcome) -> None:
+        if self.learn and self._mine and self._side is not None:
+            self.learn_from(self._mine, outcome.for_side(self._side))
+        self._mine, self._side, self._marks = [], None, 0
+
+
+def trained(game: Game, rng: random.Random, games: int = TRAINING_GAMES) -> TdPlayer:
+    """A TD player that has played itself ``games`` times."""
+    player = TdPlayer(game)
+    player.train(games, rng)
+    return player
+
+
+def parse_param(param: str | None) -> int:
+    """The number of self-play games in ``td:PARAM``."""
+    if param is None:
+        return TRAINING_GAMES
+    text = param.strip().replace("_", "").replace(",", "")
+    if not text.isdigit():
+        raise PlayerParamError(f"td takes a number of training games (td:5000), not {param!r}")
+    return int(text)

@@ -1,0 +1,712 @@
+"""Sweeps: many independent machines trained from scratch, in parallel, summed up per setting.
+
+A sweep crosses the values given for each machine option into :class:`SweepSetting` s, trains
+one fresh machine per (setting, seed) against an opponent, entirely in memory, and measures each
+run the same way:
+
+* the game after which the opening box was empty, if it emptied (only under ``resign``: from
+  then on MENACE resigns every game it opens on that side). The run still plays all its games,
+  the resignations counting as losses, so that every run's figures cover the same games;
+* the game that ends the first stretch of :data:`STRETCH` games in a row without a loss;
+* wins, draws and losses over the last :data:`LAST_SHARE` of the games;
+* wins, draws and losses of the trained machine, frozen (it no longer learns), against the
+  ``random`` player.
+
+Seeds are 1..N, and a run depends on its setting and seed alone, so results are the same
+whatever the number of worker processes. Nothing is printed and nothing is stored here unless
+asked (:func:`store_machines`).
+
+>>> from menace.machine import MICHIE
+>>> settings = expand_settings(MICHIE, beads=[(4, 3, 2, 1), (8, 4, 2, 1)])
+>>> [s.label for s in settings]
+['beads=4,3,2,1', 'beads=8,4,2,1']
+>>> result = run_sweep(settings[:1], "perfect", games=50, seeds=2, workers=1, eval_games=10)
+>>> len(result.runs), result.runs[0].seed
+(2, 1)
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+import math
+import os
+import random
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from menace.game import Side
+from menace.machine import (
+    DRAWN,
+    EmptyPolicy,
+    Engine,
+    GameRecord,
+    Settings,
+    build_boxes,
+    format_numbers,
+)
+from menace.match import MenacePlayer, play_game
+from menace.players import Player, RulePlayer, find_player, split_name
+from menace.tictactoe import TICTACTOE
+
+STRETCH = 20
+"""A run has learnt when it plays this many games in a row without losing one."""
+LAST_SHARE = 0.2
+"""The share of a run's games, at its end, over which its final form is measured."""
+EVAL_OPPONENT = "random"
+"""The frozen machine is measured against this player."""
+EVAL_GAMES = 1000
+PLOT_FORMATS = (".png", ".svg", ".pdf")
+
+
+class SweepError(ValueError):
+    """A sweep that cannot be run or saved: no settings, a label used twice, a plot format, ..."""
+
+
+@dataclass(frozen=True)
+class SweepSetting:
+    """One point of a sweep: a machine's settings under a short label such as ``beads=8,4,2,1``."""
+
+    label: str
+    settings: Settings
+
+
+@dataclass
+class TrainedMachine:
+    """What a run leaves behind when it is kept to be stored: final beads and every game."""
+
+    counts: list[list[int]]
+    records: list[GameRecord]
+
+
+@dataclass
+class RunResult:
+    """One machine trained from scratch: the figures a sweep measures on it."""
+
+    label: str
+    seed: int
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    opening_emptied: int | None
+    """The game (1-based) after which the opening box was empty; None if it never emptied."""
+    first_stretch: int | None
+    """The game ending the first :data:`STRETCH` games in a row without a loss; None if never."""
+    last_games: int
+    last_wins: int
+    last_draws: int
+    last_losses: int
+    eval_games: int
+    eval_wins: int
+    eval_draws: int
+    eval_losses: int
+    trained: TrainedMachine | None = field(default=None, repr=False)
+
+    def row(self) -> dict[str, Any]:
+        """The figures as a flat dict (what the CSV and JSON files hold)."""
+        out = asdict(self)
+        del out["trained"]
+        return out
+
+
+@dataclass
+class SweepResult:
+    """Every run of a sweep, in setting order and then seed order."""
+
+    settings: list[SweepSetting]
+    opponent: str
+    games: int
+    seeds: int
+    eval_games: int
+    runs: list[RunResult]
+    workers: int
+    seconds: float
+
+    def runs_for(self, label: str) -> list[RunResult]:
+        return [r for r in self.runs if r.label == label]
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    """A setting's figures over all its runs (per-1,000 figures are means over the runs)."""
+
+    label: str
+    runs: int
+    emptied: int
+    """Runs whose opening box emptied."""
+    emptied_median: float | None
+    """Median game at which it emptied, over those runs."""
+    stretch_median: float | None
+    """Median game ending the first stretch without a loss, over the runs that had one."""
+    stretch_never: int
+    last_games: int
+    last: tuple[float, float, float]
+    """Wins, draws, losses per 1,000 over each run's last games."""
+    eval_games: int
+    frozen: tuple[float, float, float] | None
+    """Wins, draws, losses per 1,000 of the frozen machine against random (None: not measured)."""
+
+    @property
+    def emptied_share(self) -> float:
+        return self.emptied / self.runs if self.runs else math.nan
+
+
+# -- settings ----------------------------------------------------------------------------------
+def expand_settings(
+    base: Settings,
+    beads: Sequence[tuple[int, ...]] = (),
+    reinforce: Sequence[tuple[int, int, int]] = (),
+    empty_box: Sequence[EmptyPolicy] = (),
+    all_squares: Sequence[bool] = (),
+    side: Sequence[str] = (),
+    base_label: str = "michie",
+) -> list[SweepSetting]:
+    """Every combination of the values given for each option, on top of ``base``.
+
+    An option given no values keeps ``base``'s; the label names the options that were given
+    (``"beads=8,4,2,1 empty=resign"``), or is ``base_label`` when none were. Repeated values
+    count once.
+
+    >>> from menace.machine import MICHIE
+    >>> [s.label for s in expand_settings(MICHIE, beads=[(4, 3, 2, 1)], side=["X", "O"])]
+    ['beads=4,3,2,1 side=X', 'beads=4,3,2,1 side=O']
+    """
+    axes: list[list[tuple[str, dict[str, Any]]]] = []
+    if beads:
+        axes.append([(f"beads={format_numbers(b)}", {"schedule": tuple(b)}) for b in _unique(beads)])
+    if reinforce:
+        axes.append([
+            (f"reinforce={format_numbers(r)}", {"win": r[0], "draw": r[1], "loss": r[2]})
+            for r in _unique(reinforce)
+        ])
+    if empty_box:
+        axes.append([(f"empty={p.value}", {"empty_policy": p}) for p in _unique(empty_box)])
+    if all_squares:
+        axes.append([
+            (f"squares={'all' if a else 'distinct'}", {"all_squares": a}) for a in _unique(all_squares)
+        ])
+    if side:
+        axes.append([(f"side={s}", {"side": s}) for s in _unique(side)])
+    if not axes:
+        return [SweepSetting(base_label, base)]
+    out = []
+    for combo in itertools.product(*axes):
+        changes: dict[str, Any] = {}
+        for _, change in combo:
+            changes.update(change)
+        out.append(SweepSetting(" ".join(label for label, _ in combo), Settings(**{**base.__dict__, **changes})))
+    return out
+
+
+T = TypeVar("T")
+
+
+def _unique(values: Sequence[T]) -> list[T]:
+    return list(dict.fromkeys(values))
+
+
+# -- one run -----------------------------------------------------------------------------------
+# Made once per process and reused: building an engine and tabulating a player take tens of
+# milliseconds, a whole run a few.
+_ENGINES: dict[Settings, Engine] = {}
+_RULE_PLAYERS: dict[str, RulePlayer | None] = {}
+_TABLES: dict[str, list[tuple[int, ...]]] = {}
+
+
+def _engine(settings: Settings) -> Engine:
+    """This process's engine for ``settings``, its beads back at the start."""
+    engine = _ENGINES.get(settings)
+    if engine is None:
+        engine = _ENGINES[settings] = Engine(TICTACTOE, settings, build_boxes(TICTACTOE, settings))
+    else:
+        # In place: the engine's position tables hold these very lists.
+        for counts, initial in zip(engine.counts, engine.initial):
+            counts[:] = initial
+    return engine
+
+
+def check_opponent(name: str) -> None:
+    """Raise :class:`~menace.players.UnknownPlayerError` or
+    :class:`~menace.players.PlayerParamError` if ``name`` is not a player a sweep can use."""
+    _rule_player(name)
+
+
+def _rule_player(name: str) -> RulePlayer | None:
+    """The process's one rule player called ``name``; None if that player is not a rule player
+    (it may learn, so each run makes its own)."""
+    if name not in _RULE_PLAYERS:
+        player = _make_player(name, random.Random(0))
+        _RULE_PLAYERS[name] = player if isinstance(player, RulePlayer) else None
+    return _RULE_PLAYERS[name]
+
+
+def _make_player(name: str, rng: random.Random) -> Player:
+    return find_player(name).create(TICTACTOE, rng, split_name(name)[1])
+
+
+def _table(name: str, engine: Engine) -> list[tuple[int, ...]] | None:
+    """The rule player's choices in every position, tabulated once per process."""
+    table = _TABLES.get(name)
+    if table is None:
+        player = _rule_player(name)
+        if player is None:
+            return None
+        # Every engine of a game numbers the positions the same way, so one table serves all.
+        table = _TABLES[name] = engine.options_table(player.options)
+    return table
+
+
+def _opening_boxes(engine: Engine) -> dict[Side, list[int]]:
+    """The boxes of MENACE's first move on each side, when an empty one means resigning."""
+    if engine.settings.empty_policy is not EmptyPolicy.RESIGN:
+        return {}
+    found = {
+        side: [i for i, box in enumerate(engine.boxes) if box.side is side and box.move_number == 1]
+        for side in engine.settings.sides
+    }
+    return {side: boxes for side, boxes in found.items() if boxes}
+
+
+def last_games(games: int) -> int:
+    """How many games at the end of a run measure its final form: :data:`LAST_SHARE` of them."""
+    return max(1, min(games, round(games * LAST_SHARE)))
+
+
+def run_one(
+    setting: SweepSetting,
+    opponent: str,
+    games: int,
+    seed: int,
+    eval_games: int = EVAL_GAMES,
+    keep: bool = False,
+) -> RunResult:
+    """Train a fresh machine for ``games`` games against ``opponent`` and measure it.
+
+    Everything random comes from ``random.Random(seed)``, so a seed gives the same run every
+    time, in any process. A machine that plays both sides alternates, X first. ``keep`` keeps
+    the final beads and every game, to be stored.
+
+    >>> from menace.machine import MICHIE
+    >>> run = run_one(SweepSetting("michie", MICHIE), "perfect", 200, seed=3, eval_games=100)
+    >>> run.wins
+    0
+    """
+    if games < 1:
+        raise SweepError("a run needs at least one game")
+    engine = _engine(setting.settings)
+    rng = random.Random(seed)
+    table = _table(opponent, engine)
+    player = None if table is not None else _make_player(opponent, rng)
+    sides = engine.settings.sides
+    nsides = len(sides)
+    opening = _opening_boxes(engine)
+    counts = engine.counts
+    records: list[GameRecord] | None = [] if keep else None
+    tally = [0, 0, 0]  # wins, draws, losses
+    last = [0, 0, 0]
+    n_last = last_games(games)
+    last_from = games - n_last
+    emptied: int | None = None
+    stretch: int | None = None
+    streak = 0
+    play = engine.play_table
+    for g in range(games):
+        side = sides[g % nsides]
+        if table is not None:
+            res, moves = play(side, table, rng)
+        else:
+            assert player is not None
+            res, moves = _play_general(engine, player, side, rng)
+        if records is not None:
+            records.append(GameRecord(side, moves, res))
+        if res == DRAWN:
+            k = 1
+        elif res == side:
+            k = 0
+        else:
+            k = 2
+            # Only a loss takes beads, so only then can the opening box have emptied.
+            if emptied is None and side in opening and not any(any(counts[i]) for i in opening[side]):
+                emptied = g + 1
+        tally[k] += 1
+        if g >= last_from:
+            last[k] += 1
+        if stretch is None:
+            streak = 0 if k == 2 else streak + 1
+            if streak == STRETCH:
+                stretch = g + 1
+    trained = TrainedMachine([list(c) for c in counts], records) if records is not None else None
+    frozen = [0, 0, 0]
+    if eval_games:
+        eval_table = _table(EVAL_OPPONENT, engine)
+        assert eval_table is not None
+        for g in range(eval_games):
+            side = sides[g % nsides]
+            res, _ = play(side, eval_table, rng, learn=False)
+            frozen[1 if res == DRAWN else 0 if res == side else 2] += 1
+    return RunResult(
+        label=setting.label, seed=seed, games=games, wins=tally[0], draws=tally[1], losses=tally[2],
+        opening_emptied=emptied, first_stretch=stretch,
+        last_games=n_last, last_wins=last[0], last_draws=last[1], last_losses=last[2],
+        eval_games=eval_games, eval_wins=frozen[0], eval_draws=frozen[1], eval_losses=frozen[2],
+        trained=trained,
+    )
+
+
+def _play_general(engine: Engine, player: Player, side: Side, rng: random.Random) -> tuple[int, list[int]]:
+    me = MenacePlayer(engine, side)
+    x, o = (me, player) if side is Side.X else (player, me)
+    record = play_game(TICTACTOE, x, o, rng).record(side)
+    return record.winner, record.moves
+
+
+# -- many runs ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Task:
+    setting: SweepSetting
+    opponent: str
+    games: int
+    seeds: tuple[int, ...]
+    eval_games: int
+    keep: bool
+
+
+def _run_task(task: _Task) -> list[RunResult]:
+    return [run_one(task.setting, task.opponent, task.games, s, task.eval_games, task.keep) for s in task.seeds]
+
+
+def run_sweep(
+    settings: Sequence[SweepSetting],
+    opponent: str,
+    games: int,
+    seeds: int,
+    workers: int | None = None,
+    eval_games: int = EVAL_GAMES,
+    progress: Callable[[int, int], None] | None = None,
+    keep: bool = False,
+) -> SweepResult:
+    """Train ``seeds`` machines (seeds 1..N) per setting against ``opponent``, on ``workers``
+    processes (default: every core); ``progress(done, total)`` hears of finished runs.
+
+    Work goes out in batches of seeds, a few per worker, so each process builds its engines and
+    tables once. The result does not depend on ``workers``.
+    """
+    settings = list(settings)
+    if not settings:
+        raise SweepError("a sweep needs at least one setting")
+    labels = [s.label for s in settings]
+    if len(set(labels)) != len(labels):
+        raise SweepError("every setting of a sweep needs its own label")
+    if games < 1 or seeds < 1 or eval_games < 0:
+        raise SweepError("a sweep needs at least one game and one seed, and no negative evaluation")
+    workers = workers or os.cpu_count() or 1
+    total = len(settings) * seeds
+    # A few batches per worker keep them all busy to the end, without a task per run.
+    size = max(1, math.ceil(seeds * len(settings) / (workers * 4)))
+    tasks = [
+        _Task(s, opponent, games, tuple(range(first, min(first + size, seeds + 1))), eval_games, keep)
+        for s in settings
+        for first in range(1, seeds + 1, size)
+    ]
+    start = time.perf_counter()
+    # Built here first: the opponent is checked before any work, and forked workers inherit it all.
+    check_opponent(opponent)
+    for s in settings:
+        engine = _engine(s.settings)
+        _table(opponent, engine)
+        _table(EVAL_OPPONENT, engine)
+    workers = min(workers, len(tasks))
+    done = 0
+    results: list[list[RunResult]] = [[] for _ in tasks]
+    if workers == 1:
+        for i, task in enumerate(tasks):
+            results[i] = _run_task(task)
+            done += len(task.seeds)
+            if progress is not None:
+                progress(done, total)
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(_run_task, task): i for i, task in enumerate(tasks)}
+            for future in as_completed(futures):
+                i = futures[future]
+                results[i] = future.result()
+                done += len(tasks[i].seeds)
+                if progress is not None:
+                    progress(done, total)
+    runs = [run for batch in results for run in batch]
+    return SweepResult(settings, opponent, games, seeds, eval_games, runs, workers, time.perf_counter() - start)
+
+
+# -- summing up --------------------------------------------------------------------------------
+def summarize(result: SweepResult) -> list[SummaryRow]:
+    """A row per setting, in the sweep's order."""
+    rows = []
+    for setting in result.settings:
+        runs = result.runs_for(setting.label)
+        emptied = [r.opening_emptied for r in runs if r.opening_emptied is not None]
+        stretches = [r.first_stretch for r in runs if r.first_stretch is not None]
+        last = _per_thousand(runs, lambda r: (r.last_wins, r.last_draws, r.last_losses, r.last_games))
+        frozen = (
+            _per_thousand(runs, lambda r: (r.eval_wins, r.eval_draws, r.eval_losses, r.eval_games))
+            if result.eval_games else None
+        )
+        rows.append(SummaryRow(
+            setting.label, len(runs), len(emptied), _median(emptied), _median(stretches),
+            len(runs) - len(stretches), last_games(result.games), last, result.eval_games, frozen,
+        ))
+    return rows
+
+
+def _median(values: Sequence[int]) -> float | None:
+    return float(statistics.median(values)) if values else None
+
+
+def _per_thousand(
+    runs: Sequence[RunResult], figures: Callable[[RunResult], tuple[int, int, int, int]]
+) -> tuple[float, float, float]:
+    """Mean over the runs of each run's wins, draws and losses per 1,000 games."""
+    if not runs:
+        return (math.nan, math.nan, math.nan)
+    sums = [0.0, 0.0, 0.0]
+    for r in runs:
+        w, d, l_, n = figures(r)
+        for i, v in enumerate((w, d, l_)):
+            sums[i] += 1000 * v / n
+    return (sums[0] / len(runs), sums[1] / len(runs), sums[2] / len(runs))
+
+
+def format_table(rows: Sequence[SummaryRow]) -> list[str]:
+    """The summary as aligned plain-text lines, a header first and a key after."""
+    if not rows:
+        return []
+    header = ["setting", "runs", "opening emptied", "at game", f"{STRETCH} unlost by", "never",
+              f"last {rows[0].last_games} W/D/L", "frozen vs random W/D/L"]
+    table = [header]
+    for r in rows:
+        table.append([
+            r.label,
+            str(r.runs),
+            f"{r.emptied} ({100 * r.emptied_share:.0f}%)",
+            _number(r.emptied_median),
+            _number(r.stretch_median),
+            str(r.stretch_never),
+            _wdl(r.last),
+            "-" if r.frozen is None else _wdl(r.frozen),
+        ])
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    lines = []
+    for row in table:
+        cells = [row[0].ljust(widths[0]), *(cell.rjust(w) for cell, w in zip(row[1:], widths[1:]))]
+        lines.append("  ".join(cells).rstrip())
+    frozen_games = rows[0].eval_games
+    lines += [
+        "",
+        "at game: the median game at which the opening box emptied, over the runs where it did.",
+        f"{STRETCH} unlost by: the median game ending the first {STRETCH} games in a row without a loss, "
+        "over the runs that had them (never: the runs that did not).",
+        f"W/D/L: per 1,000 games, the mean over the runs, of each run's last {rows[0].last_games:,} games"
+        + (f" and of {frozen_games:,} games of the trained machine, frozen, against {EVAL_OPPONENT}."
+           if frozen_games else "."),
+    ]
+    return lines
+
+
+def _number(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.0f}" if value == int(value) else f"{value:.1f}"
+
+
+def _wdl(values: tuple[float, float, float]) -> str:
+    return "/".join(f"{v:.0f}" for v in values)
+
+
+# -- files -------------------------------------------------------------------------------------
+RUN_FIELDS = list(RunResult.__dataclass_fields__)[:-1]
+
+
+def write_csv(result: SweepResult, path: str | Path) -> None:
+    """A row per run (every figure of :class:`RunResult`); empty cells where a run has none."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=RUN_FIELDS)
+        writer.writeheader()
+        for run in result.runs:
+            writer.writerow({k: "" if v is None else v for k, v in run.row().items()})
+
+
+def settings_dict(settings: Settings) -> dict[str, Any]:
+    return {
+        "side": settings.side, "schedule": list(settings.schedule), "win": settings.win,
+        "draw": settings.draw, "loss": settings.loss, "all_squares": settings.all_squares,
+        "symmetry": settings.symmetry, "empty_policy": settings.empty_policy.value,
+    }
+
+
+def to_json(result: SweepResult) -> dict[str, Any]:
+    """The sweep as plain data: what was run, the summary per setting and every run."""
+    return {
+        "opponent": result.opponent,
+        "games": result.games,
+        "seeds": result.seeds,
+        "eval_games": result.eval_games,
+        "eval_opponent": EVAL_OPPONENT,
+        "stretch": STRETCH,
+        "last_games": last_games(result.games),
+        "settings": [{"label": s.label, **settings_dict(s.settings)} for s in result.settings],
+        "summary": [_summary_dict(r) for r in summarize(result)],
+        "runs": [run.row() for run in result.runs],
+    }
+
+
+def _summary_dict(row: SummaryRow) -> dict[str, Any]:
+    def nan_to_none(v: float) -> float | None:
+        return None if math.isnan(v) else v
+
+    return {
+        "label": row.label, "runs": row.runs, "opening_emptied": row.emptied,
+        "opening_emptied_share": nan_to_none(row.emptied_share), "opening_emptied_median_game": row.emptied_median,
+        "first_stretch_median_game": row.stretch_median, "first_stretch_never": row.stretch_never,
+        "last_games": row.last_games,
+        "last_per_1000": dict(zip(("wins", "draws", "losses"), map(nan_to_none, row.last))),
+        "frozen_vs_random_per_1000": (
+            None if row.frozen is None else dict(zip(("wins", "draws", "losses"), map(nan_to_none, row.frozen)))
+        ),
+    }
+
+
+def write_json(result: SweepResult, path: str | Path) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(to_json(result), f, indent=1)
+        f.write("\n")
+
+
+def plot_distributions(result: SweepResult, path: str | Path) -> None:
+    """Per setting, the spread over its runs of the games to the first stretch without a loss
+    and of the frozen machine's losses against random; saved as PNG, SVG or PDF by extension."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in PLOT_FORMATS:
+        raise SweepError(f"a plot is saved as {', '.join(PLOT_FORMATS)}, not {path.name!r}")
+    rows = summarize(result)
+    n = len(rows)
+    fig = Figure(figsize=(11.0, 1.8 + 0.7 * n), layout="constrained")
+    FigureCanvasAgg(fig)
+    left, right = fig.subplots(1, 2, sharey=True)
+    jitter = random.Random(0)
+    labels = [
+        f"{r.label}\nopening emptied: {r.emptied}/{r.runs}\nno {STRETCH} unlost: {r.stretch_never}/{r.runs}"
+        for r in rows
+    ]
+    panels: list[tuple[Any, Callable[[RunResult], float | None], str]] = [
+        (left, lambda run: run.first_stretch, f"game ending the first {STRETCH} games in a row without a loss"),
+        (right, _losses_per_thousand, f"losses per 1,000 games of the frozen machine vs {EVAL_OPPONENT}"),
+    ]
+    for ax, value_of, xlabel in panels:
+        for y, setting in enumerate(result.settings):
+            runs = [run for run in result.runs_for(setting.label) if value_of(run) is not None]
+            values = [v for run in runs if (v := value_of(run)) is not None]
+            if not values:
+                ax.annotate("no run got there", xy=(0.5, y), xycoords=("axes fraction", "data"),
+                            ha="center", va="center", fontsize="small", color="grey")
+                continue
+            ax.boxplot([values], positions=[y], orientation="horizontal", widths=0.5,
+                       showfliers=False, manage_ticks=False, medianprops={"color": "black"})
+            # One dot per run, red when its opening box emptied: the two kinds of run differ most.
+            colours = ["tab:red" if run.opening_emptied is not None else "tab:blue" for run in runs]
+            ax.scatter(values, [y + jitter.uniform(-0.2, 0.2) for _ in values], s=7, alpha=0.45,
+                       c=colours, linewidths=0)
+        ax.set_xlabel(xlabel)
+        ax.grid(axis="x", alpha=0.3)
+    right.legend(
+        handles=[
+            Line2D([], [], ls="", marker="o", color="tab:blue", label="a run"),
+            Line2D([], [], ls="", marker="o", color="tab:red", label="a run whose opening box emptied"),
+        ],
+        loc="upper center", bbox_to_anchor=(0.5, -0.18), ncols=2, fontsize="small", frameon=False,
+    )
+    left.set_yticks(range(n), labels)
+    left.set_ylim(n - 0.5, -0.5)
+    fig.suptitle(
+        f"MENACE sweep: {result.seeds} machines per setting, {result.games:,} games each vs {result.opponent}",
+        fontsize="medium",
+    )
+    metadata: dict[str, str | None] = {}
+    if suffix == ".pdf":
+        metadata = {"CreationDate": None}
+    elif suffix == ".svg":
+        metadata = {"Date": None}
+    fig.savefig(path, format=suffix[1:], metadata=metadata, dpi=150)
+
+
+def _losses_per_thousand(run: RunResult) -> float | None:
+    return 1000 * run.eval_losses / run.eval_games if run.eval_games else None
+
+
+# -- storing -----------------------------------------------------------------------------------
+def machine_names(settings: Sequence[SweepSetting], seeds: int, prefix: str) -> list[str]:
+    """The names sweep machines are stored under: ``PREFIX-K-SEED`` for the K-th setting."""
+    return [f"{prefix}-{k}-{seed}" for k in range(1, len(settings) + 1) for seed in range(1, seeds + 1)]
+
+
+def taken_names(url: str, names: Sequence[str]) -> list[str]:
+    """Those of ``names`` already used by machines in the database at ``url``."""
+    from menace.storage import repository as repo
+    from menace.storage.database import open_database, session_scope
+
+    db = open_database(url, create=True)
+    try:
+        with session_scope(db) as s:
+            existing = set(repo.machine_names(s))
+    finally:
+        db.dispose()
+    return [n for n in names if n in existing]
+
+
+def store_machines(url: str, prefix: str, result: SweepResult) -> list[str]:
+    """Store every run's machine (run with ``keep=True``) with its games, in one transaction,
+    as ``PREFIX-K-SEED``; returns the names. Fails, storing nothing, if a name is taken."""
+    from menace.storage import repository as repo
+    from menace.storage.database import open_database, session_scope
+
+    names = machine_names(result.settings, result.seeds, prefix)
+    by_key = {(r.label, r.seed): r for r in result.runs}
+    db = open_database(url, create=True)
+    try:
+        with session_scope(db, write=True) as s:
+            taken = set(repo.machine_names(s)).intersection(names)
+            if taken:
+                raise repo.MachineExistsError(
+                    f"machines named {', '.join(sorted(taken)[:3])}{' ...' if len(taken) > 3 else ''} exist; "
+                    f"choose another prefix"
+                )
+            for k, setting in enumerate(result.settings):
+                for seed in range(1, result.seeds + 1):
+                    run = by_key[(setting.label, seed)]
+                    if run.trained is None:
+                        raise SweepError("run the sweep with keep=True to store its machines")
+                    name = names[k * result.seeds + seed - 1]
+                    stored = repo.create_machine(s, name, TICTACTOE, setting.settings, "sweep")
+                    updates = [
+                        (box_id, m, run.trained.counts[i][m])
+                        for i, (box, box_id) in enumerate(zip(stored.boxes, stored.box_ids))
+                        for m, initial in box.initial.items()
+                        if run.trained.counts[i][m] != initial
+                    ]
+                    run_id = repo.start_run(s, stored.id, "sweep", result.opponent, seed)
+                    repo.save_games(s, stored.id, run_id, 1, run.trained.records, updates)
+                    repo.end_run(s, run_id)
+    finally:
+        db.dispose()
+    return names
+

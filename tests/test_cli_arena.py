@@ -1,0 +1,132 @@
+"""``opponents`` and ``arena``, invoked directly as click commands."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from menace.cli_arena import arena, opponents
+from menace.game import Side
+from menace.machine import Engine, Settings, build_boxes
+from menace.match import MenacePlayer
+from menace.players import Player, all_players
+from menace.tictactoe import TICTACTOE
+
+
+@dataclass
+class FakeApp:
+    """Stands in for the main group's context object, which can resolve ``menace:NAME``."""
+
+    asked: list[str]
+
+    def resolve_player(self, name: str) -> Player:
+        self.asked.append(name)
+        if name != "menace:first":
+            raise ValueError(f"no machine named {name.partition(':')[2]!r}")
+        settings = Settings(side="X")
+        engine = Engine(TICTACTOE, settings, build_boxes(TICTACTOE, settings))
+        return MenacePlayer(engine, Side.X, learn=False)
+
+
+def test_opponents_lists_every_player_with_its_help() -> None:
+    result = CliRunner().invoke(opponents, [], catch_exceptions=False)
+    assert result.exit_code == 0
+    for spec in all_players():
+        assert spec.name in result.output and spec.description in result.output
+        if spec.param_help:
+            assert spec.param_help in result.output
+    assert "random (dumb)" in result.output
+    assert "menace:NAME" not in result.output
+
+
+def test_opponents_mentions_menace_machines_when_the_group_can_resolve_them() -> None:
+    result = CliRunner().invoke(opponents, [], obj=FakeApp([]), catch_exceptions=False)
+    assert "menace:NAME" in result.output
+
+
+def test_arena_prints_the_table() -> None:
+    result = CliRunner().invoke(arena, ["-n", "5", "--players", "perfect,random,smart", "--seed", "3"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "3 players, 5 games per pairing as X and as O (30 games), seed 3"
+    assert lines[1].split() == ["perfect", "random", "smart", "total", "points"]
+    assert [line.split()[0] for line in lines[2:5]] == ["perfect", "random", "smart"]
+    assert lines[2].split()[3].endswith("/0")  # perfect never loses to smart
+
+
+def test_arena_is_reproducible_with_a_seed() -> None:
+    args = ["-n", "10", "--players", "oxo,td:300,random", "--seed", "11"]
+    first = CliRunner().invoke(arena, args, catch_exceptions=False)
+    second = CliRunner().invoke(arena, args, catch_exceptions=False)
+    assert first.exit_code == 0 and first.stdout == second.stdout
+    assert "td:300" in first.stdout
+
+
+def test_arena_defaults_to_every_registered_player() -> None:
+    result = CliRunner().invoke(arena, ["-n", "1", "--seed", "1"], catch_exceptions=False)
+    assert result.exit_code == 0
+    assert result.stdout.startswith(f"{len(all_players())} players, 1 game per pairing")
+    assert "playing" in result.stderr
+
+
+def test_arena_draws_a_heatmap(tmp_path: Path) -> None:
+    path = tmp_path / "arena.png"
+    result = CliRunner().invoke(arena, ["-n", "2", "--players", "perfect,random", "--seed", "1",
+                                        "--heatmap", str(path)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert path.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    assert f"heatmap written to {path}" in result.output
+
+
+def test_unknown_player_is_a_usage_error() -> None:
+    result = CliRunner().invoke(arena, ["--players", "perfect,chess"])
+    assert result.exit_code == 2
+    error = [line for line in result.stderr.splitlines() if line.startswith("Error")]
+    assert error == [
+        "Error: Invalid value for '--players': unknown opponent 'chess'; choose from "
+        "movetable, oxo, perfect, posswin, random, smart, td"
+    ]
+    assert "Traceback" not in result.output
+
+
+def test_menace_names_need_the_group_to_resolve_them() -> None:
+    result = CliRunner().invoke(arena, ["--players", "menace:first,random"])
+    assert result.exit_code == 2
+    assert "unknown opponent 'menace:first'" in result.stderr
+
+
+def test_menace_names_are_resolved_through_the_context_object() -> None:
+    app = FakeApp([])
+    result = CliRunner().invoke(arena, ["-n", "4", "--players", "menace:first,random", "--seed", "2"],
+                                obj=app, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert app.asked == ["menace:first"]
+    # A machine built for X only plays its one side: 4 games in all.
+    assert "(4 games)" in result.output
+    unknown = CliRunner().invoke(arena, ["--players", "menace:second,random"], obj=FakeApp([]))
+    assert unknown.exit_code == 2 and "no machine named 'second'" in unknown.stderr
+
+
+def test_bad_options_are_usage_errors(tmp_path: Path) -> None:
+    cases = [
+        (["--players", "td:lots,random"], "td takes a number of training games"),
+        (["--players", "perfect"], "at least two players"),
+        (["--players", "perfect,,random"], "single commas"),
+        (["--players", "random,Random"], "listed twice"),
+        (["--heatmap", str(tmp_path / "arena.jpg")], ".png, .svg, .pdf"),
+        (["-n", "0"], "0 is not in the range x>=1"),
+    ]
+    for args, message in cases:
+        result = CliRunner().invoke(arena, args)
+        assert result.exit_code == 2, args
+        assert message in result.stderr, (args, result.stderr)
+
+
+def test_every_command_has_help_with_an_example() -> None:
+    for command in (opponents, arena):
+        result = CliRunner().invoke(command, ["--help"], catch_exceptions=False)
+        assert result.exit_code == 0
+        assert "Examples:\n    menace " in result.output
