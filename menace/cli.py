@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 import click
 
 from menace import __version__
-from menace.colours import DEFAULT_COLOURS
+from menace.colours import DEFAULT_COLOURS, ColourError
 from menace.game import IllegalMoveError, Side
 from menace.machine import (
     EmptyPolicy,
@@ -28,11 +28,12 @@ from menace.service import BoxNotFoundError, MachineSummary
 from menace.storage.database import StorageError, resolve_url
 from menace.storage.repository import DEFAULT_MACHINE, MachineBusyError, MachineExistsError, UnknownMachineError
 from menace.tictactoe import TICTACTOE, draw_board, square_name
+from menace.transfer import MachineFileError
 
 # Library errors a user can cause: shown as one line, exit 1, never a traceback.
 USER_ERRORS: tuple[type[Exception], ...] = (
     StorageError, UnknownMachineError, MachineExistsError, SettingsError, BoxNotFoundError,
-    IllegalMoveError, UnknownPlayerError, MachineBusyError, PlayerParamError,
+    IllegalMoveError, UnknownPlayerError, MachineBusyError, PlayerParamError, MachineFileError, ColourError,
 )
 
 
@@ -510,10 +511,11 @@ def main() -> None:
 def _attach_commands() -> None:
     """Commands that live in their own modules, attached to the one ``menace`` group."""
     from menace.cli_arena import arena, opponents
+    from menace.cli_operate import export_cmd, import_cmd, operate, reconcile
     from menace.cli_sweep import sweep
     from menace.puzzles.commands import puzzle
 
-    for command in (opponents, arena, sweep, puzzle):
+    for command in (operate, reconcile, export_cmd, import_cmd, opponents, arena, sweep, puzzle):
         cli.add_command(command)
 
 

@@ -65,3 +65,13 @@ def parse_colours(text: str) -> tuple[BeadColour, ...]:
 
 def _is_hex(text: str) -> bool:
     return len(text) == 7 and text[0] == "#" and all(ch in "0123456789abcdefABCDEF" for ch in text[1:])
+
+
+def find_colour(text: str, colours: tuple[BeadColour, ...] = DEFAULT_COLOURS) -> int:
+    """The index (square of a box's drawing) of the colour named or lettered ``text``."""
+    t = text.strip().lower()
+    for i, c in enumerate(colours):
+        if t in (c.letter.lower(), c.name.lower()):
+            return i
+    names = ", ".join(f"{c.name} ({c.letter})" for c in colours)
+    raise ColourError(f"{text.strip()!r} is not a bead colour; the colours are {names}")

@@ -100,6 +100,49 @@ class TurnByTurnGame:
         self._play(square)
         return MenaceTurn(square, box.number, sym.name, box.position, before, draw.bead, restocked)
 
+    def box_to_open(self) -> tuple[int, str] | None:
+        """The box MENACE opens now (index, how to turn the real board), None if forced."""
+        if not self.menace_to_move:
+            raise IllegalMoveError("it is not MENACE's turn")
+        found = self.engine.box_for(self.state)
+        if found is None:
+            return None
+        sym = canonical(self.game, self.state)[1] if self.engine.settings.symmetry else self.game.symmetries[0]
+        return found[0], sym.name
+
+    def operator_move(self, bead: Move) -> MenaceTurn:
+        """MENACE's move on the physical machine: the operator reports the bead that came out.
+
+        ``bead`` is a square of the box's drawing. It must be one of the box's colours with at
+        least one bead in the twin (record a correction first if the real box disagrees).
+        """
+        opened = self.box_to_open()
+        if opened is None:
+            square = self.game.legal_moves(self.state)[0]
+            self._play(square)
+            return MenaceTurn(square)
+        index, sym_name = opened
+        box = self.engine.boxes[index]
+        counts = self.engine.counts[index]
+        if bead not in box.initial:
+            raise IllegalMoveError(f"box {box.number} has no beads of that colour")
+        if counts[bead] <= 0:
+            raise IllegalMoveError(f"box {box.number} has no beads of that colour left, says the twin")
+        before = {m: counts[m] for m in box.initial}
+        found = self.engine.box_for(self.state)
+        assert found is not None
+        real = found[1][bead]
+        self.drawn.append(Draw(index, bead))
+        self._play(real)
+        return MenaceTurn(real, box.number, sym_name, box.position, before, bead)
+
+    def resign(self) -> MenaceTurn:
+        """The box is empty (on the real machine too): MENACE resigns."""
+        opened = self.box_to_open()
+        number = self.engine.boxes[opened[0]].number if opened else None
+        self.outcome = Outcome(self.menace_side.other)
+        return MenaceTurn(None, number, resigned=True)
+
     def person_move(self, move: Move) -> None:
         """The other side's move; :class:`IllegalMoveError` if the square is taken."""
         if self.over:

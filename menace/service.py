@@ -25,6 +25,16 @@ class BoxNotFoundError(LookupError):
     """No box with that number or position."""
 
 
+@dataclass(frozen=True)
+class PendingCorrection:
+    """A bead count set by hand during a game, stored with the game."""
+
+    box: int
+    move: int
+    count: int
+    reason: str
+
+
 def game_named(name: str) -> Game:
     return GAMES[name]
 
@@ -109,10 +119,18 @@ class OpenMachine:
                 out.extend((ids[i], m, now[m]) for m in self.stored.boxes[i].initial if now[m] != then[m])
         return out
 
-    def save(self, run_id: int, records: Sequence[GameRecord] | GameBuffer, end_run: bool = False) -> None:
-        """Store ``records`` (games played since the last save) and the beads they changed."""
+    def save(self, run_id: int, records: Sequence[GameRecord] | GameBuffer, end_run: bool = False,
+             corrections: Sequence[PendingCorrection] = ()) -> None:
+        """Store ``records`` (games played since the last save) and the beads they changed.
+
+        ``corrections`` (bead counts set by hand before these games) are stored with them, in
+        the same transaction.
+        """
         updates = self.changed_beads()
         with session_scope(self.db, write=True) as s:
+            for c in corrections:
+                repo.add_corrections(s, self.stored.id, self.games_played,
+                                     [(self.stored.box_ids[c.box], c.move, c.count)], c.reason)
             repo.save_games(s, self.stored.id, run_id, self.games_played + 1, records, updates)
             if self.locked:
                 repo.heartbeat(s, self.stored.id)
@@ -120,6 +138,23 @@ class OpenMachine:
                 repo.end_run(s, run_id)
         self.games_played += records.games if isinstance(records, GameBuffer) else len(records)
         self._saved = self.engine.snapshot()
+
+    def correct(self, box: int, counts: dict[int, int], reason: str) -> list[tuple[int, int, int]]:
+        """Set box ``box`` (an index)'s counts by hand, recorded as corrections in the history.
+
+        Returns ``(move, before, after)`` for each colour that changed.
+        """
+        current = self.engine.counts[box]
+        changed = [(m, current[m], c) for m, c in counts.items() if current[m] != c]
+        if not changed:
+            return []
+        with session_scope(self.db, write=True) as s:
+            repo.add_corrections(s, self.stored.id, self.games_played,
+                                 [(self.stored.box_ids[box], m, c) for m, _, c in changed], reason)
+        for m, _, c in changed:
+            current[m] = c
+            self._saved[box][m] = c
+        return changed
 
     def discard_unsaved(self) -> None:
         """Forget bead changes not yet saved (an abandoned game)."""

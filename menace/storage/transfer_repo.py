@@ -1,0 +1,147 @@
+"""Whole machines out of and into the database, row for row (for export and import)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import insert, select
+from sqlalchemy.orm import Session
+
+from menace.storage.models import BeadRow, BoxRow, CorrectionRow, GameBlockRow, MachineRow, RunRow
+from menace.storage.repository import _machine_row
+
+
+@dataclass
+class RunDump:
+    kind: str
+    opponent: str
+    seed: int | None
+    started_at: datetime
+    ended_at: datetime | None
+
+
+@dataclass
+class BlockDump:
+    run: int
+    """Index into the dump's runs."""
+    first_game: int
+    n_games: int
+    wins: int
+    draws: int
+    losses: int
+    data: bytes
+
+
+@dataclass
+class CorrectionDump:
+    after_game: int
+    box_number: int
+    move: int
+    count: int
+    reason: str
+    created_at: datetime
+
+
+@dataclass
+class BoxDump:
+    number: int
+    position: str
+    side: str
+    move_number: int
+    beads: list[tuple[int, int, int]]
+    """``(move, initial, count)`` by move."""
+
+
+@dataclass
+class MachineDump:
+    name: str
+    game: str
+    side: str
+    schedule: str
+    reward_win: int
+    reward_draw: int
+    reward_loss: int
+    all_squares: bool
+    symmetry: bool
+    empty_policy: str
+    preset: str | None
+    created_at: datetime
+    boxes: list[BoxDump]
+    runs: list[RunDump]
+    blocks: list[BlockDump]
+    corrections: list[CorrectionDump]
+
+
+def dump_machine(session: Session, name: str) -> MachineDump:
+    m = _machine_row(session, name)
+    boxes = session.execute(
+        select(BoxRow.id, BoxRow.number, BoxRow.position, BoxRow.side, BoxRow.move_number)
+        .where(BoxRow.machine_id == m.id).order_by(BoxRow.number)
+    ).all()
+    beads: dict[int, list[tuple[int, int, int]]] = {}
+    for box_id, move, initial, count in session.execute(
+        select(BeadRow.box_id, BeadRow.move, BeadRow.initial, BeadRow.count)
+        .join(BoxRow, BoxRow.id == BeadRow.box_id).where(BoxRow.machine_id == m.id)
+        .order_by(BeadRow.box_id, BeadRow.move)
+    ):
+        beads.setdefault(box_id, []).append((move, initial, count))
+    runs = list(session.scalars(select(RunRow).where(RunRow.machine_id == m.id).order_by(RunRow.id)))
+    run_index = {r.id: i for i, r in enumerate(runs)}
+    blocks = [
+        BlockDump(run_index[b.run_id], b.first_game, b.n_games, b.wins, b.draws, b.losses, b.data)
+        for b in session.scalars(select(GameBlockRow).where(GameBlockRow.machine_id == m.id)
+                                 .order_by(GameBlockRow.first_game))
+    ]
+    number_of = {box_id: number for box_id, number, *_ in boxes}
+    fixes = [
+        CorrectionDump(c.after_game, number_of[c.box_id], c.move, c.count, c.reason, c.created_at)
+        for c in session.scalars(select(CorrectionRow).where(CorrectionRow.machine_id == m.id)
+                                 .order_by(CorrectionRow.id))
+    ]
+    return MachineDump(
+        m.name, m.game, m.side, m.schedule, m.reward_win, m.reward_draw, m.reward_loss, m.all_squares,
+        m.symmetry, m.empty_policy, m.preset, m.created_at,
+        [BoxDump(number, position, side, move_number, beads.get(box_id, []))
+         for box_id, number, position, side, move_number in boxes],
+        [RunDump(r.kind, r.opponent, r.seed, r.started_at, r.ended_at) for r in runs],
+        blocks, fixes,
+    )
+
+
+def load_machine_dump(session: Session, d: MachineDump) -> None:
+    """Insert a whole machine (its name must be free), all rows in bulk."""
+    m = MachineRow(
+        name=d.name, game=d.game, side=d.side, schedule=d.schedule, reward_win=d.reward_win,
+        reward_draw=d.reward_draw, reward_loss=d.reward_loss, all_squares=d.all_squares, symmetry=d.symmetry,
+        empty_policy=d.empty_policy, preset=d.preset, created_at=d.created_at,
+    )
+    session.add(m)
+    session.flush()
+    ids = list(session.scalars(
+        insert(BoxRow).returning(BoxRow.id, sort_by_parameter_order=True),
+        [{"machine_id": m.id, "number": b.number, "position": b.position, "side": b.side,
+          "move_number": b.move_number} for b in d.boxes],
+    ))
+    bead_rows = [{"box_id": i, "move": mv, "initial": ini, "count": c}
+                 for i, b in zip(ids, d.boxes) for mv, ini, c in b.beads]
+    if bead_rows:
+        session.execute(insert(BeadRow), bead_rows)
+    run_ids = []
+    for r in d.runs:
+        row = RunRow(machine_id=m.id, kind=r.kind, opponent=r.opponent, seed=r.seed, started_at=r.started_at,
+                     ended_at=r.ended_at)
+        session.add(row)
+        session.flush()
+        run_ids.append(row.id)
+    if d.blocks:
+        session.execute(insert(GameBlockRow), [
+            {"machine_id": m.id, "run_id": run_ids[b.run], "first_game": b.first_game, "n_games": b.n_games,
+             "wins": b.wins, "draws": b.draws, "losses": b.losses, "data": b.data} for b in d.blocks
+        ])
+    box_id = {b.number: i for i, b in zip(ids, d.boxes)}
+    if d.corrections:
+        session.execute(insert(CorrectionRow), [
+            {"machine_id": m.id, "after_game": c.after_game, "box_id": box_id[c.box_number], "move": c.move,
+             "count": c.count, "reason": c.reason, "created_at": c.created_at} for c in d.corrections
+        ])
