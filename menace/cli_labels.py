@@ -1,0 +1,126 @@
+"""``menace labels``: the printable build kit for a stored machine (see :mod:`menace.labels`)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import click
+
+from menace.colours import DEFAULT_COLOURS, BeadColour, ColourError, parse_colours
+from menace.labels import (
+    DEFAULT_LABEL,
+    PAPERS,
+    SHEETS,
+    KitSpec,
+    LabelLayoutError,
+    LabelSize,
+    check_label,
+    check_readable,
+    find_paper,
+    find_sheet,
+    parse_label_size,
+    write_pdf,
+    write_svgs,
+)
+
+_PERCENT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%?\s*$")
+
+
+def _label_size(ctx: click.Context, param: click.Parameter, value: str | None) -> LabelSize | None:
+    if value is None:
+        return None
+    try:
+        return parse_label_size(value)
+    except LabelLayoutError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def _colours(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[BeadColour, ...]:
+    if value is None:
+        return DEFAULT_COLOURS
+    try:
+        return parse_colours(value)
+    except ColourError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def _spare(ctx: click.Context, param: click.Parameter, value: str) -> float:
+    match = _PERCENT.match(value)
+    if not match:
+        raise click.BadParameter(f"{value!r} is not a percentage like 50% or 0")
+    return float(match.group(1))
+
+
+@click.command()
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path), metavar="PATH",
+              help="The PDF to write; with --format svg, the folder for one SVG per box.")
+@click.option("--format", "fmt", type=click.Choice(["pdf", "svg"]), default="pdf", show_default=True,
+              help="pdf: the whole kit to print. svg: one file per label, for cutters and label printers.")
+@click.option("--paper", type=click.Choice(sorted(PAPERS)), default="a4", show_default=True, help="Paper size.")
+@click.option("--label-size", "label_size", callback=_label_size, metavar="WxH",
+              help="Label size in mm, width x height [default: 53x36, the top of a household matchbox].")
+@click.option("--sheet", type=click.Choice(sorted(SHEETS)),
+              help="Print on a sticker sheet: a4-21 is the A4 sheet of 21 labels of 63.5 x 38.1 mm.")
+@click.option("--colours", callback=_colours, metavar="LIST",
+              help="Nine bead colours for squares a1..c3, as name=#rrggbb or name:L=#rrggbb, comma-separated.")
+@click.option("--spare", callback=_spare, default="50%", show_default=True, metavar="PERCENT",
+              help="Extra beads to buy per colour, as a share of the initial fill.")
+@click.pass_obj
+def labels(obj: Any, out: Path, fmt: str, paper: str, label_size: LabelSize | None, sheet: str | None,
+           colours: tuple[BeadColour, ...], spare: float) -> None:
+    """Print the build kit for a real MENACE: labels, shopping list, fill list, shelf map.
+
+    One label per matchbox: its number, move, the position drawn with a coloured,
+    lettered dot on every square that holds beads, an UP mark, and the beads that go in
+    at the start. Print the PDF at 100% (no "fit to page"); its first page has a 100 mm
+    ruler to check.
+
+    \b
+    Examples:
+      menace labels --out labels.pdf                        A4, 53 x 36 mm labels to cut out
+      menace labels --out labels.pdf --paper letter
+      menace labels --out labels.pdf --sheet a4-21          A4 sticker sheets of 21 labels
+      menace labels --out labels.pdf --label-size 60x40 --spare 25%
+      menace -m second labels --out second.pdf              the machine named "second"
+      menace labels --format svg --out labels/              one SVG per box
+    """
+    from menace.service import open_machine
+
+    if sheet is not None:
+        sticker = find_sheet(sheet)
+        if label_size is not None and label_size != sticker.label:
+            raise click.UsageError(f"--sheet {sheet} has its own label size ({sticker.label}); leave out "
+                                   f"--label-size")
+        if find_paper(paper) != sticker.paper:
+            raise click.UsageError(f"--sheet {sheet} is {sticker.paper.name} paper; leave out --paper {paper}")
+    chosen_paper = find_paper(paper)
+    label = label_size or DEFAULT_LABEL
+    try:
+        if sheet is None and fmt == "pdf":
+            check_label(chosen_paper, label)
+        check_readable(label)
+    except LabelLayoutError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--label-size'") from None
+    with open_machine(obj.url, obj.machine) as m:
+        boxes = m.stored.boxes
+        spec = KitSpec(m.stored.name, m.stored.settings, colours, chosen_paper, label,
+                       find_sheet(sheet) if sheet else None, spare)
+    try:
+        if fmt == "svg":
+            result = write_svgs(out, boxes, spec)
+        else:
+            result = write_pdf(out, boxes, spec)
+    except LabelLayoutError as exc:
+        raise click.ClickException(str(exc)) from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {out}: {exc.strerror or exc}") from None
+    beads = (f"{result.shopping.fill:,} beads to fill, {result.shopping.buy:,} to buy with "
+             f"{spare:g}% spare")
+    if fmt == "svg":
+        click.echo(f"Wrote {result.labels:,} SVG labels ({spec.label}) of {spec.machine!r} to {out}/: {beads}.")
+    else:
+        first, last = result.label_pages
+        click.echo(f"Wrote {out}: {result.pages} {spec.paper.name} pages, {result.labels:,} labels of {spec.label} "
+                   f"on pages {first}-{last}, {beads}.")
