@@ -273,8 +273,8 @@ def test_shelf_map_rows_match_the_places_operate_names() -> None:
     from menace.labels import shelf_map_pages
     from menace.shelf import shelf_place
 
-    for settings in (MICHIE, Settings(side="both")):
-        boxes = build_boxes(TICTACTOE, settings)
+    for machine_settings in (MICHIE, Settings(side="both")):
+        boxes = build_boxes(TICTACTOE, machine_settings)
         for page in shelf_map_pages(boxes):
             for row in page:
                 for i, number in enumerate(row.boxes, start=1):

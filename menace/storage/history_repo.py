@@ -7,7 +7,8 @@ where it can (a block's win/draw/loss tally, its run's opponent, its range of ga
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 
 from sqlalchemy import delete, exists, select, update
@@ -16,7 +17,7 @@ from sqlalchemy.orm import Session
 from menace.game import Result
 from menace.history import decode_block, encode_block
 from menace.machine import GameRecord
-from menace.storage.models import BeadRow, GameBlockRow, RunRow
+from menace.storage.models import BeadRow, CorrectionRow, GameBlockRow, RunRow
 from menace.storage.repository import StoredGame, games_played
 
 STREAM = {"yield_per": 64}
@@ -41,16 +42,19 @@ def runs(session: Session, machine_id: int) -> dict[int, RunInfo]:
     return {i: RunInfo(i, k, o, s) for i, k, o, s in rows}
 
 
-def iter_records(session: Session, machine_id: int, start: int = 1, stop: int | None = None) -> Iterator[GameRecord]:
+def iter_records(
+    session: Session, machine_id: int, start: int = 1, stop: int | None = None,
+) -> Generator[GameRecord, None, None]:
     """The games numbered ``start`` to ``stop`` (inclusive; None: the last), in order."""
-    for g in stream_games(session, machine_id, start=start, stop=stop):
-        yield g.record
+    with closing(stream_games(session, machine_id, start=start, stop=stop)) as games:
+        for g in games:
+            yield g.record
 
 
 def stream_games(
     session: Session, machine_id: int, *, start: int = 1, stop: int | None = None, reverse: bool = False,
     opponent: str | None = None, result: Result | None = None,
-) -> Iterator[StoredGame]:
+) -> Generator[StoredGame, None, None]:
     """Stored games numbered ``start`` to ``stop`` (inclusive), optionally only those against
     ``opponent`` or with ``result`` (from MENACE's side), in order or (``reverse``) last first.
     """
@@ -92,23 +96,27 @@ def remove_last_games(session: Session, machine_id: int, n: int) -> list[StoredG
 
     Blocks after the new last game go; the block holding it is cut short and re-packed with
     its tally. A run left without games (a game at the terminal, a tournament undone
-    entirely) goes too. Bead counts are the caller's business (see :func:`write_beads`).
+    entirely) goes too, and so do bead counts set by hand after the new last game. The beads
+    themselves are the caller's business (see :func:`write_beads`).
     """
-    played = games_played(session, machine_id)
-    keep = max(played - n, 0)
-    removed = list(stream_games(session, machine_id, start=keep + 1))
-    cut = session.execute(
-        select(GameBlockRow.id, GameBlockRow.first_game, GameBlockRow.data).where(
-            GameBlockRow.machine_id == machine_id, GameBlockRow.first_game <= keep,
-            GameBlockRow.first_game + GameBlockRow.n_games - 1 > keep,
-        )
-    ).first()
-    session.execute(delete(GameBlockRow).where(
-        GameBlockRow.machine_id == machine_id, GameBlockRow.first_game > keep,
-    ))
-    if cut is not None:
-        block_id, first, data = cut
-        kept = decode_block(data)[: keep - first + 1]
+    keep = max(games_played(session, machine_id) - n, 0)
+    known = runs(session, machine_id)
+    blocks = session.execute(
+        select(GameBlockRow.id, GameBlockRow.first_game, GameBlockRow.run_id, GameBlockRow.data)
+        .where(GameBlockRow.machine_id == machine_id, GameBlockRow.first_game + GameBlockRow.n_games - 1 > keep)
+        .order_by(GameBlockRow.first_game)
+    ).all()
+    removed: list[StoredGame] = []
+    for block_id, first, run_id, data in blocks:
+        games = decode_block(data)
+        cut = max(keep - first + 1, 0)
+        run = known[run_id]
+        removed.extend(StoredGame(first + i, run_id, run.kind, run.opponent, record)
+                       for i, record in enumerate(games) if i >= cut)
+        if cut == 0:
+            session.execute(delete(GameBlockRow).where(GameBlockRow.id == block_id))
+            continue
+        kept = games[:cut]
         tally = {r: 0 for r in Result}
         for record in kept:
             tally[record.result] += 1
@@ -121,4 +129,7 @@ def remove_last_games(session: Session, machine_id: int, n: int) -> list[StoredG
         session.execute(delete(RunRow).where(
             RunRow.id.in_(emptied), ~exists().where(GameBlockRow.run_id == RunRow.id),
         ))
+    session.execute(delete(CorrectionRow).where(
+        CorrectionRow.machine_id == machine_id, CorrectionRow.after_game > keep,
+    ))
     return removed
