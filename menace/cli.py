@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 import click
 
 from menace import __version__
+from menace.cli_common import opening_empty_help
 from menace.colours import DEFAULT_COLOURS, ColourError
 from menace.game import IllegalMoveError, Side
 from menace.machine import (
@@ -256,8 +257,8 @@ def play(app: AppContext, first: str | None, seed: int | None) -> None:
                 first = _ask(lambda: click.prompt("Who starts?", type=click.Choice(["me", "menace"]),
                                                   default="menace"))
             menace_side = Side.X if first == "menace" else Side.O
-        if menace_side is Side.X and m.engine.opening_empty(Side.X):
-            raise click.ClickException(_opening_empty_help(app))
+        if m.engine.opening_empty(menace_side):
+            raise click.ClickException(opening_empty_help(app))
         g = TurnByTurnGame(m.engine, menace_side, random.Random(seed))
         click.echo(f"You are {menace_side.other.name}; MENACE ({app.machine!r}) is {menace_side.name}.")
         while not g.over:
@@ -321,11 +322,6 @@ def _show_menace_turn(t: Any) -> None:
                f"{square_name(t.square)} on your board.")
 
 
-def _opening_empty_help(app: AppContext) -> str:
-    return (f"the opening box of {app.machine!r} is empty: under 'resign' MENACE resigns every game. "
-            f"Rebuild it (menace init -m {app.machine} --replace) or build one with --empty-box restock")
-
-
 # -- tournament ---------------------------------------------------------------------------------
 DURATION = re.compile(r"^\s*(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s?)?\s*$")
 
@@ -381,7 +377,7 @@ def tournament(app: AppContext, opponent: str, games: int | None, duration: floa
     bar = _ProgressLine(games, duration)
     with open_machine(app.url, app.machine, holder=f"a tournament against {opponent} (menace tournament)") as m:
         if m.engine.opening_empty(Side(m.engine.settings.sides[0])) and len(m.engine.settings.sides) == 1:
-            raise click.ClickException(_opening_empty_help(app))
+            raise click.ClickException(opening_empty_help(app))
         with ExitStack() as stack:
             resolve = None
             if split_name(opponent)[0] == "menace":
@@ -403,7 +399,7 @@ def tournament(app: AppContext, opponent: str, games: int | None, duration: floa
                f"{result.losses:,} lost.")
     click.echo(f"Machine {result.machine!r} has played {result.total_games:,} games in all.")
     if result.stopped == OPENING_EMPTY:
-        click.echo(f"Stopped: {_opening_empty_help(app)}.")
+        click.echo(f"Stopped: {opening_empty_help(app)}.")
     elif result.stopped:
         click.echo(f"Stopped by {result.stopped} after game {result.total_games:,}; every finished game is saved.")
         _exit(130 if result.stopped == "SIGINT" else 143)

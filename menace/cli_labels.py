@@ -8,7 +8,8 @@ from typing import Any
 
 import click
 
-from menace.colours import DEFAULT_COLOURS, BeadColour, ColourError, parse_colours
+from menace.cli_common import colours_option
+from menace.colours import BeadColour
 from menace.labels import (
     DEFAULT_LABEL,
     PAPERS,
@@ -37,15 +38,6 @@ def _label_size(ctx: click.Context, param: click.Parameter, value: str | None) -
         raise click.BadParameter(str(exc)) from None
 
 
-def _colours(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[BeadColour, ...]:
-    if value is None:
-        return DEFAULT_COLOURS
-    try:
-        return parse_colours(value)
-    except ColourError as exc:
-        raise click.BadParameter(str(exc)) from None
-
-
 def _spare(ctx: click.Context, param: click.Parameter, value: str) -> float:
     match = _PERCENT.match(value)
     if not match:
@@ -63,7 +55,7 @@ def _spare(ctx: click.Context, param: click.Parameter, value: str) -> float:
               help="Label size in mm, width x height [default: 53x36, the top of a household matchbox].")
 @click.option("--sheet", type=click.Choice(sorted(SHEETS)),
               help="Print on a sticker sheet: a4-21 is the A4 sheet of 21 labels of 63.5 x 38.1 mm.")
-@click.option("--colours", callback=_colours, metavar="LIST",
+@click.option("--colours", callback=colours_option, metavar="LIST",
               help="Nine bead colours for squares a1..c3, as name=#rrggbb or name:L=#rrggbb, comma-separated.")
 @click.option("--spare", callback=_spare, default="50%", show_default=True, metavar="PERCENT",
               help="Extra beads to buy per colour, as a share of the initial fill.")

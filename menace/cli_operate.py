@@ -11,18 +11,10 @@ from typing import Any
 
 import click
 
-from menace.colours import DEFAULT_COLOURS, BeadColour, ColourError, find_colour, parse_colours
+from menace.cli_common import colours_option, opening_empty_help
+from menace.colours import BeadColour, ColourError, find_colour
 from menace.game import IllegalMoveError, Side
 from menace.tictactoe import TICTACTOE, draw_board, square_name
-
-
-def _colours(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[BeadColour, ...]:
-    if value is None:
-        return DEFAULT_COLOURS
-    try:
-        return parse_colours(value)
-    except ColourError as exc:
-        raise click.BadParameter(str(exc)) from None
 
 
 class Abandoned(Exception):
@@ -46,7 +38,7 @@ def _confirm(text: str) -> bool:
 @click.command()
 @click.option("--first", type=click.Choice(["me", "menace"]),
               help="Who starts, when the machine plays both sides [default: ask].")
-@click.option("--colours", callback=_colours, metavar="LIST",
+@click.option("--colours", callback=colours_option, metavar="LIST",
               help="The bead colours of your machine, as given to menace labels --colours.")
 @click.pass_obj
 def operate(app: Any, first: str | None, colours: tuple[BeadColour, ...]) -> None:
@@ -72,6 +64,8 @@ def operate(app: Any, first: str | None, colours: tuple[BeadColour, ...]) -> Non
             else:
                 who = first or _ask("Who starts?", type=click.Choice(["me", "menace"]), default="menace")
                 menace_side = Side.X if who == "menace" else Side.O
+            if m.engine.opening_empty(menace_side):
+                raise click.ClickException(opening_empty_help(app))
             g = TurnByTurnGame(m.engine, menace_side, random.Random())
             fixes: list[PendingCorrection] = []
             click.echo(f"MENACE ({app.machine!r}) plays {menace_side.name}; "
@@ -178,7 +172,7 @@ def _print_board(state: tuple[int, ...]) -> None:
 @click.argument("box", type=click.IntRange(min=1))
 @click.option("--count", "counts", multiple=True, metavar="COLOUR=N",
               help="A colour's real count, e.g. --count W=3 (repeat; the others are asked for).")
-@click.option("--colours", callback=_colours, metavar="LIST", help="Your machine's bead colours.")
+@click.option("--colours", callback=colours_option, metavar="LIST", help="Your machine's bead colours.")
 @click.pass_obj
 def reconcile(app: Any, box: int, counts: tuple[str, ...], colours: tuple[BeadColour, ...]) -> None:
     """Set a box's beads from a count of the real beads, recorded as a correction.
