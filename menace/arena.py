@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from menace.figures import FORMATS, save_figure
 from menace.game import Game, Move, Result, Side, State
 from menace.match import play_game
 from menace.players import Player, RulePlayer
@@ -24,7 +25,7 @@ from menace.players import Player, RulePlayer
 EntrantFactory = Callable[[random.Random], Player]
 """Makes a fresh player for one pairing, from the arena's random source (for training)."""
 
-HEATMAP_FORMATS = (".png", ".svg", ".pdf")
+HEATMAP_FORMATS = tuple(FORMATS)
 
 
 class ArenaError(ValueError):
@@ -263,12 +264,7 @@ def heatmap(result: ArenaResult, path: str | Path) -> None:
                     fontsize="small", color=colour)
     bar = fig.colorbar(image, ax=ax, shrink=0.8)
     bar.set_label("share of points (row vs column)")
-    metadata: dict[str, str | None] = {}
-    if suffix == ".pdf":
-        metadata = {"CreationDate": None}
-    elif suffix == ".svg":
-        metadata = {"Date": None}
-    fig.savefig(path, format=suffix[1:], metadata=metadata, dpi=150)
+    save_figure(fig, path, FORMATS[suffix], dpi=150)
 
 
 def _percent(tally: Tally) -> str:

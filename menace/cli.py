@@ -507,12 +507,14 @@ def main() -> None:
 def _attach_commands() -> None:
     """Commands that live in their own modules, attached to the one ``menace`` group."""
     from menace.cli_arena import arena, opponents
+    from menace.cli_history import COMMANDS as HISTORY_COMMANDS
     from menace.cli_labels import labels
     from menace.cli_operate import export_cmd, import_cmd, operate, reconcile
     from menace.cli_sweep import sweep
     from menace.puzzles.commands import puzzle
 
-    for command in (labels, operate, reconcile, export_cmd, import_cmd, opponents, arena, sweep, puzzle):
+    for command in (*HISTORY_COMMANDS, labels, operate, reconcile, export_cmd, import_cmd, opponents, arena,
+                    sweep, puzzle):
         cli.add_command(command)
 
 

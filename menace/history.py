@@ -72,15 +72,18 @@ def encode_games(games: Sequence[GameRecord]) -> bytes:
 
 def decode_games(data: bytes) -> list[GameRecord]:
     games: list[GameRecord] = []
+    append = games.append
+    sides = (None, Side.X, Side.O, None)  # a tuple lookup: Side(n) per game is the slow part
     i = 0
     size = len(data)
     while i < size:
         head = data[i]
-        n, side, winner = head >> 4, head >> 2 & 3, head & 3
-        if side not in (1, 2) or winner not in (1, 2, 3) or i + 1 + n > size:
+        n, side, winner = head >> 4, sides[head >> 2 & 3], head & 3
+        end = i + 1 + n
+        if side is None or not winner or end > size:
             raise CorruptHistoryError(f"bad game record at byte {i}")
-        games.append(GameRecord(Side(side), list(data[i + 1:i + 1 + n]), winner))
-        i += 1 + n
+        append(GameRecord(side, list(data[i + 1:end]), winner))
+        i = end
     return games
 
 

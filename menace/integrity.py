@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 from menace.game import IllegalMoveError, canonical
 from menace.history import CorruptHistoryError
-from menace.machine import Engine, build_boxes
+from menace.machine import build_boxes
+from menace.replay import Replayer, ReplayError, compare
 from menace.service import game_named
 from menace.storage import repository as repo
 from menace.storage.database import (
@@ -92,36 +93,21 @@ def _check_machine(s: object, name: str, report: CheckReport) -> None:
             if exp.position != box.position or exp.initial != box.initial:
                 faults.append(f"{where}: position or initial beads differ from what the settings build")
     # Replay: initial beads + every stored game + every correction, in order, must give the beads.
-    engine = Engine(game, settings, expected)
-    fixes = repo.corrections(s, stored.id)
-    fix_at = 0
-    games = 0
+    replayer = Replayer(settings, expected, game, repo.corrections(s, stored.id))
     try:
         for g in repo.iter_games(s, stored.id):
-            while fix_at < len(fixes) and fixes[fix_at].after_game < g.number:
-                _apply(engine, fixes[fix_at])
-                fix_at += 1
-            if g.number != games + 1:
-                faults.append(f"{name}: game {games + 1} is missing from the history")
-            games = g.number
+            if g.number != replayer.games + 1:
+                faults.append(f"{name}: games {replayer.games + 1} to {g.number - 1} are missing from the history")
+                return
             try:
-                engine.relearn(g.record)
-            except (IllegalMoveError, ValueError, IndexError) as exc:
-                faults.append(f"{name}: game {g.number} cannot be replayed: {exc}")
+                replayer.apply(g.record)
+            except ReplayError as exc:
+                faults.append(f"{name}: a stored game cannot be replayed: {exc}")
                 return
     except CorruptHistoryError as exc:
         faults.append(f"{name}: stored games are damaged: {exc}")
         return
-    for fix in fixes[fix_at:]:
-        _apply(engine, fix)
-    report.games += games
-    for i, box in enumerate(stored.boxes[: len(expected)]):
-        replayed = {m: engine.counts[i][m] for m in box.initial}
-        if replayed != box.beads:
-            diff = ", ".join(f"{game.move_name(m)}: stored {box.beads.get(m)}, history gives {replayed[m]}"
-                             for m in box.initial if box.beads.get(m) != replayed[m])
-            faults.append(f"{name}: box {box.number} beads differ from its history ({diff})")
-
-
-def _apply(engine: Engine, fix: repo.Correction) -> None:
-    engine.counts[fix.box_number - 1][fix.move] = fix.count
+    report.games += replayer.games
+    for diff in compare(stored.boxes[: len(expected)], replayer.counts):
+        faults.append(f"{name}: box {diff.box_number} beads differ from its history "
+                      f"({game.move_name(diff.bead)}: stored {diff.stored}, history gives {diff.replayed})")

@@ -459,7 +459,8 @@ class Engine:
     def replay(self, record: GameRecord) -> list[Draw]:
         """Follow a recorded game on the boxes: the beads MENACE drew, applying restocks.
 
-        Learning is not applied; pass the result to :meth:`reinforce`, or use :meth:`relearn`.
+        Learning is not applied; pass the result to :meth:`reinforce`. (The plain reference for
+        :class:`menace.replay.Replayer`, which does the same on precomputed tables.)
         Raises :class:`IllegalMoveError` for a move that was not legal.
         """
         side = record.menace_side
@@ -482,8 +483,3 @@ class Engine:
                     drawn.append(Draw(b, real.index(move)))
             k = kids[k][move]
         return drawn
-
-    def relearn(self, record: GameRecord) -> None:
-        """Apply a stored game to the boxes exactly as it was learnt when it was played."""
-        drawn = self.replay(record)
-        self._reinforce([(d.box, d.bead) for d in drawn], self.settings.delta(record.result))

@@ -41,6 +41,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from menace.figures import FORMATS, save_figure
 from menace.game import Side
 from menace.machine import (
     DRAWN,
@@ -62,7 +63,7 @@ LAST_SHARE = 0.2
 EVAL_OPPONENT = "random"
 """The frozen machine is measured against this player."""
 EVAL_GAMES = 1000
-PLOT_FORMATS = (".png", ".svg", ".pdf")
+PLOT_FORMATS = tuple(FORMATS)
 
 
 class SweepError(ValueError):
@@ -641,12 +642,7 @@ def plot_distributions(result: SweepResult, path: str | Path) -> None:
         f"MENACE sweep: {result.seeds} machines per setting, {result.games:,} games each vs {result.opponent}",
         fontsize="medium",
     )
-    metadata: dict[str, str | None] = {}
-    if suffix == ".pdf":
-        metadata = {"CreationDate": None}
-    elif suffix == ".svg":
-        metadata = {"Date": None}
-    fig.savefig(path, format=suffix[1:], metadata=metadata, dpi=150)
+    save_figure(fig, path, FORMATS[suffix], dpi=150)
 
 
 def _losses_per_thousand(run: RunResult) -> float | None:

@@ -14,9 +14,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from menace.game import IllegalMoveError
 from menace.history import CorruptHistoryError, decode_block
-from menace.machine import EmptyPolicy, Engine, Settings, build_boxes, format_numbers, parse_numbers
+from menace.machine import EmptyPolicy, Settings, build_boxes, format_numbers, parse_numbers
+from menace.replay import Replayer, ReplayError
 from menace.service import game_named
 from menace.storage import repository as repo
 from menace.storage.database import open_database, session_scope
@@ -163,29 +163,19 @@ def verify(dump: MachineDump, settings: Settings) -> None:
         if (exp.number != b.number or game.encode(exp.position) != b.position or exp.side.name != b.side
                 or {mv: ini for mv, ini, _ in b.beads} != exp.initial):
             raise MachineFileError(f"box {b.number} in the file is not the box its settings build")
-    engine = Engine(game, settings, expected)
-    fixes = sorted(dump.corrections, key=lambda c: c.after_game)
-    at = 0
-    played = 0
+    replayer = Replayer(settings, expected, game, dump.corrections)
     try:
         for block in sorted(dump.blocks, key=lambda b: b.first_game):
-            if block.first_game != played + 1 or not 0 <= block.run < len(dump.runs):
+            if block.first_game != replayer.games + 1 or not 0 <= block.run < len(dump.runs):
                 raise MachineFileError(f"the history's games are out of order at game {block.first_game}")
             records = decode_block(block.data)
             if len(records) != block.n_games:
                 raise MachineFileError(f"a block of the history holds {len(records)} games, not {block.n_games}")
-            for record in records:
-                while at < len(fixes) and fixes[at].after_game <= played:
-                    engine.counts[fixes[at].box_number - 1][fixes[at].move] = fixes[at].count
-                    at += 1
-                engine.relearn(record)
-                played += 1
-    except (CorruptHistoryError, IllegalMoveError, IndexError) as exc:
+            replayer.apply_all(records)
+    except (CorruptHistoryError, ReplayError) as exc:
         raise MachineFileError(f"the history is damaged: {exc}") from None
-    for fix in fixes[at:]:
-        engine.counts[fix.box_number - 1][fix.move] = fix.count
     for i, b in enumerate(dump.boxes):
-        if {mv: c for mv, _, c in b.beads} != {mv: engine.counts[i][mv] for mv, _, _ in b.beads}:
+        if {mv: c for mv, _, c in b.beads} != {mv: replayer.counts[i][mv] for mv, _, _ in b.beads}:
             raise MachineFileError(f"box {b.number}'s beads do not follow from the history in the file")
 
 

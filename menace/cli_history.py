@@ -1,0 +1,319 @@
+"""The history commands: ``menace history``, ``replay``, ``undo`` and ``menace plot ...``.
+
+Attach them to the main group with ``cli.add_command(history)`` (and ``replay``, ``undo``,
+``plot``). They take the shared context (``.url``, ``.machine``) with :func:`click.pass_obj`
+and import nothing from :mod:`menace.cli`, so that module can import this one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+import click
+
+from menace.colours import DEFAULT_COLOURS
+from menace.game import IllegalMoveError, Result
+from menace.history import CorruptHistoryError
+from menace.machine import GameRecord
+from menace.replay import signed
+from menace.tictactoe import draw_board, square_name
+
+
+class App(Protocol):
+    """What these commands need from the shared context."""
+
+    @property
+    def url(self) -> str: ...
+
+    machine: str
+
+
+@contextmanager
+def _user_errors(*extra: type[Exception]) -> Iterator[None]:
+    """The library's own errors as one line and exit 1 (whether or not the group does it too)."""
+    from menace.history_service import NothingToUndoError
+    from menace.replay import GameNotFoundError, ReplayError, UnknownBoxError
+    from menace.storage.database import StorageError
+    from menace.storage.repository import MachineBusyError, UnknownMachineError
+
+    caught: tuple[type[Exception], ...] = (
+        NothingToUndoError, GameNotFoundError, ReplayError, UnknownBoxError, StorageError, UnknownMachineError,
+        MachineBusyError, CorruptHistoryError, IllegalMoveError, *extra,
+    )
+    try:
+        yield
+    except caught as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _plot_errors() -> AbstractContextManager[None]:
+    from menace.plots import PlotError  # matplotlib: loaded only when a command draws
+
+    return _user_errors(PlotError)
+
+
+def _moves(record: GameRecord) -> str:
+    return " ".join(square_name(m) for m in record.moves)
+
+
+def _result_word(record: GameRecord) -> str:
+    return record.result.value
+
+
+# -- menace history ------------------------------------------------------------------------------
+@click.command()
+@click.option("--opponent", metavar="NAME", help="Only games against this opponent (e.g. smart, person).")
+@click.option("--result", type=click.Choice([r.value for r in Result]), help="Only games MENACE won, drew or lost.")
+@click.option("--from", "first", type=click.IntRange(min=1), metavar="N", help="From game number N.")
+@click.option("--to", "last_number", type=click.IntRange(min=1), metavar="N", help="Up to game number N.")
+@click.option("--last", type=click.IntRange(min=1), metavar="N",
+              help="Only the last N matching games [default: 20 when no --from/--to].")
+@click.pass_obj
+def history(app: App, opponent: str | None, result: str | None, first: int | None, last_number: int | None,
+            last: int | None) -> None:
+    """List the games a machine has played, newest last.
+
+    Columns: game number, run (tournament or play), opponent, MENACE's side, result for
+    MENACE, and the moves (a1..c3).
+
+    \b
+    Examples:
+      menace history                          the last 20 games
+      menace history --result loss --last 5   the last five games MENACE lost
+      menace history --opponent person        every game against people (the last 20)
+      menace history --from 100 --to 120
+    """
+    from menace.history_service import ended_by_resignation, list_games
+
+    if first is not None and last_number is not None and first > last_number:
+        raise click.BadParameter(f"--from {first} is after --to {last_number}", param_hint="'--from'")
+    with _user_errors():
+        found = list_games(app.url, app.machine, opponent=opponent, result=Result(result) if result else None,
+                           first=first, last_number=last_number, last=last)
+    if not found.played:
+        click.echo(f"{found.machine!r} has played no games yet; try: menace tournament --vs smart -n 1000")
+        return
+    if not found.games:
+        click.echo(f"No games match; {found.machine!r} has played {found.played:,} games.")
+        return
+    width = max(len(f"{found.games[-1].number:,}"), 4)
+    opp_width = max(8, *(len(g.opponent) for g in found.games))
+    click.echo(f"{'game':>{width}}  {'run':<10}  {'opponent':<{opp_width}}  side  result  moves")
+    for g in found.games:
+        moves = _moves(g.record)
+        if ended_by_resignation(g.record):
+            moves += " (MENACE resigns)"
+        click.echo(f"{g.number:>{width},}  {g.kind:<10}  {g.opponent:<{opp_width}}  {g.record.menace_side.name:<4}  "
+                   f"{_result_word(g.record):<6}  {moves}")
+    shown = len(found.games)
+    click.echo(f"{shown:,} game{'s' if shown != 1 else ''} shown; {found.machine!r} has played {found.played:,}. "
+               f"See one move by move with: menace replay {found.games[-1].number}")
+
+
+# -- menace replay -------------------------------------------------------------------------------
+def _side_by_side(left: list[str], right: list[str], gap: int = 6) -> list[str]:
+    width = max(len(line) for line in left)
+    return [f"{a:<{width}}{' ' * gap}{b}" for a, b in zip(left, right)]
+
+
+@click.command()
+@click.argument("game", type=click.IntRange(min=1))
+@click.pass_obj
+def replay(app: App, game: int) -> None:
+    """Show one stored game move by move, with MENACE's boxes and beads.
+
+    For each of MENACE's moves: the box it opened, how the real board maps onto the box's
+    drawing, the beads in the box before the draw (by colour letter, on the drawing), the
+    bead drawn and the square it means; then the result and the beads each box gained or
+    lost. The beads are those the box held at that point of the history.
+
+    Example: menace replay 1
+    """
+    from menace.history_service import replay_game
+
+    with _user_errors():
+        shown = replay_game(app.url, app.machine, game)
+    g, d = shown.stored, shown.detail
+    me = g.record.menace_side
+    against = f"{g.kind} against {g.opponent}"
+    click.echo(f"Game {g.number:,} of {shown.machine!r} ({against}, run {g.run_id}); MENACE plays {me.name}.")
+    for ply in d.plies:
+        click.echo("")
+        who = f"MENACE ({ply.side.name})" if ply.by_menace else f"{g.opponent} ({ply.side.name})"
+        if not ply.by_menace:
+            click.echo(f"{ply.number}. {who} plays {square_name(ply.square)}.")
+            board = draw_board(ply.board)
+            click.echo("\n".join("    " + line for line in board))
+            continue
+        if ply.box_number is None:
+            click.echo(f"{ply.number}. {who}: one square left, no box: plays {square_name(ply.square)}.")
+            click.echo("\n".join("    " + line for line in draw_board(ply.board)))
+            continue
+        assert ply.bead is not None and ply.box_position is not None
+        colour = DEFAULT_COLOURS[ply.bead]
+        letters = {m: DEFAULT_COLOURS[m].letter for m in ply.beads}
+        beads = ", ".join(f"{DEFAULT_COLOURS[m].letter}={c}" for m, c in ply.beads.items())
+        turn = "the board matches its drawing as it is" if ply.symmetry == "as it is" \
+            else f"to match its drawing, {ply.symmetry}"
+        click.echo(f"{ply.number}. {who} opens box {ply.box_number}; {turn}.")
+        restock = " (empty: restocked with its first beads)" if ply.restocked else ""
+        click.echo(f"   beads in the box: {beads}{restock}")
+        click.echo(f"   draws {colour.name} ({colour.letter}): {square_name(ply.bead)} on the drawing = "
+                   f"{square_name(ply.square)} on the board.")
+        rows = _side_by_side(["box's drawing", *draw_board(ply.box_position, letters)],
+                             ["board after the move", *draw_board(ply.board)])
+        click.echo("\n".join("    " + line for line in rows))
+    click.echo("")
+    if d.resigned_box is not None:
+        click.echo(f"MENACE opens box {d.resigned_box}, finds it empty and resigns.")
+    words = {Result.WIN: "MENACE wins", Result.DRAW: "a draw", Result.LOSS: "MENACE loses"}
+    click.echo(f"Result: {words[d.result]}. Learning rule {shown.rule}: {signed(d.delta)} per bead drawn.")
+    if not d.reinforcement:
+        click.echo("No beads were drawn, so no box changed.")
+    for line in d.reinforcement:
+        colour = DEFAULT_COLOURS[line.bead]
+        note = "" if line.change == d.delta else f" (only {line.before} to take)" if line.after == 0 \
+            else " (the box's last bead stays)"
+        click.echo(f"  box {line.box_number:>4}: {colour.name} ({colour.letter}) {line.before} -> {line.after} "
+                   f"({line.change:+d}){note}")
+
+
+# -- menace undo ---------------------------------------------------------------------------------
+SHOW_AT_MOST = 10
+
+
+@click.command()
+@click.option("-n", "--games", "count", type=click.IntRange(min=1), default=1, show_default=True,
+              help="How many of the last games to take back.")
+@click.pass_obj
+def undo(app: App, count: int) -> None:
+    """Take back the last game and its reinforcement, exactly.
+
+    For a mis-entered game at a demonstration. The beads are recomputed from the machine's
+    first beads and every remaining game, so the undo is exact even where a loss found no
+    bead to take. Repeat it (or give --games N) to walk back further.
+
+    \b
+    Examples:
+      menace undo
+      menace undo --games 5
+    """
+    from menace.history_service import undo_games
+
+    with _user_errors():
+        done = undo_games(app.url, app.machine, count)
+    for g in done.removed[-SHOW_AT_MOST:][::-1]:
+        click.echo(f"Undid game {g.number:,} ({g.kind} against {g.opponent}, MENACE {g.record.menace_side.name}, "
+                   f"{g.record.result.value}): {_moves(g.record)}")
+    if len(done.removed) > SHOW_AT_MOST:
+        click.echo(f"... and {len(done.removed) - SHOW_AT_MOST:,} earlier games "
+                   f"(from game {done.removed[0].number:,})")
+    if done.changes:
+        click.echo("Beads restored:")
+        for c in done.changes[: SHOW_AT_MOST * 2]:
+            colour = DEFAULT_COLOURS[c.bead]
+            click.echo(f"  box {c.box_number:>4}: {colour.name} ({colour.letter}) {c.before} -> {c.after}")
+        if len(done.changes) > SHOW_AT_MOST * 2:
+            click.echo(f"  ... and {len(done.changes) - SHOW_AT_MOST * 2:,} more bead counts")
+    else:
+        click.echo("No bead count changed (no beads were drawn, or the changes cancelled out).")
+    click.echo(f"{done.machine!r} has played {done.played:,} games now.")
+
+
+# -- menace plot ---------------------------------------------------------------------------------
+def _out_file(ctx: click.Context, param: click.Parameter, value: str) -> Path:
+    from menace.plots import PlotError, output_format
+
+    try:
+        output_format(value)
+    except PlotError as exc:
+        raise click.BadParameter(str(exc)) from None
+    path = Path(value)
+    if path.parent != Path("") and not path.parent.is_dir():
+        raise click.BadParameter(f"folder {path.parent} does not exist")
+    return path
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _out_option(default: str) -> Callable[[F], F]:
+    return click.option("-o", "--out", default=default, show_default=True, callback=_out_file, metavar="FILE",
+                        help="The picture to write: .png, .svg or .pdf.")
+
+
+@click.group()
+def plot() -> None:
+    """Draw a machine's history as a picture (PNG, SVG or PDF, from the file name).
+
+    \b
+    Examples:
+      menace plot beads                 the opening box's beads over the games
+      menace plot learning -o learning.pdf
+      menace plot boxes -o wall.svg
+    """
+
+
+@plot.command("beads")
+@click.option("--box", type=click.IntRange(min=1), default=1, show_default=True, help="The box's number.")
+@_out_option("menace-beads.png")
+@click.pass_obj
+def plot_beads_command(app: App, box: int, out: Path) -> None:
+    """The beads of each colour in one box over the games played, stacked.
+
+    The default is box 1, the opening box: the classic MENACE plot.
+
+    \b
+    Examples:
+      menace plot beads
+      menace plot beads --box 12 -o box12.svg
+    """
+    from menace.history_service import plot_beads
+
+    with _plot_errors():
+        data = plot_beads(app.url, app.machine, out, box)
+    click.echo(f"Wrote {out}: box {box} of {app.machine!r} over {data.games_played:,} games.")
+
+
+@plot.command("learning")
+@click.option("--window", type=click.IntRange(min=1), metavar="N",
+              help="Games in the rolling win/draw/loss rates [default: 100, fewer for a short history].")
+@_out_option("menace-learning.png")
+@click.pass_obj
+def plot_learning_command(app: App, window: int | None, out: Path) -> None:
+    """The cumulative reinforcement and rolling win/draw/loss rates, opponents marked.
+
+    \b
+    Examples:
+      menace plot learning
+      menace plot learning --window 500 -o learning.pdf
+    """
+    from menace.history_service import plot_learning
+
+    with _plot_errors():
+        data = plot_learning(app.url, app.machine, out, window)
+    click.echo(f"Wrote {out}: {len(data.results):,} games of {app.machine!r}, rates over {data.window:,} games.")
+
+
+@plot.command("boxes")
+@_out_option("menace-boxes.png")
+@click.pass_obj
+def plot_boxes_command(app: App, out: Path) -> None:
+    """Every box of the machine as a small board with its beads: the matchbox wall.
+
+    Example: menace plot boxes -o wall.pdf
+    """
+    from menace.history_service import plot_boxes
+
+    with _plot_errors():
+        data = plot_boxes(app.url, app.machine, out)
+    click.echo(f"Wrote {out}: {len(data.boxes):,} boxes of {app.machine!r} after {data.games_played:,} games.")
+
+
+COMMANDS: tuple[click.Command, ...] = (history, replay, undo, plot)
+"""Everything to attach to the main group."""
+
+__all__ = ["COMMANDS", "history", "plot", "replay", "undo"]

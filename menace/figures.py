@@ -1,0 +1,25 @@
+"""Saving matplotlib figures the same way everywhere: the format from the file name, no dates
+inside, so the same figure gives the same file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+
+FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
+"""The file types every plot, heat map and sweep chart can be written as."""
+
+_METADATA: dict[str, dict[str, Any]] = {
+    "png": {},
+    "svg": {"Date": None},
+    "pdf": {"CreationDate": None, "ModDate": None},
+}
+
+
+def save_figure(fig: Figure, path: str | Path, fmt: str, dpi: float | str = "figure") -> Path:
+    """Write ``fig`` to ``path`` as ``fmt`` (a value of :data:`FORMATS`), with no dates inside."""
+    target = Path(path)
+    fig.savefig(target, format=fmt, metadata=_METADATA[fmt], dpi=dpi)
+    return target

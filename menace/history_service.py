@@ -1,0 +1,250 @@
+"""Operations on a machine's history, for the CLI: list, replay, undo, verify and plot.
+
+Every game is stored (compactly, see :mod:`menace.history`); what a game did to the beads is
+derived by replaying the history from the machine's initial beads (:mod:`menace.replay`), so
+nothing is stored twice and an undo is exact even where the learning rule cannot be inverted
+(a loss that found a colour with no beads left takes nothing).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sqlalchemy.orm import Session
+
+from menace.game import Result
+from menace.machine import GameRecord
+from menace.replay import (
+    BeadDifference,
+    GameDetail,
+    GameNotFoundError,
+    Replayer,
+    bead_history,
+    compare,
+    game_detail,
+    rule_text,
+)
+from menace.storage import history_repo as hrepo
+from menace.storage import repository as repo
+from menace.storage.database import open_database, session_scope
+from menace.tictactoe import TICTACTOE
+
+if TYPE_CHECKING:
+    from menace import plots  # matplotlib: imported only by the commands that draw
+
+
+class NothingToUndoError(ValueError):
+    """Undo asked of a machine with no games (or fewer than asked)."""
+
+
+@contextmanager
+def _reading(url: str, name: str) -> Iterator[tuple[Session, repo.StoredMachine]]:
+    db = open_database(url)
+    try:
+        with session_scope(db) as s:
+            yield s, repo.load_machine(s, name, TICTACTOE)
+    finally:
+        db.dispose()
+
+
+def ended_by_resignation(record: GameRecord) -> bool:
+    """The game stopped on an undecided board: MENACE found its box empty and resigned."""
+    state = TICTACTOE.initial()
+    for move in record.moves:
+        state = TICTACTOE.play(state, move)
+    return TICTACTOE.outcome(state) is None
+
+
+# -- menace history ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GameList:
+    machine: str
+    played: int
+    games: list[repo.StoredGame]
+    """Oldest first."""
+
+
+DEFAULT_LAST = 20
+
+
+def list_games(
+    url: str, name: str, *, opponent: str | None = None, result: Result | None = None,
+    first: int | None = None, last_number: int | None = None, last: int | None = None,
+) -> GameList:
+    """``menace history``: the games numbered ``first``..``last_number`` that match the filters;
+    only the ``last`` of them if given (the last 20 when no range is given either).
+    """
+    if last is None and first is None and last_number is None:
+        last = DEFAULT_LAST
+    with _reading(url, name) as (s, stored):
+        played = repo.games_played(s, stored.id)
+        with closing(hrepo.stream_games(s, stored.id, start=first or 1, stop=last_number,
+                                        reverse=last is not None, opponent=opponent, result=result)) as found:
+            games = list(found) if last is None else list(islice(found, last))[::-1]
+    return GameList(name, played, games)
+
+
+# -- menace replay -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ReplayedGame:
+    machine: str
+    stored: repo.StoredGame
+    detail: GameDetail
+    rule: str
+
+
+def replay_game(url: str, name: str, number: int) -> ReplayedGame:
+    """``menace replay``: game ``number`` move by move, on the beads it met."""
+    with _reading(url, name) as (s, stored):
+        played = repo.games_played(s, stored.id)
+        if not 1 <= number <= played:
+            raise GameNotFoundError(
+                f"no game {number}: {name!r} has played {played:,} games" if played
+                else f"no game {number}: {name!r} has played no games yet"
+            )
+        with closing(hrepo.stream_games(s, stored.id, start=number, stop=number)) as found:
+            one = next(found)
+        with closing(hrepo.iter_records(s, stored.id, stop=number)) as records:
+            detail = game_detail(stored.settings, stored.boxes, records, number,
+                                 corrections=repo.corrections(s, stored.id))
+    return ReplayedGame(name, one, detail, rule_text(stored.settings))
+
+
+# -- menace undo ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class BeadChange:
+    box_number: int
+    bead: int
+    before: int
+    after: int
+
+
+@dataclass(frozen=True)
+class UndoResult:
+    machine: str
+    removed: list[repo.StoredGame]
+    """The games taken back, oldest first."""
+    changes: list[BeadChange]
+    """Every bead count that changed, by box number and colour."""
+    played: int
+    """Games left."""
+    seconds: float
+
+
+def undo_games(url: str, name: str, n: int = 1) -> UndoResult:
+    """``menace undo``: take back the last ``n`` games and their reinforcement, exactly.
+
+    The beads are recomputed by replaying every remaining game from the initial beads (the
+    rule is not invertible: a loss on a colour with no beads took nothing), then the changed
+    counts are written and the games removed, in one transaction.
+    """
+    if n < 1:
+        raise NothingToUndoError("undo at least one game")
+    start = time.perf_counter()
+    db = open_database(url)
+    try:
+        with session_scope(db, write=True) as s:
+            stored = repo.load_machine(s, name, TICTACTOE)
+            played = repo.games_played(s, stored.id)
+            if played == 0:
+                raise NothingToUndoError(f"{name!r} has played no games: nothing to undo")
+            if n > played:
+                raise NothingToUndoError(f"{name!r} has played only {played:,} games; cannot undo {n:,}")
+            # Refused while a tournament or a game holds the machine: it would write its beads back.
+            repo.acquire_lock(s, stored.id, name, "menace undo")
+            keep = played - n
+            fixes = [c for c in repo.corrections(s, stored.id) if c.after_game <= keep]
+            replayer = Replayer(stored.settings, stored.boxes, corrections=fixes)
+            if keep:
+                replayer.apply_all(hrepo.iter_records(s, stored.id, stop=keep))
+            changes: list[BeadChange] = []
+            updates: list[tuple[int, int, int]] = []
+            for d in compare(stored.boxes, replayer.counts):
+                changes.append(BeadChange(d.box_number, d.bead, d.stored, d.replayed))
+                updates.append((stored.box_ids[d.box_number - 1], d.bead, d.replayed))
+            hrepo.write_beads(s, updates)
+            removed = hrepo.remove_last_games(s, stored.id, n)
+            repo.release_lock(s, stored.id)
+    finally:
+        db.dispose()
+    return UndoResult(name, removed, changes, keep, time.perf_counter() - start)
+
+
+# -- menace verify (a check for tests and the curious) -----------------------------------------
+def verify_history(url: str, name: str) -> tuple[int, list[BeadDifference]]:
+    """Replay every stored game from the initial beads; the games replayed and any bead count
+    that differs from the stored one (none, unless the database was edited by hand).
+    """
+    with _reading(url, name) as (s, stored):
+        replayer = Replayer(stored.settings, stored.boxes, corrections=repo.corrections(s, stored.id))
+        replayer.apply_all(hrepo.iter_records(s, stored.id))
+    return replayer.games, compare(stored.boxes, replayer.counts)
+
+
+# -- menace plot ---------------------------------------------------------------------------------
+def beads_plot_data(url: str, name: str, box: int = 1) -> plots.BeadsData:
+    from menace import plots
+
+    tracker = plots.OpponentTracker()
+    with _reading(url, name) as (s, stored):
+        games = tracker.follow((g.record, opponent_label(g)) for g in hrepo.stream_games(s, stored.id))
+        series = bead_history(stored.settings, stored.boxes, games, box - 1,
+                              corrections=repo.corrections(s, stored.id))
+    return plots.beads_data(name, stored.settings, series, tracker.changes)
+
+
+def learning_plot_data(url: str, name: str, window: int | None = None) -> plots.LearningData:
+    from menace import plots
+
+    with _reading(url, name) as (s, stored):
+        games = ((g.record.result, opponent_label(g)) for g in hrepo.stream_games(s, stored.id))
+        return plots.learning_data(name, stored.settings, games, window)
+
+
+def boxes_plot_data(url: str, name: str) -> plots.BoxesData:
+    from menace import plots
+
+    with _reading(url, name) as (s, stored):
+        played = repo.games_played(s, stored.id)
+    return plots.boxes_data(name, stored.boxes, played)
+
+
+def opponent_label(game: repo.StoredGame) -> str:
+    """The opponent as the learning plot names it: ``smart``, ``person (play)``."""
+    return game.opponent if game.kind == "tournament" else f"{game.opponent} ({game.kind})"
+
+
+def plot_beads(url: str, name: str, out: str | Path, box: int = 1) -> plots.BeadsData:
+    """``menace plot beads``: the beads of one box over the games, written to ``out``."""
+    from menace import plots
+
+    plots.output_format(out)  # refuse a bad file name before any work
+    data = beads_plot_data(url, name, box)
+    plots.render_beads(data, out)
+    return data
+
+
+def plot_learning(url: str, name: str, out: str | Path, window: int | None = None) -> plots.LearningData:
+    """``menace plot learning``: cumulative reinforcement and rolling results, written to ``out``."""
+    from menace import plots
+
+    plots.output_format(out)
+    data = learning_plot_data(url, name, window)
+    plots.render_learning(data, out)
+    return data
+
+
+def plot_boxes(url: str, name: str, out: str | Path) -> plots.BoxesData:
+    """``menace plot boxes``: every box with its beads, written to ``out``."""
+    from menace import plots
+
+    plots.output_format(out)
+    data = boxes_plot_data(url, name)
+    plots.render_boxes(data, out)
+    return data

@@ -1,0 +1,447 @@
+"""Pictures of a machine's history: its beads, its learning curve, its wall of matchboxes.
+
+Each plot is a pure *data* function (what the tests check: the series equal the history) and a
+*render* function that draws the data with matplotlib's object API (no pyplot) and writes a
+PNG, SVG or PDF, chosen by the file name's extension. Sizes and fonts are for a printed page
+or a projector at the back of a hall; PDF and SVG carry no dates, so the same data gives the
+same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+import matplotlib
+import numpy as np
+import numpy.typing as npt
+from matplotlib.axes import Axes
+from matplotlib.collections import LineCollection, PatchCollection
+from matplotlib.figure import Figure
+from matplotlib.patches import Circle, Rectangle
+from matplotlib.ticker import PercentFormatter, StrMethodFormatter
+
+from menace.colours import DEFAULT_COLOURS, BeadColour
+from menace.figures import FORMATS, save_figure
+from menace.game import Result, State
+from menace.machine import Box, Settings
+from menace.replay import BeadSeries, rule_text, signed
+from menace.tictactoe import MARKS, square_name
+
+
+class PlotError(ValueError):
+    """A plot that cannot be drawn as asked (an unknown file type, no games yet, ...)."""
+
+
+STYLE: dict[str, Any] = {
+    "font.size": 16,
+    "axes.titlesize": 19,
+    "axes.labelsize": 17,
+    "xtick.labelsize": 14,
+    "ytick.labelsize": 14,
+    "legend.fontsize": 14,
+    "legend.title_fontsize": 14,
+    "figure.titlesize": 21,
+    "lines.linewidth": 3.0,
+    "axes.linewidth": 1.4,
+    "xtick.major.width": 1.4,
+    "ytick.major.width": 1.4,
+    "axes.grid": False,
+    "savefig.bbox": "standard",  # a "tight" box from a user's settings would change the page size
+    "svg.hashsalt": "menace",  # stable ids inside SVG files
+    "pdf.fonttype": 42,
+}
+
+RESULT_WORDS = {Result.WIN: "wins", Result.DRAW: "draws", Result.LOSS: "losses"}
+RESULT_COLOURS = {Result.WIN: "#009e73", Result.DRAW: "#0072b2", Result.LOSS: "#d55e00"}
+CARDBOARD = "#f3e7cf"
+EMPTY_BOX = "#f4b8a8"
+EDGE = "#333333"
+BACKGROUND = "#dcdcdc"
+MARKER = "#7f3c8d"
+T = TypeVar("T")
+
+
+def output_format(path: str | Path) -> str:
+    """``png``, ``svg`` or ``pdf`` from the file name; :class:`PlotError` for anything else."""
+    suffix = Path(path).suffix.lower()
+    try:
+        return FORMATS[suffix]
+    except KeyError:
+        raise PlotError(f"cannot write {Path(path).name!r}: end the file name in .png, .svg or .pdf") from None
+
+
+@contextmanager
+def _style() -> Iterator[None]:
+    # Any: newer matplotlib types the keys as a Literal of every setting's name.
+    with matplotlib.rc_context(cast(Any, STYLE)):
+        yield
+
+
+def save(fig: Figure, path: str | Path) -> Path:
+    """Write ``fig`` in the format its extension names, with no dates inside."""
+    return save_figure(fig, path, output_format(path))
+
+
+THOUSANDS = StrMethodFormatter("{x:,.0f}")
+
+__all__ = ["rule_text", "signed"]  # re-exported: the rule as the plots print it
+
+
+def _bead_label(colour: BeadColour, square: int) -> str:
+    return f"{colour.name} ({colour.letter}): {square_name(square)}"
+
+
+def _draw_box(ax: Axes, position: State, beads: dict[int, int], origin: tuple[float, float] = (0.0, 0.0),
+              size: float = 3.0, lw: float = 3.0, letters: bool = True) -> None:
+    """A box's drawing in data units: grid, X and O, and a coloured disc with its count per bead."""
+    x0, y0 = origin
+    cell = size / 3
+    for i in (1, 2):
+        ax.plot([x0 + i * cell] * 2, [y0, y0 + size], color=EDGE, lw=lw, solid_capstyle="round")
+        ax.plot([x0, x0 + size], [y0 + i * cell] * 2, color=EDGE, lw=lw, solid_capstyle="round")
+    for sq in range(9):
+        r, c = divmod(sq, 3)
+        cx, cy = x0 + (c + 0.5) * cell, y0 + (r + 0.5) * cell
+        if position[sq]:
+            ax.text(cx, cy, MARKS[position[sq]], ha="center", va="center", fontsize=30, fontweight="bold",
+                    color=EDGE)
+        elif sq in beads:
+            colour = DEFAULT_COLOURS[sq]
+            ax.add_patch(Circle((cx, cy), 0.36 * cell, facecolor=colour.hex, edgecolor=EDGE,
+                                                   lw=1.5))
+            if letters:
+                dark = colour.hex in ("#000000", "#0072b2", "#009e73", "#d55e00")
+                text = f"{beads[sq]:,}"
+                ax.text(cx, cy, text, ha="center", va="center", fontsize=15 if len(text) <= 3 else 11,
+                        fontweight="bold", color="white" if dark else "black")
+    ax.set_xlim(x0 - 0.05, x0 + size + 0.05)
+    ax.set_ylim(y0 + size + 0.05, y0 - 0.05)
+    ax.set_aspect("equal")
+    ax.axis("off")
+
+
+# -- beads in one box --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class BeadsData:
+    """The beads of one box over the games played (a step series, see :class:`BeadSeries`)."""
+
+    machine: str
+    settings: Settings
+    series: BeadSeries
+    opponents: list[tuple[int, str]] = field(default_factory=list)
+    """``(first game, opponent)`` for the first game and every change of opponent."""
+
+    @property
+    def box(self) -> Box:
+        return self.series.box
+
+    @property
+    def games_played(self) -> int:
+        return self.series.games[-1]
+
+
+def beads_data(
+    machine: str, settings: Settings, series: BeadSeries, opponents: Sequence[tuple[int, str]] = (),
+) -> BeadsData:
+    return BeadsData(machine, settings, series, list(opponents))
+
+
+class OpponentTracker:
+    """Passes games through, noting ``(game number, opponent)`` wherever the opponent changes."""
+
+    def __init__(self) -> None:
+        self.changes: list[tuple[int, str]] = []
+
+    def follow(self, games: Iterable[tuple[T, str]]) -> Iterator[T]:
+        previous: str | None = None
+        for n, (item, opponent) in enumerate(games, start=1):
+            if opponent != previous:
+                self.changes.append((n, opponent))
+                previous = opponent
+            yield item
+
+
+def _mark_opponents(axes: Sequence[Axes], opponents: Sequence[tuple[int, str]], label_on: Axes) -> None:
+    """A dashed line where the opponent changes, and the opponent's name at the top."""
+    for i, (first, opponent) in enumerate(opponents):
+        if i:
+            for ax in axes:
+                ax.axvline(first - 0.5, color=MARKER, lw=2.2, ls="--")
+        label_on.annotate(f"vs {opponent}", xy=(max(first - 0.5, 0), 1.0), xycoords=("data", "axes fraction"),
+                          xytext=(5, -5), textcoords="offset points", ha="left", va="top", fontsize=14,
+                          color=MARKER, fontweight="bold")
+
+
+MAX_POINTS = 4000
+"""Points drawn per series at most: a million games sampled to what a page can show."""
+
+
+def _sampled(series: BeadSeries) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Game numbers and counts (one row per colour) to draw, thinned to :data:`MAX_POINTS`."""
+    games = np.asarray(series.games, dtype=np.int64)
+    counts = np.asarray(series.counts, dtype=np.int64).T
+    if len(games) <= MAX_POINTS:
+        return games, counts
+    at = np.unique(np.linspace(0, games[-1], MAX_POINTS).astype(np.int64))
+    idx = np.searchsorted(games, at, side="right") - 1
+    return at, counts[:, idx]
+
+
+def render_beads(data: BeadsData, path: str | Path) -> Path:
+    """A stacked area of the box's beads per colour over the games, beside the box's drawing."""
+    output_format(path)
+    box = data.box
+    with _style():
+        fig = Figure(figsize=(12, 7), dpi=150, layout="constrained")
+        grid = fig.add_gridspec(2, 2, width_ratios=[3, 1], height_ratios=[1, 1.25])
+        ax = fig.add_subplot(grid[:, 0])
+        drawing = fig.add_subplot(grid[0, 1])
+        key = fig.add_subplot(grid[1, 1])
+        x, ys = _sampled(data.series)
+        colours = [DEFAULT_COLOURS[m] for m in data.series.beads]
+        polys = ax.stackplot(x, ys, colors=[c.hex for c in colours], edgecolor=EDGE, linewidth=1.2, step="post")
+        ax.set_xlim(0, max(int(x[-1]), 1))
+        ax.set_ylim(0, max(int(ys.sum(axis=0).max()) * 1.05, 1))
+        ax.set_xlabel("games played")
+        ax.set_ylabel("beads in the box")
+        ax.xaxis.set_major_formatter(THOUSANDS)
+        ax.yaxis.set_major_formatter(THOUSANDS)
+        ax.set_facecolor(BACKGROUND)  # white beads must show against the background
+        ax.set_axisbelow(True)
+        ax.grid(True, axis="y", color="white", lw=1.2)
+        _mark_opponents([ax], data.opponents, ax)
+        fig.suptitle(f"Beads in box {box.number} of {data.machine!r} over {data.games_played:,} games",
+                     fontweight="bold")
+        what = "the opening box, " if box.move_number == 1 and box.number == 1 else ""
+        ax.set_title(f"{what}MENACE's move {box.move_number} ({box.side.name} to play); "
+                     f"rule {rule_text(data.settings)} per bead", fontsize=15)
+        _draw_box(drawing, box.position, data.series.at(data.games_played))
+        drawing.set_title(f"box {box.number} now", fontsize=15)
+        handles = list(reversed(polys))  # the legend reads top to bottom like the stack
+        labels = [_bead_label(c, m) for c, m in reversed(list(zip(colours, data.series.beads)))]
+        key.legend(handles, labels, loc="upper center", title="bead: square of the drawing", frameon=False)
+        key.axis("off")
+        return save(fig, path)
+
+
+# -- learning curve ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LearningData:
+    """Per game (index 0 is game 1): the result code (0 win, 1 draw, 2 loss) and the running
+    total of the rule's value; rolling rates over ``window`` games from game ``window`` on;
+    the game numbers where the opponent changes.
+    """
+
+    machine: str
+    settings: Settings
+    results: npt.NDArray[np.int8]
+    cumulative: npt.NDArray[np.int64]
+    window: int
+    rate_games: npt.NDArray[np.int64]
+    win_rate: npt.NDArray[np.float64]
+    draw_rate: npt.NDArray[np.float64]
+    loss_rate: npt.NDArray[np.float64]
+    opponents: list[tuple[int, str]]
+    """``(first game, opponent)`` for the first game and every change of opponent."""
+
+    @property
+    def games(self) -> npt.NDArray[np.int64]:
+        return np.arange(1, len(self.results) + 1, dtype=np.int64)
+
+    @property
+    def rule(self) -> str:
+        return rule_text(self.settings)
+
+
+RESULT_CODE = {Result.WIN: 0, Result.DRAW: 1, Result.LOSS: 2}
+
+
+def default_window(games: int) -> int:
+    """100 games, fewer for a short history, more (0.5 %) for a very long one."""
+    if games >= 20_000:
+        return games // 200
+    return max(1, min(100, games // 10))
+
+
+def learning_data(
+    machine: str, settings: Settings, games: Iterable[tuple[Result, str]], window: int | None = None,
+) -> LearningData:
+    """The learning curve of ``games``, in order: each one's result for MENACE and its opponent."""
+    tracker = OpponentTracker()
+    codes = bytearray(RESULT_CODE[result] for result in tracker.follow(games))
+    if not codes:
+        raise PlotError(f"{machine!r} has played no games yet: nothing to plot")
+    results = np.frombuffer(bytes(codes), dtype=np.int8)
+    values = np.array([settings.win, settings.draw, settings.loss], dtype=np.int64)
+    cumulative = np.cumsum(values[results])
+    n = len(results)
+    w = default_window(n) if window is None else window
+    if w < 1:
+        raise PlotError("the window must be at least 1 game")
+    w = min(w, n)
+    rates = []
+    for code in range(3):
+        running = np.concatenate(([0], np.cumsum(results == code, dtype=np.int64)))
+        rates.append((running[w:] - running[:-w]) / w)
+    return LearningData(machine, settings, results, cumulative, w, np.arange(w, n + 1, dtype=np.int64),
+                        rates[0], rates[1], rates[2], tracker.changes)
+
+
+def _thin(n: int) -> npt.NDArray[np.int64] | slice:
+    return slice(None) if n <= MAX_POINTS * 4 else np.unique(np.linspace(0, n - 1, MAX_POINTS * 4).astype(np.int64))
+
+
+def render_learning(data: LearningData, path: str | Path) -> Path:
+    """Cumulative reinforcement above, rolling win/draw/loss rates below, opponents marked."""
+    output_format(path)
+    n = len(data.results)
+    with _style():
+        fig = Figure(figsize=(12, 7), dpi=150, layout="constrained")
+        top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[1.15, 1])
+        games = data.games
+        pick = _thin(n)
+        top.plot(games[pick], data.cumulative[pick], color="#222222", lw=3.2)
+        top.axhline(0, color="#888888", lw=1.2)
+        top.set_ylabel(f"cumulative\nreinforcement\n({data.rule})", fontsize=15)
+        top.grid(True, alpha=0.3)
+        pick = _thin(len(data.rate_games))
+        for result, rate in ((Result.WIN, data.win_rate), (Result.DRAW, data.draw_rate),
+                             (Result.LOSS, data.loss_rate)):
+            bottom.plot(data.rate_games[pick], rate[pick], color=RESULT_COLOURS[result], lw=2.8,
+                        label=RESULT_WORDS[result])
+        bottom.set_ylim(-0.02, 1.02)
+        bottom.yaxis.set_major_formatter(PercentFormatter(1.0))
+        bottom.set_ylabel(f"share of the last\n{data.window:,} games", fontsize=15)
+        bottom.set_xlabel("games played")
+        bottom.grid(True, alpha=0.3)
+        bottom.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
+        bottom.set_xlim(0, n + 1)
+        bottom.xaxis.set_major_formatter(THOUSANDS)
+        top.yaxis.set_major_formatter(THOUSANDS)
+        _mark_opponents([top, bottom], data.opponents, top)
+        w, d, l_ = (int(np.count_nonzero(data.results == c)) for c in range(3))
+        fig.suptitle(f"How {data.machine!r} learnt: {n:,} games, {w:,} won, {d:,} drawn, {l_:,} lost",
+                     fontweight="bold")
+        return save(fig, path)
+
+
+# -- the wall of matchboxes ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class BoxesData:
+    """Every box with its beads now, grouped by MENACE's move."""
+
+    machine: str
+    games_played: int
+    groups: list[tuple[int, list[Box]]]
+
+    @property
+    def boxes(self) -> list[Box]:
+        return [b for _, group in self.groups for b in group]
+
+
+def boxes_data(machine: str, boxes: Sequence[Box], games_played: int) -> BoxesData:
+    groups: dict[int, list[Box]] = {}
+    for b in sorted(boxes, key=lambda b: b.number):
+        groups.setdefault(b.move_number, []).append(b)
+    return BoxesData(machine, games_played, sorted(groups.items()))
+
+
+MIN_DOT = 0.05
+"""The smallest dot, as a fraction of a full one: a single bead must still show."""
+
+
+def dot_fraction(count: int, most: int) -> float:
+    """The area of a bead's dot as a fraction of a full one: ``count`` beads of that colour in a
+    box whose most plentiful colour has ``most``. The box's favourite move is a full dot.
+    """
+    if count <= 0:
+        return 0.0
+    return max(count / max(most, 1), MIN_DOT)
+
+
+def render_boxes(data: BoxesData, path: str | Path) -> Path:
+    """Every box as a small board, its beads as coloured dots (bigger: more beads)."""
+    output_format(path)
+    total = len(data.boxes)
+    small = total <= 400
+    cols = 16 if small else 40
+    inch = 0.95 if small else 0.55  # inches per box
+    pad, board = 0.08, 0.84  # a box's cell is 1 unit wide; its drawing ``board`` units
+    # Heights in box units; the title and headers are sized in inches, as their fonts are.
+    cell_h, header_h, title_h = 1.22, 0.7 / inch, 1.4 / inch
+    rows = sum(-(-len(g) // cols) for _, g in data.groups)
+    height = title_h + len(data.groups) * header_h + rows * cell_h + 0.2
+    width_in = cols * inch + 0.4
+    with _style():
+        fig = Figure(figsize=(width_in, height * inch), dpi=150 if small else 100)
+        ax = fig.add_axes((0.2 / width_in, 0, cols * inch / width_in, 1))
+        ax.set_xlim(0, cols)
+        ax.set_ylim(height, 0)
+        ax.axis("off")
+        square = board / 3 * inch * 72  # points per square of a drawing
+        full = (0.9 * square) ** 2  # scatter sizes are areas in points squared
+        font = 10 if small else 6.5
+        segments: list[list[tuple[float, float]]] = []
+        trays: list[Rectangle] = []
+        tray_colours: list[str] = []
+        marks: dict[int, tuple[list[float], list[float]]] = {1: ([], []), 2: ([], [])}
+        dots: tuple[list[float], list[float], list[float], list[str]] = ([], [], [], [])
+        rings: tuple[list[float], list[float]] = ([], [])
+        ax.text(0, 0.1 / inch, f"All {total:,} matchboxes of {data.machine!r} after {data.games_played:,} games",
+                fontsize=22 if small else 30, fontweight="bold", va="top")
+        ax.text(0, 0.66 / inch, "Each bead colour sits on the square it plays; a dot's area is its number of beads, "
+                "the box's favourite colour a full dot.\nAbove each box: its number and its beads in all. "
+                "Pale ring: no beads of that colour left. Red box: empty, MENACE resigns there.",
+                fontsize=13 if small else 17, va="top", color="#333333", linespacing=1.4)
+        y = title_h
+        for move, group in data.groups:
+            boxes_word = "box" if len(group) == 1 else "boxes"
+            ax.text(0, y + header_h * 0.55, f"MENACE's move {move}: {len(group):,} {boxes_word}",
+                    fontsize=16 if small else 20, fontweight="bold", va="center")
+            y += header_h
+            for i, box in enumerate(group):
+                r, c = divmod(i, cols)
+                x0, y0 = c + pad, y + r * cell_h + 0.3
+                trays.append(Rectangle((x0 - pad * 0.6, y0 - 0.28), board + pad * 1.2, board + 0.33))
+                tray_colours.append(EMPTY_BOX if box.total == 0 else CARDBOARD)
+                ax.text(x0 - 0.02, y0 - 0.04, f"{box.number}", ha="left", va="bottom", fontsize=font,
+                        fontweight="bold", color="#222222")
+                ax.text(x0 + board + 0.02, y0 - 0.04, f"{box.total:,}", ha="right", va="bottom",
+                        fontsize=font * 0.9, color="#6b5a3a")
+                most = max(box.beads.values(), default=0)
+                step = board / 3
+                for k in (1, 2):
+                    segments.append([(x0 + k * step, y0), (x0 + k * step, y0 + board)])
+                    segments.append([(x0, y0 + k * step), (x0 + board, y0 + k * step)])
+                for sq in range(9):
+                    sy, sx = divmod(sq, 3)
+                    cx, cy = x0 + (sx + 0.5) * step, y0 + (sy + 0.5) * step
+                    mark = box.position[sq]
+                    if mark:
+                        marks[mark][0].append(cx)
+                        marks[mark][1].append(cy)
+                    elif sq in box.beads:
+                        count = box.beads[sq]
+                        if count:
+                            dots[0].append(cx)
+                            dots[1].append(cy)
+                            dots[2].append(full * dot_fraction(count, most))
+                            dots[3].append(DEFAULT_COLOURS[sq].hex)
+                        else:
+                            rings[0].append(cx)
+                            rings[1].append(cy)
+            y += -(-len(group) // cols) * cell_h
+        ax.add_collection(PatchCollection(trays, facecolors=tray_colours, edgecolors="#b8a27a", linewidths=0.8))
+        ax.add_collection(LineCollection(segments, colors=EDGE, linewidths=1.2 if small else 0.7))
+        mark_size = (0.6 * square) ** 2
+        lw = 2.0 if small else 1.2
+        ax.scatter(*marks[1], s=mark_size, marker="x", c=EDGE, linewidths=lw)
+        ax.scatter(*marks[2], s=mark_size, marker="o", facecolors="none", edgecolors=EDGE, linewidths=lw)
+        ax.scatter(*rings, s=(0.4 * square) ** 2, marker="o", facecolors="none", edgecolors="#a0a0a0",
+                   linewidths=1.0)
+        ax.scatter(dots[0], dots[1], s=dots[2], c=dots[3], edgecolors=EDGE, linewidths=0.8, zorder=3)
+        return save(fig, path)

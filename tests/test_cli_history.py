@@ -1,0 +1,187 @@
+"""``menace history``, ``replay``, ``undo`` and ``menace plot ...`` from the command line."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+from conftest import Invoke
+from history_helpers import stored_beads
+
+from menace.cli import cli
+from menace.cli_history import COMMANDS
+
+SIGNATURES = {"png": b"\x89PNG", "svg": b"<?xml", "pdf": b"%PDF"}
+
+
+@pytest.fixture(autouse=True)
+def attached() -> Iterator[None]:
+    """The history commands on the main group (the lead attaches them in menace.cli)."""
+    added = [c for c in COMMANDS if c.name not in cli.commands]
+    for c in added:
+        cli.add_command(c)
+    yield
+    for c in added:
+        assert c.name is not None
+        del cli.commands[c.name]
+
+
+@pytest.fixture
+def played(menace: Invoke) -> Invoke:
+    menace("init")
+    menace("tournament", "--vs", "smart", "-n", "300", "--seed", "1")
+    return menace
+
+
+def table_rows(output: str) -> list[list[str]]:
+    lines = output.splitlines()
+    assert lines[0].split()[:3] == ["game", "run", "opponent"]
+    return [line.split() for line in lines[1:-1]]
+
+
+def test_history_lists_the_last_twenty_games(played: Invoke) -> None:
+    out = played("history").output
+    rows = table_rows(out)
+    assert [r[0] for r in rows] == [str(n) for n in range(281, 301)]
+    assert all(r[1] == "tournament" and r[2] == "smart" and r[3] == "X" for r in rows)
+    assert all(r[4] in ("win", "draw", "loss") for r in rows)
+    assert all(len(r) >= 5 + 5 or "resigns)" in r for r in rows)  # a game has five moves or more
+    assert "20 games shown; 'menace' has played 300. See one move by move with: menace replay 300" in out
+
+
+def test_history_filters(played: Invoke) -> None:
+    rows = table_rows(played("history", "--result", "draw", "--last", "5").output)
+    assert len(rows) == 5 and all(r[4] == "draw" for r in rows)
+    assert [int(r[0]) for r in rows] == sorted(int(r[0]) for r in rows)
+    rows = table_rows(played("history", "--from", "10", "--to", "12").output)
+    assert [r[0] for r in rows] == ["10", "11", "12"]
+    rows = table_rows(played("history", "--from", "100", "--last", "3").output)
+    assert [r[0] for r in rows] == ["298", "299", "300"]
+    out = played("history", "--opponent", "random").output
+    assert out == "No games match; 'menace' has played 300 games.\n"
+    played("tournament", "--vs", "random", "-n", "10", "--seed", "2")
+    rows = table_rows(played("history", "--opponent", "smart", "--last", "2").output)
+    assert [r[0] for r in rows] == ["299", "300"]
+
+
+def test_history_bad_range_and_no_games(menace: Invoke) -> None:
+    menace("init")
+    assert "has played no games yet" in menace("history").output
+    result = menace("history", "--from", "12", "--to", "10", ok=False)
+    assert result.exit_code == 2
+    assert "Invalid value for '--from': --from 12 is after --to 10" in result.output
+
+
+def test_replay_shows_boxes_symmetries_beads_and_reinforcement(played: Invoke) -> None:
+    out = played("replay", "1").output
+    assert out.startswith("Game 1 of 'menace' (tournament against smart, run 1); MENACE plays X.")
+    assert "1. MENACE (X) opens box 1; the board matches its drawing as it is." in out
+    assert "   beads in the box: W=4, K=4, G=4" in out
+    assert "2. smart (O) plays" in out
+    assert "box's drawing" in out and "board after the move" in out
+    assert "Result: " in out and "Learning rule +3 win, +1 draw, \u22121 loss" in out
+    assert "  box    1: " in out
+
+
+def test_replay_of_a_missing_game(played: Invoke) -> None:
+    result = played("replay", "301", ok=False)
+    assert result.exit_code == 1
+    assert result.output == "Error: no game 301: 'menace' has played 300 games\n"
+    assert played("replay", "0", ok=False).exit_code == 2
+
+
+def test_undo_five_times_returns_the_beads_of_five_games_earlier(played: Invoke, db_path: Path) -> None:
+    url = f"sqlite:///{db_path}"
+    before = stored_beads(url)
+    played("tournament", "--vs", "smart", "-n", "5", "--seed", "2")
+    assert stored_beads(url) != before
+    out = played("undo").output
+    assert out.startswith("Undid game 305 (tournament against smart, MENACE X, ")
+    assert "Beads restored:\n  box    1: " in out
+    assert out.endswith("'menace' has played 304 games now.\n")
+    for n in (304, 303, 302, 301):
+        assert played("undo").output.startswith(f"Undid game {n} ")
+    assert stored_beads(url) == before
+    assert table_rows(played("history", "--last", "1").output)[0][0] == "300"
+
+
+def test_undo_several_and_nothing_left(menace: Invoke) -> None:
+    menace("init")
+    result = menace("undo", ok=False)
+    assert result.exit_code == 1
+    assert result.output == "Error: 'menace' has played no games: nothing to undo\n"
+    menace("tournament", "--vs", "random", "-n", "4", "--seed", "3")
+    result = menace("undo", "--games", "5", ok=False)
+    assert result.output == "Error: 'menace' has played only 4 games; cannot undo 5\n"
+    out = menace("undo", "--games", "4").output
+    assert [line.split()[2] for line in out.splitlines() if line.startswith("Undid")] == ["4", "3", "2", "1"]
+    assert out.endswith("'menace' has played 0 games now.\n")
+    assert menace("undo", "--games", "0", ok=False).exit_code == 2
+
+
+@pytest.mark.parametrize("fmt", ["png", "svg", "pdf"])
+def test_plots_write_files(played: Invoke, tmp_path: Path, fmt: str) -> None:
+    for what, extra in (("beads", ["--box", "2"]), ("learning", ["--window", "50"]), ("boxes", [])):
+        out = tmp_path / f"{what}.{fmt}"
+        result = played("plot", what, *extra, "--out", str(out))
+        assert result.output.startswith(f"Wrote {out}: ")
+        assert out.read_bytes().startswith(SIGNATURES[fmt])
+
+
+def test_plots_default_file_names(played: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert played("plot", "beads").output == "Wrote menace-beads.png: box 1 of 'menace' over 300 games.\n"
+    assert played("plot", "learning").output == (
+        "Wrote menace-learning.png: 300 games of 'menace', rates over 30 games.\n")
+    assert played("plot", "boxes").output == "Wrote menace-boxes.png: 304 boxes of 'menace' after 300 games.\n"
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == [
+        "menace-beads.png", "menace-boxes.png", "menace-learning.png"]
+
+
+def test_plot_errors(played: Invoke, tmp_path: Path) -> None:
+    result = played("plot", "beads", "--out", str(tmp_path / "beads.jpg"), ok=False)
+    assert result.exit_code == 2
+    assert "'beads.jpg': end the file name in .png, .svg or .pdf" in result.output
+    result = played("plot", "boxes", "--out", str(tmp_path / "nowhere" / "b.png"), ok=False)
+    assert result.exit_code == 2 and "does not exist" in result.output
+    result = played("plot", "beads", "--box", "999", "--out", str(tmp_path / "b.png"), ok=False)
+    assert result.exit_code == 1
+    assert result.output == "Error: no box 999: the machine has boxes 1 to 304\n"
+    assert not (tmp_path / "b.png").exists()
+
+
+def test_plot_learning_with_no_games(menace: Invoke, tmp_path: Path) -> None:
+    menace("init")
+    result = menace("plot", "learning", "--out", str(tmp_path / "l.png"), ok=False)
+    assert result.exit_code == 1
+    assert result.output == "Error: 'menace' has played no games yet: nothing to plot\n"
+
+
+def test_unknown_machine_is_one_line(played: Invoke) -> None:
+    result = played("-m", "nobody", "history", ok=False)
+    assert result.exit_code == 1 and result.output.startswith("Error: no machine named 'nobody'")
+    assert len(result.output.splitlines()) == 1
+
+
+def test_every_history_command_has_help_with_an_example() -> None:
+    def walk(group: click.Group, prefix: str) -> Iterator[tuple[str, click.Command]]:
+        for name, cmd in group.commands.items():
+            yield f"{prefix}{name}", cmd
+            if isinstance(cmd, click.Group):
+                yield from walk(cmd, f"{prefix}{name} ")
+
+    names = []
+    for cmd in COMMANDS:
+        assert cmd.name is not None
+        names.append((cmd.name, cmd))
+        if isinstance(cmd, click.Group):
+            names.extend(walk(cmd, f"{cmd.name} "))
+    assert [n for n, _ in names] == ["history", "replay", "undo", "plot", "plot beads", "plot learning",
+                                     "plot boxes"]
+    for name, cmd in names:
+        assert cmd.help and f"menace {name}" in cmd.help, name
+        result = CliRunner().invoke(cli, [*name.split(), "--help"])
+        assert result.exit_code == 0 and "Usage:" in result.output

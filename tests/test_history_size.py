@@ -1,0 +1,40 @@
+"""Storage stays small: a million-game tournament adds at most 32 MB to the database."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from menace.machine import MICHIE
+from menace.service import init_machine, open_machine
+from menace.training import run_tournament
+
+BOUND_BYTES_PER_MILLION = 32 * 2**20
+
+
+def database_bytes(path: Path) -> int:
+    """Pages in use times page size, after folding the write-ahead log into the file."""
+    con = sqlite3.connect(path)
+    try:
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        pages = con.execute("PRAGMA page_count").fetchone()[0]
+        size = con.execute("PRAGMA page_size").fetchone()[0]
+        return int(pages) * int(size)
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("opponent", ["smart", "random"])
+def test_bytes_per_game_stay_under_the_bound(db_path: Path, db_url: str, opponent: str) -> None:
+    init_machine(db_url, "menace", MICHIE, None)
+    before = database_bytes(db_path)
+    games = 20_000
+    with open_machine(db_url, "menace") as m:
+        # Flushing often makes many small blocks: the worst case for the per-block overhead.
+        result = run_tournament(m, opponent, games=games, seed=1, flush_seconds=0.02)
+    assert result.games == games
+    per_game = (database_bytes(db_path) - before) / games
+    assert per_game * 1_000_000 < BOUND_BYTES_PER_MILLION, f"{per_game:.2f} bytes per game"
+    assert per_game < 8, f"{per_game:.2f} bytes per game"  # in practice 1.5 to 3

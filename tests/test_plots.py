@@ -1,0 +1,148 @@
+"""Each plot's data series equal the history; the files are what their names say."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from history_helpers import play_person_games, stored_machine
+
+from menace import plots
+from menace.history_service import (
+    beads_plot_data,
+    boxes_plot_data,
+    learning_plot_data,
+    plot_beads,
+    plot_boxes,
+    plot_learning,
+)
+from menace.machine import MICHIE, Settings
+from menace.replay import UnknownBoxError
+from menace.service import init_machine, machine_summary, open_machine
+from menace.training import run_tournament
+
+SIGNATURES = {"png": b"\x89PNG\r\n\x1a\n", "svg": b"<?xml", "pdf": b"%PDF-"}
+
+
+@pytest.fixture
+def trained(db_url: str) -> str:
+    """Michie's machine after 200 games against random, 2 at the terminal, 300 against smart, 100 random."""
+    init_machine(db_url, "menace", MICHIE, None)
+    with open_machine(db_url, "menace") as m:
+        run_tournament(m, "random", games=200, seed=1)
+        play_person_games(m, 2, seed=2)
+        run_tournament(m, "smart", games=300, seed=3)
+        run_tournament(m, "random", games=100, seed=4)
+    return db_url
+
+
+def test_beads_series_ends_at_the_stored_beads(trained: str) -> None:
+    stored = stored_machine(trained)
+    for box in (1, 2, 14):
+        data = beads_plot_data(trained, "menace", box)
+        series = data.series
+        assert data.box.number == box and data.games_played == 602
+        assert series.at(0) == stored.boxes[box - 1].initial
+        assert dict(zip(series.beads, series.counts[-1])) == stored.boxes[box - 1].beads
+        assert all(c >= 0 for point in series.counts for c in point)
+        assert all(a < b for a, b in zip(series.games, series.games[1:]))
+    assert data.opponents == [(1, "random"), (201, "person (play)"), (203, "smart"), (503, "random")]
+    with pytest.raises(UnknownBoxError, match="no box 305"):
+        beads_plot_data(trained, "menace", 305)
+
+
+def test_the_opening_box_changes_after_every_game_it_learns_from(trained: str) -> None:
+    series = beads_plot_data(trained, "menace", 1).series
+    # Michie's rule adds or takes beads after every game, and every game opens box 1.
+    assert len(series.games) > 500
+
+
+def test_learning_series_equal_the_results(trained: str) -> None:
+    data = learning_plot_data(trained, "menace")
+    summary = machine_summary(trained, "menace")
+    n = summary.games
+    assert len(data.results) == n == 602
+    assert data.cumulative[-1] == summary.wins * 3 + summary.draws * 1 + summary.losses * -1
+    assert [int(np.count_nonzero(data.results == c)) for c in range(3)] == [summary.wins, summary.draws,
+                                                                             summary.losses]
+    assert np.all(np.diff(data.cumulative) == np.array([3, 1, -1])[data.results[1:]])
+    assert data.window == 60  # a tenth of a short history
+    assert data.rate_games[0] == data.window and data.rate_games[-1] == n
+    rates = np.stack([data.win_rate, data.draw_rate, data.loss_rate])
+    assert rates.shape == (3, n - data.window + 1)
+    assert np.all((rates >= 0) & (rates <= 1))
+    assert np.allclose(rates.sum(axis=0), 1.0)
+    last = data.results[-data.window:]
+    assert data.win_rate[-1] == pytest.approx(np.mean(last == 0))
+    assert data.opponents == [(1, "random"), (201, "person (play)"), (203, "smart"), (503, "random")]
+    assert data.rule == "+3 win, +1 draw, \u22121 loss"
+
+
+def test_learning_window_and_rule_follow_the_machine(db_url: str) -> None:
+    init_machine(db_url, "ruby", Settings(win=2, draw=0, loss=-1), None)
+    with open_machine(db_url, "ruby") as m:
+        run_tournament(m, "random", games=50, seed=1)
+    data = learning_plot_data(db_url, "ruby", window=500)
+    assert data.window == 50 and len(data.win_rate) == 1  # a window longer than the history: all of it
+    assert data.rule == "+2 win, +0 draw, \u22121 loss"
+    w, d, l_ = (int(np.count_nonzero(data.results == c)) for c in range(3))
+    assert data.cumulative[-1] == 2 * w - l_
+    with pytest.raises(plots.PlotError, match="at least 1"):
+        learning_plot_data(db_url, "ruby", window=0)
+
+
+def test_no_games_no_learning_plot(db_url: str) -> None:
+    init_machine(db_url, "menace", MICHIE, None)
+    with pytest.raises(plots.PlotError, match="has played no games yet"):
+        learning_plot_data(db_url, "menace")
+
+
+def test_boxes_data_are_the_stored_boxes(trained: str) -> None:
+    data = boxes_plot_data(trained, "menace")
+    stored = stored_machine(trained)
+    assert data.games_played == 602
+    assert [move for move, _ in data.groups] == [1, 2, 3, 4]
+    assert [len(g) for _, g in data.groups] == [1, 12, 108, 183]
+    assert [b.beads for b in data.boxes] == [b.beads for b in stored.boxes]
+
+
+def test_dot_sizes() -> None:
+    assert plots.dot_fraction(0, 10) == 0
+    assert plots.dot_fraction(10, 10) == 1
+    assert plots.dot_fraction(5, 10) == 0.5
+    assert plots.dot_fraction(1, 1000) == plots.MIN_DOT
+
+
+@pytest.mark.parametrize("fmt", ["png", "svg", "pdf"])
+def test_each_plot_writes_the_format_its_name_says(trained: str, tmp_path: Path, fmt: str) -> None:
+    for name, draw in (("beads", plot_beads), ("learning", plot_learning), ("boxes", plot_boxes)):
+        out = tmp_path / f"{name}.{fmt.upper() if name == 'boxes' else fmt}"
+        draw(trained, "menace", out)
+        assert out.read_bytes().startswith(SIGNATURES[fmt]), out
+        assert out.stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("fmt", ["svg", "pdf"])
+def test_vector_files_are_byte_identical_for_the_same_data(trained: str, tmp_path: Path, fmt: str) -> None:
+    data = learning_plot_data(trained, "menace")
+    plots.render_learning(data, tmp_path / f"a.{fmt}")
+    plots.render_learning(data, tmp_path / f"b.{fmt}")
+    assert (tmp_path / f"a.{fmt}").read_bytes() == (tmp_path / f"b.{fmt}").read_bytes()
+
+
+def test_png_size_reads_on_a_projector(trained: str, tmp_path: Path) -> None:
+    import struct
+
+    out = plot_beads(trained, "menace", tmp_path / "b.png")
+    del out
+    header = (tmp_path / "b.png").read_bytes()[16:24]
+    assert struct.unpack(">II", header) == (1800, 1050)  # 12 x 7 inches at 150 dpi
+
+
+def test_other_extensions_are_refused_before_any_work(tmp_path: Path) -> None:
+    with pytest.raises(plots.PlotError, match=r"end the file name in \.png, \.svg or \.pdf"):
+        plot_beads("sqlite:///nowhere/at/all.db", "menace", tmp_path / "beads.jpg")
+    with pytest.raises(plots.PlotError):
+        plots.output_format("plot")
+    assert plots.output_format("A.PDF") == "pdf"
