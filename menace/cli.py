@@ -59,8 +59,41 @@ class AppContext:
 pass_app = click.make_pass_decorator(AppContext)
 
 
+# Commands in their own modules, imported only when used: drawing labels or plots needs
+# matplotlib, which a tournament should not pay for at start-up.
+LAZY_COMMANDS = {
+    "history": "menace.cli_history:history",
+    "replay": "menace.cli_history:replay",
+    "undo": "menace.cli_history:undo",
+    "plot": "menace.cli_history:plot",
+    "labels": "menace.cli_labels:labels",
+    "operate": "menace.cli_operate:operate",
+    "reconcile": "menace.cli_operate:reconcile",
+    "export": "menace.cli_operate:export_cmd",
+    "import": "menace.cli_operate:import_cmd",
+    "opponents": "menace.cli_arena:opponents",
+    "arena": "menace.cli_arena:arena",
+    "sweep": "menace.cli_sweep:sweep",
+    "puzzle": "menace.puzzles.commands:puzzle",
+}
+
+
 class MenaceGroup(click.Group):
-    """Turns the library's own errors into one-line messages."""
+    """Loads the commands of :data:`LAZY_COMMANDS` when asked for, and turns the library's own
+    errors into one-line messages."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None and cmd_name in LAZY_COMMANDS:
+            import importlib
+
+            module, attr = LAZY_COMMANDS[cmd_name].split(":")
+            command = getattr(importlib.import_module(module), attr)
+            assert isinstance(command, click.Command)
+        return command
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -502,20 +535,3 @@ def check(app: AppContext, all_machines: bool) -> None:
 
 def main() -> None:
     cli(prog_name="menace")
-
-
-def _attach_commands() -> None:
-    """Commands that live in their own modules, attached to the one ``menace`` group."""
-    from menace.cli_arena import arena, opponents
-    from menace.cli_history import COMMANDS as HISTORY_COMMANDS
-    from menace.cli_labels import labels
-    from menace.cli_operate import export_cmd, import_cmd, operate, reconcile
-    from menace.cli_sweep import sweep
-    from menace.puzzles.commands import puzzle
-
-    for command in (*HISTORY_COMMANDS, labels, operate, reconcile, export_cmd, import_cmd, opponents, arena,
-                    sweep, puzzle):
-        cli.add_command(command)
-
-
-_attach_commands()

@@ -4,9 +4,10 @@ inside, so the same figure gives the same file."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from matplotlib.figure import Figure
+if TYPE_CHECKING:  # importing matplotlib takes a third of a second: only commands that draw pay it
+    from matplotlib.figure import Figure
 
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 """The file types every plot, heat map and sweep chart can be written as."""

@@ -245,6 +245,54 @@ class Draw:
     bead: Move
 
 
+@dataclass(frozen=True)
+class GameTree:
+    """Every position reachable from the start, with dense indices: ``kids[i][move]`` is the
+    position after ``move`` (-1 where the move is not legal), ``result[i]`` its outcome code."""
+
+    states: list[State]
+    index: dict[State, int]
+    root: int
+    result: list[int]
+    kids: list[list[int]]
+    to_move: list[Side]
+    legal: list[tuple[Move, ...]]
+
+
+_TREES: dict[str, GameTree] = {}
+
+
+def game_tree(game: Game) -> GameTree:
+    """The game's tree, built once per process (breadth first, each move played once)."""
+    tree = _TREES.get(game.name)
+    if tree is not None:
+        return tree
+    start = game.initial()
+    states = [start]
+    index = {start: 0}
+    kids: list[list[int]] = []
+    legal_of: list[tuple[Move, ...]] = []
+    i = 0
+    while i < len(states):
+        state = states[i]
+        legal = game.legal_moves(state)
+        row = [-1] * game.move_count
+        for m in legal:
+            child = game.play(state, m)
+            k = index.get(child)
+            if k is None:
+                k = index[child] = len(states)
+                states.append(child)
+            row[m] = k
+        kids.append(row)
+        legal_of.append(legal)
+        i += 1
+    result = [WINNER_CODE[o.winner] if (o := game.outcome(s)) else ONGOING for s in states]
+    tree = GameTree(states, index, 0, result, kids, [game.to_move(s) for s in states], legal_of)
+    _TREES[game.name] = tree
+    return tree
+
+
 class Engine:
     """A machine's boxes in memory, tabulated for speed, plus the learning rule.
 
@@ -276,25 +324,17 @@ class Engine:
 
     def _tabulate(self) -> None:
         game = self.game
-        states = walk(game, symmetric=False)
-        index = {s: i for i, s in enumerate(states)}
-        self.states = states
-        self.index = index
-        self.root = index[game.initial()]
-        self.result = [WINNER_CODE[o.winner] if (o := game.outcome(s)) else ONGOING for s in states]
-        self.kids: list[list[int]] = []
-        for s in states:
-            row = [-1] * game.move_count
-            for m in game.legal_moves(s):
-                row[m] = index[game.play(s, m)]
-            self.kids.append(row)
+        tree = game_tree(game)
+        self.states, self.index, self.root = tree.states, tree.index, tree.root
+        self.result, self.kids = tree.result, tree.kids
+        states = tree.states
         self.entry: dict[Side, list[tuple[list[int], tuple[int, ...], int] | int | None]] = {}
         for side in self.settings.sides:
             table: list[tuple[list[int], tuple[int, ...], int] | int | None] = [None] * len(states)
             for i, s in enumerate(states):
-                if self.result[i] or game.to_move(s) is not side:
+                if self.result[i] or tree.to_move[i] is not side:
                     continue
-                legal = game.legal_moves(s)
+                legal = tree.legal[i]
                 if len(legal) == 1:
                     table[i] = legal[0]
                     continue

@@ -12,13 +12,16 @@ from types import FrameType
 
 from menace.game import Side
 from menace.history import GameBuffer
-from menace.machine import DRAWN
+from menace.machine import DRAWN, Engine
 from menace.match import MenacePlayer, play_game
 from menace.players import Player, RulePlayer, find_player, split_name
 from menace.service import OpenMachine
 
 FLUSH_SECONDS = 1.0
 """How often a tournament writes its games: a killed process loses at most this much."""
+FLUSH_BYTES = 400_000
+"""...or once this many bytes of games wait (about 50,000 games), whichever comes first, so that
+memory stays flat however fast the games go."""
 CHECK_EVERY = 256
 """Games between looks at the clock."""
 
@@ -119,32 +122,27 @@ def run_tournament(
     stopped: str | None = None
     nsides = len(sides)
     play_table = engine.play_table
-    data_append, data_extend = pending.data.append, pending.data.extend
-    outcomes = pending.outcomes
     try:
         while stopped is None:
             done = wins + draws + losses + pending.games
             batch = CHECK_EVERY if games is None else min(CHECK_EVERY, games - done)
             if batch <= 0:
                 break
-            for i in range(batch):
-                s = sides[(done + i) % nsides] if nsides > 1 else sides[0]
-                if table is not None:
-                    res, moves = play_table(s, table, rng)
-                else:
-                    res, moves = _play_general(machine, player, s, rng)
-                # GameBuffer.add, inlined: this loop runs a few hundred thousand times a second
-                data_append(len(moves) << 4 | s << 2 | res)
-                data_extend(moves)
-                outcomes[s << 2 | res] += 1
-                if len(moves) <= 1 and res != s and res != DRAWN and engine.opening_empty(s):
-                    stopped = OPENING_EMPTY
-                    break
-                if stop.requested:
-                    stopped = stop.signal_name or "stopped"
-                    break
+            if table is not None and nsides == 1:
+                stopped = _fast_batch(engine, sides[0], table, rng, batch, pending, stop)
+            else:
+                for i in range(batch):
+                    s = sides[(done + i) % nsides]
+                    if table is not None:
+                        res, moves = play_table(s, table, rng)
+                    else:
+                        res, moves = _play_general(machine, player, s, rng)
+                    pending.add(s, moves, res)
+                    stopped = _why_stop(engine, s, res, moves, stop)
+                    if stopped:
+                        break
             now = time.perf_counter()
-            if now - last_flush >= flush_seconds:
+            if now - last_flush >= flush_seconds or len(pending.data) >= FLUSH_BYTES:
                 wins, draws, losses = _save(machine, player, run_id, pending, (wins, draws, losses))
                 last_flush = now
             if progress is not None and now - last_report >= 0.2:
@@ -164,6 +162,39 @@ def run_tournament(
     return TournamentResult(
         machine.name, opponent, seed, done, wins, draws, losses, elapsed, stopped, machine.games_played,
     )
+
+
+def _fast_batch(engine: Engine, side: Side, table: list[tuple[int, ...]], rng: random.Random, batch: int,
+                pending: GameBuffer, stop: StopFlag) -> str | None:
+    """``batch`` games against a tabulated opponent, packed into ``pending`` as they finish.
+
+    This is the loop a tournament spends its night in, so :meth:`GameBuffer.add` is inlined.
+    Returns why it stopped early, if it did.
+    """
+    play_table = engine.play_table
+    data_append, data_extend = pending.data.append, pending.data.extend
+    outcomes = pending.outcomes
+    side_bits = int(side) << 2
+    for _ in range(batch):
+        res, moves = play_table(side, table, rng)
+        code = side_bits | res
+        data_append(len(moves) << 4 | code)
+        data_extend(moves)
+        outcomes[code] += 1
+        if len(moves) <= 1 or stop.requested:
+            why = _why_stop(engine, side, res, moves, stop)
+            if why:
+                return why
+    return None
+
+
+def _why_stop(engine: Engine, side: Side, res: int, moves: list[int], stop: StopFlag) -> str | None:
+    """After a game: stop if a signal asked, or if MENACE resigned at once and will do so forever."""
+    if stop.requested:
+        return stop.signal_name or "stopped"
+    if len(moves) <= 1 and res != side and res != DRAWN and engine.opening_empty(side):
+        return OPENING_EMPTY
+    return None
 
 
 def _play_general(machine: OpenMachine, player: Player, side: Side, rng: random.Random) -> tuple[int, list[int]]:

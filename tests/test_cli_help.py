@@ -12,7 +12,10 @@ README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 
 def all_commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
     out = []
-    for name, cmd in sorted(group.commands.items()):
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        cmd = group.get_command(ctx, name)
+        assert cmd is not None, name
         full = f"{prefix}{name}"
         out.append((full, cmd))
         if isinstance(cmd, click.Group):
