@@ -102,9 +102,20 @@ class MenaceGroup(click.Group):
             raise click.ClickException(str(exc)) from None
 
 
+MACHINE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def _machine_name(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    if not MACHINE_NAME.match(value):
+        raise click.BadParameter(f"{value!r}: a machine's name is 1 to 64 letters, digits, '-', '_' or '.', "
+                                 f"starting with a letter or digit")
+    return value
+
+
 @click.group(cls=MenaceGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--db", metavar="PATH|URL", help="Database file or URL [default: $MENACE_DB or menace.db].")
-@click.option("-m", "--machine", default=DEFAULT_MACHINE, show_default=True, help="Which machine in the database.")
+@click.option("-m", "--machine", default=DEFAULT_MACHINE, show_default=True, callback=_machine_name,
+              help="Which machine in the database.")
 @click.version_option(__version__, prog_name="menace")
 @click.pass_context
 def cli(ctx: click.Context, db: str | None, machine: str) -> None:
@@ -190,7 +201,8 @@ def init(app: AppContext, preset: str, side: str | None, schedule: tuple[int, ..
     click.echo(f"Built machine {summary.name!r} ({label}) in {_where(app)}:")
     click.echo(f"  {summary.boxes:,} boxes ({_by_move(summary.boxes_by_move)} by move)")
     click.echo(f"  {summary.beads:,} beads ({_by_move(summary.beads_by_move)} by move)")
-    click.echo("Next: menace play, or menace tournament --vs smart -n 2000")
+    m = "" if app.machine == DEFAULT_MACHINE else f"-m {app.machine} "
+    click.echo(f"Next: menace {m}play, or menace {m}tournament --vs smart -n 2000")
 
 
 def _where(app: AppContext) -> str:
@@ -250,7 +262,7 @@ def show(app: AppContext, box: str) -> None:
     view = find_box(app.url, app.machine, box)
     b = view.box
     click.echo(f"Box {b.number} of {view.machine!r}: MENACE's move {b.move_number}, {b.side.name} to play, "
-               f"{b.total} beads")
+               f"{b.total:,} beads")
     if view.matched_from is not None and view.symmetry != "as it is":
         click.echo(f"(your position matches this box when you {view.symmetry})")
     letters = {m: DEFAULT_COLOURS[m].letter for m in b.beads}
@@ -266,7 +278,7 @@ def show(app: AppContext, box: str) -> None:
 @cli.command()
 @click.option("--first", type=click.Choice(["me", "menace"]),
               help="Who starts, when the machine plays both sides [default: ask].")
-@click.option("--seed", type=int, help="Seed for MENACE's draws, to repeat a game exactly.")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), help="Seed for MENACE's draws, to repeat a game exactly.")
 @pass_app
 def play(app: AppContext, first: str | None, seed: int | None) -> None:
     """Play a game against the machine at the terminal; it learns from the result.
@@ -290,8 +302,8 @@ def play(app: AppContext, first: str | None, seed: int | None) -> None:
                 first = _ask(lambda: click.prompt("Who starts?", type=click.Choice(["me", "menace"]),
                                                   default="menace"))
             menace_side = Side.X if first == "menace" else Side.O
-        if m.engine.opening_empty(menace_side):
-            raise click.ClickException(opening_empty_help(app))
+        if menace_side is Side.X and m.engine.opening_empty(menace_side):
+            raise click.ClickException(opening_empty_help(app, m.engine, menace_side))
         g = TurnByTurnGame(m.engine, menace_side, random.Random(seed))
         click.echo(f"You are {menace_side.other.name}; MENACE ({app.machine!r}) is {menace_side.name}.")
         while not g.over:
@@ -380,7 +392,8 @@ class DurationType(click.ParamType):  # type: ignore[type-arg]
               help="The opponent (see menace opponents).")
 @click.option("-n", "--games", type=click.IntRange(min=1), help="How many games [default: 1000 unless --for].")
 @click.option("--for", "duration", type=DurationType(), help="Play for this long instead, e.g. 8h or 30m.")
-@click.option("--seed", type=int, help="Seed: the same seed on the same machine gives the same beads.")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1),
+              help="Seed: the same seed on the same machine gives the same beads.")
 @click.option("--side", type=click.Choice(["X", "O"]), help="For a machine that plays both sides: only this one.")
 @pass_app
 def tournament(app: AppContext, opponent: str, games: int | None, duration: float | None, seed: int | None,
@@ -396,7 +409,7 @@ def tournament(app: AppContext, opponent: str, games: int | None, duration: floa
     """
     from menace.players import find_player, split_name
     from menace.service import learning_partner, open_machine
-    from menace.training import OPENING_EMPTY, StopFlag, run_tournament, stop_on_signals
+    from menace.training import OPENING_EMPTY, PARTNER_EMPTY, Interrupted, run_tournament
 
     if games is not None and duration is not None:
         raise click.UsageError("give either -n/--games or --for, not both")
@@ -409,22 +422,32 @@ def tournament(app: AppContext, opponent: str, games: int | None, duration: floa
             raise click.BadParameter(str(exc), param_hint="'--vs'") from None
     bar = _ProgressLine(games, duration)
     with open_machine(app.url, app.machine, holder=f"a tournament against {opponent} (menace tournament)") as m:
-        if m.engine.opening_empty(Side(m.engine.settings.sides[0])) and len(m.engine.settings.sides) == 1:
-            raise click.ClickException(opening_empty_help(app))
+        sides = m.engine.settings.sides
+        if side is not None and Side[side] not in sides:
+            raise click.BadParameter(f"machine {app.machine!r} has no boxes for {side}; it plays "
+                                     f"{'/'.join(s.name for s in sides)}", param_hint="'--side'")
+        playing = Side[side] if side else sides[0]
+        if len(sides) == 1 or side is not None:
+            if m.engine.opening_empty(playing):
+                raise click.ClickException(opening_empty_help(app, m.engine, playing))
+        partner = None
         with ExitStack() as stack:
             resolve = None
             if split_name(opponent)[0] == "menace":
                 partner = stack.enter_context(
                     learning_partner(app.url, opponent, m, Side[side] if side else None, app.machine))
                 resolve = lambda _name: partner  # noqa: E731
-            flag = stack.enter_context(stop_on_signals(StopFlag()))
             try:
                 result = run_tournament(
                     m, opponent, games=games, seconds=duration, seed=seed,
-                    side=Side[side] if side else None, stop=flag, progress=bar, resolve=resolve,
+                    side=Side[side] if side else None, progress=bar, resolve=resolve, handle_signals=True,
                 )
             except PlayerParamError as exc:
                 raise click.BadParameter(str(exc), param_hint="'--vs'") from None
+            except Interrupted as stop:
+                click.echo(f"Stopped by {stop.signal_name} while {opponent} prepared: no game was played.",
+                           err=True)
+                _exit(130 if stop.signal_name == "SIGINT" else 143)
     bar.close()
     rate = result.games / result.seconds if result.seconds > 0 else 0.0
     click.echo(f"{result.games:,} games against {opponent} in {result.seconds:.2f} s "
@@ -432,7 +455,11 @@ def tournament(app: AppContext, opponent: str, games: int | None, duration: floa
                f"{result.losses:,} lost.")
     click.echo(f"Machine {result.machine!r} has played {result.total_games:,} games in all.")
     if result.stopped == OPENING_EMPTY:
-        click.echo(f"Stopped: {opening_empty_help(app)}.")
+        click.echo(f"Stopped after game {result.total_games:,}: "
+                   f"{opening_empty_help(app, m.engine, result.last_side)}.")
+    elif result.stopped == PARTNER_EMPTY and partner is not None:
+        click.echo(f"Stopped after game {result.total_games:,}: "
+                   f"{opening_empty_help(AppContext(app.db, partner.machine.name), partner.engine, partner.side)}.")
     elif result.stopped:
         click.echo(f"Stopped by {result.stopped} after game {result.total_games:,}; every finished game is saved.")
         _exit(130 if result.stopped == "SIGINT" else 143)
@@ -530,7 +557,8 @@ def check(app: AppContext, all_machines: bool) -> None:
     if report.faults:
         click.echo(f"{report.database}: {len(report.faults)} fault(s) in {names}.", err=True)
         _exit(1)
-    click.echo(f"{report.database}: OK ({names}; {report.games:,} games replayed, beads match).")
+    games = f"{report.games:,} game{'' if report.games == 1 else 's'}"
+    click.echo(f"{report.database}: OK ({names}; {games} replayed, beads match).")
 
 
 def main() -> None:

@@ -43,7 +43,8 @@ def opponents(ctx: click.Context) -> None:
         if spec.param_help:
             click.echo(f"{'':{width}}  parameter: {spec.param_help}")
     if getattr(ctx.obj, "resolve_player", None) is not None:
-        click.echo(f"{'menace:NAME'.ljust(width)}  a stored MENACE machine, frozen: it does not learn")
+        click.echo(f"{'menace:NAME'.ljust(width)}  another stored MENACE machine: it learns in a tournament, "
+                   f"plays frozen in the arena")
 
 
 def _check_heatmap(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
@@ -95,7 +96,7 @@ def _entrant(ctx: click.Context, name: str, rng: random.Random) -> Entrant:
               help="Games per pairing with each player as X (and as many as O).")
 @click.option("--players", metavar="A,B,...", callback=_split_players,
               help="Comma-separated player names (default: every registered player).")
-@click.option("--seed", type=int, help="Seed the random source, to play the same arena again.")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), help="Seed the random source, to play the same arena again.")
 @click.option("--heatmap", "heatmap_path", metavar="FILE", callback=_check_heatmap,
               type=click.Path(dir_okay=False, writable=True, path_type=Path),
               help="Also draw the results as a heatmap (.png, .svg or .pdf).")
@@ -122,8 +123,11 @@ def arena(
     click.echo(f"{len(entrants)} players, {games} game{'s' if games != 1 else ''} per pairing as X and "
                f"as O ({total:,} games), seed {seed}")
     try:
-        with click.progressbar(length=total, label="playing", file=sys.stderr) as bar:
-            result = run_arena(TICTACTOE, entrants, games, rng, progress=bar.update)
+        if sys.stderr.isatty():
+            with click.progressbar(length=total, label="playing", file=sys.stderr) as bar:
+                result = run_arena(TICTACTOE, entrants, games, rng, progress=bar.update)
+        else:  # no bar (and no stray "playing" line) in logs and pipes
+            result = run_arena(TICTACTOE, entrants, games, rng)
     except ArenaError as exc:
         raise click.ClickException(str(exc)) from None
     for line in format_table(result):

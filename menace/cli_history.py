@@ -295,7 +295,8 @@ def plot_learning_command(app: App, window: int | None, out: Path) -> None:
 
     with _plot_errors():
         data = plot_learning(app.url, app.machine, out, window)
-    click.echo(f"Wrote {out}: {len(data.results):,} games of {app.machine!r}, rates over {data.window:,} games.")
+    rates = f"{data.window:,} game{'' if data.window == 1 else 's'}"
+    click.echo(f"Wrote {out}: {len(data.results):,} games of {app.machine!r}, rates over {rates}.")
 
 
 @plot.command("boxes")

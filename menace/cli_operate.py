@@ -14,6 +14,7 @@ import click
 from menace.cli_common import colours_option, opening_empty_help
 from menace.colours import BeadColour, ColourError, find_colour
 from menace.game import IllegalMoveError, Side
+from menace.machine import MAX_BEADS
 from menace.tictactoe import TICTACTOE, draw_board, square_name
 
 
@@ -64,8 +65,8 @@ def operate(app: Any, first: str | None, colours: tuple[BeadColour, ...]) -> Non
             else:
                 who = first or _ask("Who starts?", type=click.Choice(["me", "menace"]), default="menace")
                 menace_side = Side.X if who == "menace" else Side.O
-            if m.engine.opening_empty(menace_side):
-                raise click.ClickException(opening_empty_help(app))
+            if menace_side is Side.X and m.engine.opening_empty(menace_side):
+                raise click.ClickException(opening_empty_help(app, m.engine, menace_side))
             g = TurnByTurnGame(m.engine, menace_side, random.Random())
             fixes: list[PendingCorrection] = []
             click.echo(f"MENACE ({app.machine!r}) plays {menace_side.name}; "
@@ -191,13 +192,13 @@ def reconcile(app: Any, box: int, counts: tuple[str, ...], colours: tuple[BeadCo
             if not sep:
                 raise ValueError
             n = int(number)
-            if n < 0:
+            if not 0 <= n <= MAX_BEADS:
                 raise ValueError
             given[find_colour(name, colours)] = n
         except ColourError as exc:
             raise click.BadParameter(str(exc), param_hint="'--count'") from None
         except ValueError:
-            raise click.BadParameter(f"{item!r}: write COLOUR=N with N a whole number, 0 or more",
+            raise click.BadParameter(f"{item!r}: write COLOUR=N with N a whole number from 0 to {MAX_BEADS:,}",
                                      param_hint="'--count'") from None
     with open_machine(app.url, app.machine, holder="a recount (menace reconcile)") as m:
         if box > len(m.engine.boxes):
@@ -215,7 +216,7 @@ def reconcile(app: Any, box: int, counts: tuple[str, ...], colours: tuple[BeadCo
                     new[mv] = given[mv]
                 else:
                     new[mv] = _ask(f"{colours[mv].name} ({colours[mv].letter}, {square_name(mv)}): twin says "
-                                   f"{current[mv]}; real count", type=click.IntRange(min=0), default=current[mv])
+                                   f"{current[mv]}; real count", type=click.IntRange(0, MAX_BEADS), default=current[mv])
         except Abandoned:
             click.echo("\nRecount abandoned: nothing changed.", err=True)
             sys.exit(1)
@@ -240,8 +241,13 @@ def export_cmd(app: Any, file: Path) -> None:
     """
     from menace.transfer import export_machine, write_machine_file
 
+    if not file.parent.exists():
+        raise click.BadParameter(f"folder {file.parent} does not exist", param_hint="'FILE'")
     data = export_machine(app.url, app.machine)
-    write_machine_file(data, file)
+    try:
+        write_machine_file(data, file)
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {file}: {exc.strerror or exc}") from None
     click.echo(f"Exported {app.machine!r}: {len(data['boxes'])} boxes, {data['history']['games']:,} games "
                f"-> {file}")
 

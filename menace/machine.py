@@ -113,6 +113,10 @@ def find_preset(name: str) -> Settings:
         raise SettingsError(f"unknown preset {name!r}; choose from {', '.join(PRESETS)}") from None
 
 
+MAX_BEADS = 1_000_000
+"""The most beads any setting may name: more than any real machine and well inside a database integer."""
+
+
 def format_numbers(values: Iterable[int]) -> str:
     return ",".join(str(v) for v in values)
 
@@ -125,6 +129,8 @@ def parse_numbers(text: str, count: int | None = None, what: str = "list") -> tu
         raise SettingsError(f"{what} {text!r} is not a comma-separated list of whole numbers") from None
     if count is not None and len(values) != count:
         raise SettingsError(f"{what} {text!r} needs exactly {count} numbers")
+    if any(abs(v) > MAX_BEADS for v in values):
+        raise SettingsError(f"{what} {text!r}: keep each number within {MAX_BEADS:,} beads")
     return values
 
 
@@ -479,11 +485,19 @@ class Engine:
         return res, moves
 
     def opening_empty(self, side: Side) -> bool:
-        """Every box for MENACE's first move on ``side`` is empty (it would only resign)."""
+        """A box for MENACE's first move on ``side`` is empty under ``resign``.
+
+        As X that is the opening box, and MENACE would resign every game. As O there are three
+        such boxes (one per X opening up to symmetry); with one empty, MENACE resigns every game
+        in which X opens that way, which against most opponents is game after game.
+        """
         if self.settings.empty_policy is not EmptyPolicy.RESIGN:
             return False
-        first = [i for i, box in enumerate(self.boxes) if box.side is side and box.move_number == 1]
-        return bool(first) and all(not any(self.counts[i]) for i in first)
+        return any(not any(self.counts[i]) for i in self.first_boxes(side))
+
+    def first_boxes(self, side: Side) -> list[int]:
+        """The indices of the boxes for MENACE's first move on ``side``."""
+        return [i for i, box in enumerate(self.boxes) if box.side is side and box.move_number == 1]
 
     def snapshot(self) -> list[list[int]]:
         return [list(c) for c in self.counts]

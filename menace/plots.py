@@ -22,7 +22,7 @@ from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection, PatchCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle, Rectangle
-from matplotlib.ticker import PercentFormatter, StrMethodFormatter
+from matplotlib.ticker import MaxNLocator, PercentFormatter, StrMethodFormatter
 
 from menace.colours import DEFAULT_COLOURS, BeadColour
 from menace.figures import FORMATS, save_figure
@@ -165,15 +165,32 @@ class OpponentTracker:
             yield item
 
 
-def _mark_opponents(axes: Sequence[Axes], opponents: Sequence[tuple[int, str]], label_on: Axes) -> None:
-    """A dashed line where the opponent changes, and the opponent's name at the top."""
+LABEL_ROWS = 3
+"""Opponent names stack in up to this many rows at the top before one is left out."""
+LABEL_GAP = 0.16
+"""The share of the axis width one opponent's name needs before the next in its row."""
+
+
+def _mark_opponents(axes: Sequence[Axes], opponents: Sequence[tuple[int, str]], label_on: Axes,
+                    games: int) -> None:
+    """A dashed line where the opponent changes, and the opponent's name at the top.
+
+    Names of close changes go into lower rows; one with no room in any row is left out (its
+    line stays), so the names never print over each other.
+    """
+    row_end = [-1.0] * LABEL_ROWS
     for i, (first, opponent) in enumerate(opponents):
         if i:
             for ax in axes:
                 ax.axvline(first - 0.5, color=MARKER, lw=2.2, ls="--")
+        where = max(first - 0.5, 0) / max(games, 1)
+        row = next((r for r in range(LABEL_ROWS) if where >= row_end[r]), None)
+        if row is None:
+            continue
+        row_end[row] = where + LABEL_GAP
         label_on.annotate(f"vs {opponent}", xy=(max(first - 0.5, 0), 1.0), xycoords=("data", "axes fraction"),
-                          xytext=(5, -5), textcoords="offset points", ha="left", va="top", fontsize=14,
-                          color=MARKER, fontweight="bold")
+                          xytext=(5, -5 - 20 * row), textcoords="offset points", ha="left", va="top",
+                          fontsize=14, color=MARKER, fontweight="bold")
 
 
 MAX_POINTS = 4000
@@ -194,6 +211,8 @@ def _sampled(series: BeadSeries) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.
 def render_beads(data: BeadsData, path: str | Path) -> Path:
     """A stacked area of the box's beads per colour over the games, beside the box's drawing."""
     output_format(path)
+    if data.games_played == 0:
+        raise PlotError(f"{data.machine!r} has played no games yet: nothing to plot")
     box = data.box
     with _style():
         fig = Figure(figsize=(12, 7), dpi=150, layout="constrained")
@@ -213,7 +232,9 @@ def render_beads(data: BeadsData, path: str | Path) -> Path:
         ax.set_facecolor(BACKGROUND)  # white beads must show against the background
         ax.set_axisbelow(True)
         ax.grid(True, axis="y", color="white", lw=1.2)
-        _mark_opponents([ax], data.opponents, ax)
+        _mark_opponents([ax], data.opponents, ax, data.games_played)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         fig.suptitle(f"Beads in box {box.number} of {data.machine!r} over {data.games_played:,} games",
                      fontweight="bold")
         what = "the opening box, " if box.move_number == 1 and box.number == 1 else ""
@@ -315,14 +336,16 @@ def render_learning(data: LearningData, path: str | Path) -> Path:
                         label=RESULT_WORDS[result])
         bottom.set_ylim(-0.02, 1.02)
         bottom.yaxis.set_major_formatter(PercentFormatter(1.0))
-        bottom.set_ylabel(f"share of the last\n{data.window:,} games", fontsize=15)
+        bottom.set_ylabel(f"share of the last\n{data.window:,} game{'' if data.window == 1 else 's'}", fontsize=15)
         bottom.set_xlabel("games played")
         bottom.grid(True, alpha=0.3)
         bottom.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
         bottom.set_xlim(0, n + 1)
         bottom.xaxis.set_major_formatter(THOUSANDS)
         top.yaxis.set_major_formatter(THOUSANDS)
-        _mark_opponents([top, bottom], data.opponents, top)
+        _mark_opponents([top, bottom], data.opponents, top, n)
+        bottom.xaxis.set_major_locator(MaxNLocator(integer=True))
+        top.yaxis.set_major_locator(MaxNLocator(integer=True))
         w, d, l_ = (int(np.count_nonzero(data.results == c)) for c in range(3))
         fig.suptitle(f"How {data.machine!r} learnt: {n:,} games, {w:,} won, {d:,} drawn, {l_:,} lost",
                      fontweight="bold")

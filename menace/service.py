@@ -127,6 +127,13 @@ class OpenMachine:
         the same transaction.
         """
         updates = self.changed_beads()
+        ids = self.stored.box_ids
+        for c in corrections:
+            # A corrected count may have changed again in the game (or come back to where it was
+            # before the correction): write it whatever the diff says, after the correction.
+            row = (ids[c.box], c.move, self.engine.counts[c.box][c.move])
+            if row not in updates:
+                updates.append(row)
         with session_scope(self.db, write=True) as s:
             for c in corrections:
                 repo.add_corrections(s, self.stored.id, self.games_played,

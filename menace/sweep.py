@@ -334,7 +334,7 @@ def run_one(
         else:
             k = 2
             # Only a loss takes beads, so only then can the opening box have emptied.
-            if emptied is None and side in opening and not any(any(counts[i]) for i in opening[side]):
+            if emptied is None and side in opening and any(not any(counts[i]) for i in opening[side]):
                 emptied = g + 1
         tally[k] += 1
         if g >= last_from:

@@ -6,7 +6,7 @@ import random
 import signal
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from types import FrameType
 
@@ -50,6 +50,29 @@ def stop_on_signals(flag: StopFlag) -> Iterator[StopFlag]:
             signal.signal(s, h)
 
 
+class Interrupted(Exception):
+    """A signal arrived before the first game (while an opponent such as ``td`` prepared)."""
+
+    def __init__(self, signal_name: str) -> None:
+        super().__init__(signal_name)
+        self.signal_name = signal_name
+
+
+@contextmanager
+def interrupt_on_signals() -> Iterator[None]:
+    """While inside, SIGINT and SIGTERM raise :class:`Interrupted` (nothing to save yet)."""
+
+    def handler(signum: int, _frame: FrameType | None) -> None:
+        raise Interrupted(signal.Signals(signum).name)
+
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
 @dataclass
 class Progress:
     games: int
@@ -72,11 +95,14 @@ class TournamentResult:
     losses: int
     seconds: float
     stopped: str | None
-    """Why it stopped early: a signal's name, or that the opening box is empty."""
+    """Why it stopped early: a signal's name, :data:`OPENING_EMPTY` or :data:`PARTNER_EMPTY`."""
     total_games: int
+    last_side: Side | None = None
+    """MENACE's side in the last game (the side whose first box emptied, if that stopped it)."""
 
 
 OPENING_EMPTY = "opening box empty"
+PARTNER_EMPTY = "the opponent machine's opening box empty"
 
 
 def new_seed() -> int:
@@ -94,11 +120,15 @@ def run_tournament(
     progress: Callable[[Progress], None] | None = None,
     resolve: Callable[[str], Player] | None = None,
     flush_seconds: float = FLUSH_SECONDS,
+    handle_signals: bool = False,
 ) -> TournamentResult:
     """Play ``games`` games (or for ``seconds``) against ``opponent``, saving every second.
 
     The same seed on the same starting machine gives the same games and the same beads.
     ``resolve`` turns names that are not in the player registry (``menace:NAME``) into players.
+    With ``handle_signals``, SIGINT and SIGTERM stop it after the current game once the games
+    have begun; while the opponent prepares (``td`` trains itself first) they raise
+    :class:`Interrupted`: no game has been played, nothing is stored.
     """
     if games is None and seconds is None:
         raise ValueError("give a number of games or a duration")
@@ -109,12 +139,25 @@ def run_tournament(
     if any(s not in engine.settings.sides for s in sides):
         raise ValueError(f"machine {machine.name!r} has no boxes for {side.name if side else ''}")
     base, param = split_name(opponent)
-    if base == "menace" and resolve is not None:
-        player: Player = resolve(opponent)
-    else:
-        player = find_player(opponent).create(machine.game, rng, param)
-    table = engine.options_table(player.options) if isinstance(player, RulePlayer) else None
+    with interrupt_on_signals() if handle_signals else nullcontext():
+        if base == "menace" and resolve is not None:
+            player: Player = resolve(opponent)
+        else:
+            player = find_player(opponent).create(machine.game, rng, param)
     stop = stop or StopFlag()
+    signals = stop_on_signals(stop) if handle_signals else nullcontext(stop)
+    with signals:
+        return _play_tournament(machine, player, opponent, seed, rng, sides, games, seconds, stop, progress,
+                                flush_seconds)
+
+
+def _play_tournament(
+    machine: OpenMachine, player: Player, opponent: str, seed: int, rng: random.Random, sides: tuple[Side, ...],
+    games: int | None, seconds: float | None, stop: StopFlag, progress: Callable[[Progress], None] | None,
+    flush_seconds: float,
+) -> TournamentResult:
+    engine = machine.engine
+    table = engine.options_table(player.options) if isinstance(player, RulePlayer) else None
     pending = GameBuffer()
     wins = draws = losses = 0
     run_id = machine.start_run("tournament", opponent, seed)
@@ -122,6 +165,7 @@ def run_tournament(
     stopped: str | None = None
     nsides = len(sides)
     play_table = engine.play_table
+    s = sides[0]
     try:
         while stopped is None:
             done = wins + draws + losses + pending.games
@@ -138,7 +182,7 @@ def run_tournament(
                     else:
                         res, moves = _play_general(machine, player, s, rng)
                     pending.add(s, moves, res)
-                    stopped = _why_stop(engine, s, res, moves, stop)
+                    stopped = _why_stop(engine, s, res, moves, stop, player)
                     if stopped:
                         break
             now = time.perf_counter()
@@ -160,7 +204,7 @@ def run_tournament(
     if progress is not None:
         progress(Progress(done, games, elapsed, seconds, wins, draws, losses))
     return TournamentResult(
-        machine.name, opponent, seed, done, wins, draws, losses, elapsed, stopped, machine.games_played,
+        machine.name, opponent, seed, done, wins, draws, losses, elapsed, stopped, machine.games_played, s,
     )
 
 
@@ -188,12 +232,17 @@ def _fast_batch(engine: Engine, side: Side, table: list[tuple[int, ...]], rng: r
     return None
 
 
-def _why_stop(engine: Engine, side: Side, res: int, moves: list[int], stop: StopFlag) -> str | None:
-    """After a game: stop if a signal asked, or if MENACE resigned at once and will do so forever."""
+def _why_stop(engine: Engine, side: Side, res: int, moves: list[int], stop: StopFlag,
+              player: Player | None = None) -> str | None:
+    """After a game: stop if a signal asked, or if a machine resigned at its first move and will
+    go on doing so (MENACE, or a MENACE opponent)."""
     if stop.requested:
         return stop.signal_name or "stopped"
     if len(moves) <= 1 and res != side and res != DRAWN and engine.opening_empty(side):
         return OPENING_EMPTY
+    if (isinstance(player, MenacePlayer) and len(moves) <= 2 and res == side
+            and player.engine.opening_empty(player.side)):
+        return PARTNER_EMPTY
     return None
 
 

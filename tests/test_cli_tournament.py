@@ -129,3 +129,40 @@ def test_sigint_stops_after_the_current_game(tmp_path: Path) -> None:
     con.close()
     games = int(out.split("has played ")[1].split(" games")[0].replace(",", ""))
     assert stored == games > 0
+
+
+def test_a_second_player_stops_when_a_first_move_box_empties(db_url: str) -> None:
+    init_machine(db_url, "menace", Settings(side="O", win=0, draw=0, loss=-1), None)
+    with open_machine(db_url, "menace") as m:
+        result = run_tournament(m, "smart", games=50_000, seed=3)
+        assert result.stopped == OPENING_EMPTY and result.games < 50_000
+        empty = [m.engine.boxes[i].number for i in m.engine.first_boxes(m.engine.settings.sides[0])
+                 if not any(m.engine.counts[i])]
+        assert empty
+
+
+def test_a_tournament_between_machines_stops_when_the_other_ones_opening_empties(menace: Invoke) -> None:
+    menace("init")
+    menace("-m", "second", "init", "--side", "O", "--reinforce", "0,0,-1")
+    out = menace("tournament", "--vs", "menace:second", "-n", "20000", "--seed", "1").output
+    assert "Stopped after game" in out and "of 'second' is empty" in out
+    assert "menace -m second reconcile" in out
+    assert "OK" in menace("check", "--all").output
+
+
+def test_signals_while_td_trains_stop_cleanly_with_nothing_stored(tmp_path: Path) -> None:
+    db = tmp_path / "td.db"
+    env = {**os.environ, "MENACE_DB": str(db)}
+    subprocess.run([sys.executable, "-m", "menace", "init"], env=env, check=True, capture_output=True)
+    for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
+        proc = subprocess.Popen([sys.executable, "-m", "menace", "tournament", "--vs", "td:100000000", "-n", "5"],
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(2.0)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == code, err
+        assert "while td:100000000 prepared: no game was played" in err and "Traceback" not in err
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT count(*) FROM game_blocks").fetchone()[0] == 0
+    assert con.execute("SELECT count(*) FROM machine_locks").fetchone()[0] == 0
+    con.close()

@@ -187,3 +187,15 @@ def test_bad_machine_files_are_refused_and_change_nothing(menace: Invoke, db_pat
     assert menace("import", str(good), "--replace").exit_code == 0
     assert menace("import", str(good), "--as", "copy").exit_code == 0
     assert "copy" in menace("machines").output
+
+
+def test_a_confirmed_bead_that_then_loses_leaves_the_twin_consistent(menace: Invoke, db_path: Path) -> None:
+    menace("init")
+    menace("reconcile", "1", "--count", "W=0", "--count", "K=4", "--count", "G=4")
+    # the operator reports white from box 1 (the twin has none), confirms it, and the game is lost
+    out = menace("operate", input="W\ny\nb2\nK\na3\nS\nc1\n").output
+    assert "MENACE loses." in out
+    assert "box   1: keep the drawn white (W) bead out; it then holds 0 white" in out
+    assert bead_counts(db_path)[(1, 0)] == 0  # the twin holds what the ledger says
+    report = check_database(f"sqlite:///{db_path}")
+    assert report.ok, report.faults

@@ -50,16 +50,17 @@ def test_replay_of_play_tournaments_and_undos_equals_stored_beads(db_url: str, s
     init_machine(db_url, "menace", settings, None)
     with open_machine(db_url, "menace") as m:
         play_person_games(m, 3, seed=1)
-        run_tournament(m, "random", games=400, seed=2)
+        played = 3 + run_tournament(m, "random", games=400, seed=2).games
         play_person_games(m, 2, seed=3)
-        run_tournament(m, "smart", games=300, seed=4)
+        played += 2 + run_tournament(m, "smart", games=300, seed=4).games
     undo_games(db_url, "menace", 3)
     with open_machine(db_url, "menace") as m:
-        run_tournament(m, "smart", games=50, seed=5)
+        played += run_tournament(m, "smart", games=50, seed=5).games - 3
         play_person_games(m, 2, seed=6)
     undo_games(db_url, "menace")
     games = assert_replay_equals_stored(db_url)
-    assert games > 500
+    # a tournament stops early when a first-move box empties (under resign), so count what was played
+    assert games == played + 2 - 1 > 100
 
 
 def test_restocked_boxes_replay_exactly(db_url: str) -> None:

@@ -2,26 +2,38 @@
 
 from __future__ import annotations
 
-from menace.players import PlayerSpec, perfect, posswin, register, td
+from typing import TypeVar
+
+from menace.players import PlayerParamError, PlayerSpec, perfect, posswin, register, td
 from menace.players.basic import RandomPlayer, SmartPlayer
 from menace.players.movetable import MovetablePlayer
 from menace.players.oxo import OxoPlayer
 
+P = TypeVar("P")
+
+
+def no_param(name: str, param: str | None, player: P) -> P:
+    """``player``, for a name that takes no parameter: ``random:3`` is refused."""
+    if param is not None:
+        raise PlayerParamError(f"{name} takes no parameter (after the colon), not {param!r}")
+    return player
+
+
 register(PlayerSpec(
     "random",
     "any legal move, uniformly at random (seed 000)",
-    lambda g, rng, param: RandomPlayer(),
+    lambda g, rng, param: no_param("random", param, RandomPlayer()),
     ("dumb",),
 ))
 register(PlayerSpec(
     "smart",
     "seed 000's SmartPlayer: win, block, centre, opposite corner, X-O-X defence, else random",
-    lambda g, rng, param: SmartPlayer(),
+    lambda g, rng, param: no_param("smart", param, SmartPlayer()),
 ))
 register(PlayerSpec(
     "movetable",
     "Rich & Knight's Program 1: a 19,683-board lookup table, generated from perfect play",
-    lambda g, rng, param: MovetablePlayer(),
+    lambda g, rng, param: no_param("movetable", param, MovetablePlayer()),
     ("program1",),
 ))
 register(PlayerSpec(
@@ -41,7 +53,7 @@ register(PlayerSpec(
 register(PlayerSpec(
     "oxo",
     "McLean's APL OXO: win, block, centre, a random corner, else the first free square",
-    lambda g, rng, param: OxoPlayer(),
+    lambda g, rng, param: no_param("oxo", param, OxoPlayer()),
 ))
 register(PlayerSpec(
     "td",

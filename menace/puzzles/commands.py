@@ -73,7 +73,7 @@ def puzzle() -> None:
     help="Do not play: print the fewest presses and the keys that solve GRID.",
 )
 @click.option("--start", callback=_grid_option, metavar="GRID", help="Start from GRID instead of a random grid.")
-@click.option("--seed", type=int, help="Seed for the random start, to replay the same game.")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), help="Seed for the random start, to replay the same game.")
 @click.option(
     "--instructions/--no-instructions",
     default=None,

@@ -89,7 +89,15 @@ def _begin(conn: Connection) -> None:
 
 def make_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite gets WAL, foreign keys and a busy timeout."""
-    engine = create_engine(url)
+    try:
+        engine = create_engine(url)
+    except sa_exc.ArgumentError as exc:
+        raise StorageError(f"{url!r} is not a database URL or path ({exc})") from None
+    except sa_exc.NoSuchModuleError:
+        raise StorageError(f"no database of the kind {make_url(url).get_backend_name()!r} is known") from None
+    except ModuleNotFoundError as exc:
+        raise StorageError(f"the driver for {make_url(url).get_backend_name()!r} is not installed ({exc.name}); "
+                           f"for PostgreSQL: pip install 'menace[postgres]'") from None
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _set_sqlite_pragmas)
         event.listen(engine, "begin", _begin)
