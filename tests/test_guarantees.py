@@ -213,7 +213,8 @@ def test_database_files_that_cannot_be_used(tmp_path: Path) -> None:
     assert code == 1 and "does not exist" in out
     code, out = runner_result(tmp_path / "absent.db", "stats")
     assert code == 1 and "create one with: menace init" in out
-    for url, message in (("foo://bar", "is not a database URL"), ("nosuchdb://u@h/m", "no database of the kind")):
+    for url, message in (("foo://bar", "no database of the kind"), ("nosuchdb://u@h/m", "no database of the kind"),
+                         ("postgresql://u@h:notaport/m", "is not a database URL or path")):
         r = CliRunner().invoke(cli, ["--db", url, "stats"])
         assert r.exit_code == 1 and message in r.output, r.output
         assert r.exception is None or isinstance(r.exception, SystemExit)

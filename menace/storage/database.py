@@ -52,9 +52,12 @@ class SchemaState(enum.Enum):
 def resolve_url(db: str | None) -> str:
     """A database URL from ``--db`` (a path or a URL), else ``$MENACE_DB``, else ``menace.db``."""
     target = db or os.environ.get(ENV_VAR) or DEFAULT_DB
-    if "://" in target:
-        return target
-    return f"sqlite:///{target}"
+    url = target if "://" in target else f"sqlite:///{target}"
+    try:
+        make_url(url)
+    except (sa_exc.ArgumentError, ValueError) as exc:
+        raise StorageError(f"{target!r} is not a database URL or path ({exc})") from None
+    return url
 
 
 def sqlite_path(url: str) -> Path | None:
@@ -91,10 +94,10 @@ def make_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite gets WAL, foreign keys and a busy timeout."""
     try:
         engine = create_engine(url)
+    except sa_exc.NoSuchModuleError:  # a subclass of ArgumentError: first
+        raise StorageError(f"no database of the kind {make_url(url).get_backend_name()!r} is known") from None
     except sa_exc.ArgumentError as exc:
         raise StorageError(f"{url!r} is not a database URL or path ({exc})") from None
-    except sa_exc.NoSuchModuleError:
-        raise StorageError(f"no database of the kind {make_url(url).get_backend_name()!r} is known") from None
     except ModuleNotFoundError as exc:
         raise StorageError(f"the driver for {make_url(url).get_backend_name()!r} is not installed ({exc.name}); "
                            f"for PostgreSQL: pip install 'menace[postgres]'") from None
