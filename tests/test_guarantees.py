@@ -301,3 +301,15 @@ def prepared_db(factory: pytest.TempPathFactory) -> Path:
     copy = factory.mktemp("prompt-copy") / "m.db"
     shutil.copy(_PREPARED["db"], copy)
     return copy
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(min_size=1, max_size=30).filter(lambda t: "\x00" not in t))
+def test_random_database_names_are_clean_errors(text: str) -> None:
+    import contextlib
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp):
+        r = CliRunner().invoke(cli, ["--db", text, "stats"])
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    assert r.exit_code in (1, 2) and "Traceback" not in r.output
