@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import random
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -29,6 +28,7 @@ from pathlib import Path
 from menace.game import Side
 from menace.machine import MICHIE, Engine, build_boxes
 from menace.players import RulePlayer, find_player
+from menace.storage.database import database_bytes
 from menace.tictactoe import TICTACTOE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,16 +76,6 @@ def timed_process(cmd: list[str], db: Path) -> tuple[float, int]:
     return elapsed, usage.ru_maxrss
 
 
-def db_bytes(db: Path) -> int:
-    con = sqlite3.connect(db)
-    try:
-        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        pages = con.execute("PRAGMA page_count").fetchone()[0]
-        size = con.execute("PRAGMA page_size").fetchone()[0]
-        free = con.execute("PRAGMA freelist_count").fetchone()[0]
-    finally:
-        con.close()
-    return int((pages - free) * size)
 
 
 def median_of(rounds: int, f: Callable[[], float]) -> float:
@@ -148,14 +138,14 @@ def main() -> int:
         for r in range(rounds):
             db = d / f"tour{r}.db"
             run([*MENACE, "init"], db)
-            before = db_bytes(db)
+            before = database_bytes(db)
             mem = in_memory_rate("random", n_mem, seed=r + 1)
             wall, _ = timed_process([*MENACE, "tournament", "--vs", "random", "-n", str(n_tour),
                                      "--seed", str(r + 1)], db)
             rate = n_tour / wall
             persisted.append(rate)
             mem_ratios.append(rate / mem)
-            per_game = (db_bytes(db) - before) / n_tour
+            per_game = (database_bytes(db) - before) / n_tour
         line(f"menace tournament -n {n_tour:,} (whole process)", f"{statistics.median(persisted):,.0f}/s")
         ok = statistics.median(mem_ratios) >= 0.7
         missed += not ok

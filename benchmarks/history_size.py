@@ -12,7 +12,6 @@ an undo of the last game (which replays every remaining game).
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
 import tempfile
 import time
@@ -21,22 +20,13 @@ from pathlib import Path
 from menace.history_service import undo_games, verify_history
 from menace.machine import MICHIE
 from menace.service import init_machine, open_machine
+from menace.storage.database import database_bytes
 from menace.training import run_tournament
 
 BOUND_MB = 32
 MILLION = 1_000_000
 
 
-def database_bytes(path: Path) -> int:
-    """The database's size with the write-ahead log folded in: page count times page size."""
-    con = sqlite3.connect(path)
-    try:
-        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        pages = con.execute("PRAGMA page_count").fetchone()[0]
-        size = con.execute("PRAGMA page_size").fetchone()[0]
-        return int(pages) * int(size)
-    finally:
-        con.close()
 
 
 def main(argv: list[str] | None = None) -> int:

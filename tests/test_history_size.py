@@ -2,28 +2,18 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from menace.machine import MICHIE
 from menace.service import init_machine, open_machine
+from menace.storage.database import database_bytes
 from menace.training import run_tournament
 
 BOUND_BYTES_PER_MILLION = 32 * 2**20
 
 
-def database_bytes(path: Path) -> int:
-    """Pages in use times page size, after folding the write-ahead log into the file."""
-    con = sqlite3.connect(path)
-    try:
-        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        pages = con.execute("PRAGMA page_count").fetchone()[0]
-        size = con.execute("PRAGMA page_size").fetchone()[0]
-        return int(pages) * int(size)
-    finally:
-        con.close()
 
 
 @pytest.mark.parametrize("opponent", ["smart", "random"])

@@ -12,6 +12,7 @@ set of equally good moves); tournaments tabulate such players once and play them
 from __future__ import annotations
 
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -30,21 +31,21 @@ class Player(Protocol):
     def game_over(self, state: State, outcome: Outcome) -> None: ...
 
 
-class RulePlayer:
+class RulePlayer(ABC):
     """A player whose move depends only on the position: uniform among :meth:`options`."""
 
     name = "rule"
 
+    @abstractmethod
     def options(self, state: State) -> tuple[Move, ...]:
         """The moves this player picks from, uniformly, in ``state``."""
-        raise NotImplementedError  # pragma: no cover - every rule player defines it
 
     def choose(self, state: State, rng: random.Random) -> Move:
         opts = self.options(state)
         return opts[int(rng.random() * len(opts))]
 
-    def game_over(self, state: State, outcome: Outcome) -> None:
-        """Rule players do not learn."""
+    def game_over(self, state: State, outcome: Outcome) -> None:  # noqa: B027 - deliberately empty
+        """Rule players do not learn: the outcome changes nothing."""
 
 
 class UnknownPlayerError(ValueError):

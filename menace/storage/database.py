@@ -11,7 +11,7 @@ import enum
 import os
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
@@ -77,10 +77,8 @@ def _set_sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cur = dbapi_connection.cursor()
     cur.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     cur.execute("PRAGMA foreign_keys = ON")
-    try:
+    with suppress(sqlite3.OperationalError):  # a read-only file keeps its mode; reading still works
         cur.execute("PRAGMA journal_mode = WAL")
-    except sqlite3.OperationalError:
-        pass  # a read-only file keeps its journal mode; reading still works
     cur.execute("PRAGMA synchronous = NORMAL")
     cur.close()
 
@@ -263,6 +261,20 @@ def upgrade_database(url: str) -> tuple[str | None, str, Path | None]:
         return rev, head_revision(), backup
     finally:
         engine.dispose()
+
+
+def database_bytes(path: Path) -> int:
+    """The bytes a SQLite file's data takes: pages in use times page size, after folding the
+    write-ahead log into the file (what a benchmark of the history's size wants)."""
+    con = sqlite3.connect(path)
+    try:
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        pages = con.execute("PRAGMA page_count").fetchone()[0]
+        free = con.execute("PRAGMA freelist_count").fetchone()[0]
+        size = con.execute("PRAGMA page_size").fetchone()[0]
+        return (int(pages) - int(free)) * int(size)
+    finally:
+        con.close()
 
 
 @contextmanager
