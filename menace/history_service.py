@@ -21,7 +21,6 @@ from sqlalchemy.orm import Session
 from menace.game import Result
 from menace.machine import GameRecord
 from menace.replay import (
-    BeadDifference,
     GameDetail,
     GameNotFoundError,
     Replayer,
@@ -177,16 +176,6 @@ def undo_games(url: str, name: str, n: int = 1) -> UndoResult:
 
 
 # -- menace verify (a check for tests and the curious) -----------------------------------------
-def verify_history(url: str, name: str) -> tuple[int, list[BeadDifference]]:
-    """Replay every stored game from the initial beads; the games replayed and any bead count
-    that differs from the stored one (none, unless the database was edited by hand).
-    """
-    with _reading(url, name) as (s, stored):
-        replayer = Replayer(stored.settings, stored.boxes, corrections=repo.corrections(s, stored.id))
-        replayer.apply_all(hrepo.iter_records(s, stored.id))
-    return replayer.games, compare(stored.boxes, replayer.counts)
-
-
 # -- menace plot ---------------------------------------------------------------------------------
 def beads_plot_data(url: str, name: str, box: int = 1) -> plots.BeadsData:
     from menace import plots

@@ -9,6 +9,7 @@ from menace.history import CorruptHistoryError
 from menace.machine import build_boxes
 from menace.replay import Replayer, ReplayError, compare
 from menace.service import game_named
+from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo
 from menace.storage.database import (
     SchemaState,
@@ -95,7 +96,7 @@ def _check_machine(s: object, name: str, report: CheckReport) -> None:
     # Replay: initial beads + every stored game + every correction, in order, must give the beads.
     replayer = Replayer(settings, expected, game, repo.corrections(s, stored.id))
     try:
-        for g in repo.iter_games(s, stored.id):
+        for g in hrepo.stream_games(s, stored.id):
             if g.number != replayer.games + 1:
                 faults.append(f"{name}: games {replayer.games + 1} to {g.number - 1} are missing from the history")
                 return

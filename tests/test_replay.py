@@ -8,7 +8,8 @@ import pytest
 from history_helpers import play_person_games, stored_corrections, stored_machine, stored_records
 
 from menace.game import Side
-from menace.history_service import undo_games, verify_history
+from menace.history_service import undo_games
+from menace.integrity import check_database
 from menace.machine import MICHIE, RUBYQUIZ, EmptyPolicy, GameRecord, Settings, build_boxes
 from menace.players import RulePlayer, find_player
 from menace.replay import (
@@ -33,8 +34,9 @@ RESTOCKING = Settings(schedule=(1,), loss=-3, empty_policy=EmptyPolicy.RESTOCK)
 
 
 def assert_replay_equals_stored(url: str) -> int:
-    games, differences = verify_history(url, "menace")
-    assert differences == []
+    report = check_database(url, "menace")
+    assert report.faults == []
+    games = report.games
     stored = stored_machine(url)
     counts = replay_all(stored.settings, stored.boxes, stored_records(url), corrections=stored_corrections(url))
     assert compare(stored.boxes, counts) == []

@@ -12,7 +12,8 @@ import pytest
 from history_helpers import play_person_games, stored_beads, stored_corrections, stored_machine, stored_records
 
 from menace.game import Result
-from menace.history_service import NothingToUndoError, list_games, undo_games, verify_history
+from menace.history_service import NothingToUndoError, list_games, undo_games
+from menace.integrity import check_database
 from menace.machine import MICHIE, EmptyPolicy, Settings
 from menace.replay import Replayer
 from menace.service import init_machine, open_machine
@@ -58,7 +59,7 @@ def test_undo_five_times_returns_the_beads_of_five_games_earlier(db_url: str, se
         assert done.played == played + 4 - i
     assert stored_beads(db_url) == before
     assert rows(db_url) == (played, blocks, runs)
-    assert verify_history(db_url, "menace")[1] == []
+    assert check_database(db_url, "menace").faults == []
 
 
 def floored_in_last_games(url: str, last: int) -> int:
@@ -148,11 +149,11 @@ def test_undo_removes_corrections_made_after_the_games_it_takes_back(db_url: str
     with open_machine(db_url, "menace") as m:
         run_tournament(m, "random", games=10, seed=3)
     correct(db_url, box_id, 1, 30, "goes: after game 20")
-    assert verify_history(db_url, "menace")[1] == []
+    assert check_database(db_url, "menace").faults == []
     undo_games(db_url, "menace", 10)
     assert [f.reason for f in stored_corrections(db_url)] == ["kept: after game 10"]
     assert stored_beads(db_url) == before
-    assert verify_history(db_url, "menace")[1] == []
+    assert check_database(db_url, "menace").faults == []
 
 
 def test_undo_is_refused_while_another_process_holds_the_machine(db_url: str) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -10,7 +10,7 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from menace.game import Game, Side
-from menace.history import GameBuffer, decode_block
+from menace.history import GameBuffer
 from menace.machine import Box, EmptyPolicy, GameRecord, Settings, build_boxes, format_numbers, parse_numbers
 from menace.storage.models import BeadRow, BoxRow, GameBlockRow, MachineRow, RunRow
 
@@ -195,21 +195,6 @@ class StoredGame:
     kind: str
     opponent: str
     record: GameRecord
-
-
-def iter_games(session: Session, machine_id: int, start: int = 1) -> Iterator[StoredGame]:
-    """Every stored game from number ``start`` on, in order, decoded block by block."""
-    runs = {r.id: r for r in session.scalars(select(RunRow).where(RunRow.machine_id == machine_id))}
-    blocks = session.execute(
-        select(GameBlockRow.first_game, GameBlockRow.n_games, GameBlockRow.run_id, GameBlockRow.data)
-        .where(GameBlockRow.machine_id == machine_id, GameBlockRow.first_game + GameBlockRow.n_games > start)
-        .order_by(GameBlockRow.first_game)
-    )
-    for first, _n, run_id, data in blocks:
-        run = runs[run_id]
-        for i, record in enumerate(decode_block(data)):
-            if first + i >= start:
-                yield StoredGame(first + i, run_id, run.kind, run.opponent, record)
 
 
 # -- who holds a machine ------------------------------------------------------------------------
