@@ -9,8 +9,9 @@ beside it without touching the learner or storage.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 State = tuple[int, ...]
 """A position: one value per cell (0 empty, 1 X, 2 O)."""
@@ -102,6 +103,25 @@ class Game(Protocol):
     def move_name(self, move: Move) -> str: ...
 
     def parse_move(self, text: str) -> Move: ...
+
+
+T = TypeVar("T")
+
+
+def once_per_game(build: Callable[[Game], T]) -> Callable[[Game], T]:
+    """``build(game)``, computed once per process for each game (games are told apart by name).
+
+    For tables that depend only on the rules: the game tree, minimax scores, position codes.
+    """
+    built: dict[str, T] = {}
+
+    def get(game: Game) -> T:
+        if game.name not in built:
+            built[game.name] = build(game)
+        return built[game.name]
+
+    get.__doc__ = build.__doc__
+    return get
 
 
 class IllegalMoveError(ValueError):

@@ -30,6 +30,7 @@ from menace.game import (
     State,
     canonical,
     distinct_moves,
+    once_per_game,
 )
 
 
@@ -265,14 +266,9 @@ class GameTree:
     legal: list[tuple[Move, ...]]
 
 
-_TREES: dict[str, GameTree] = {}
-
-
+@once_per_game
 def game_tree(game: Game) -> GameTree:
     """The game's tree, built once per process (breadth first, each move played once)."""
-    tree = _TREES.get(game.name)
-    if tree is not None:
-        return tree
     start = game.initial()
     states = [start]
     index = {start: 0}
@@ -294,9 +290,7 @@ def game_tree(game: Game) -> GameTree:
         legal_of.append(legal)
         i += 1
     result = [WINNER_CODE[o.winner] if (o := game.outcome(s)) else ONGOING for s in states]
-    tree = GameTree(states, index, 0, result, kids, [game.to_move(s) for s in states], legal_of)
-    _TREES[game.name] = tree
-    return tree
+    return GameTree(states, index, 0, result, kids, [game.to_move(s) for s in states], legal_of)
 
 
 class Engine:

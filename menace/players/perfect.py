@@ -11,7 +11,7 @@ the sooner the end, so the player takes the fastest win and, when it is lost, ho
 
 from __future__ import annotations
 
-from menace.game import Game, Move, State
+from menace.game import Game, Move, State, once_per_game
 from menace.players import PlayerParamError, RulePlayer
 
 WIN = 100
@@ -65,15 +65,8 @@ class Solver:
         return best
 
 
-_SOLVERS: dict[str, Solver] = {}
-
-
-def solver(game: Game) -> Solver:
-    """The one :class:`Solver` of ``game`` in this process (games are told apart by name)."""
-    known = _SOLVERS.get(game.name)
-    if known is None:
-        known = _SOLVERS[game.name] = Solver(game)
-    return known
+solver = once_per_game(Solver)
+"""The one :class:`Solver` of a game in this process."""
 
 
 class PerfectPlayer(RulePlayer):

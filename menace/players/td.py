@@ -26,7 +26,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from menace.game import Game, Move, Outcome, Result, Side, State
+from menace.game import Game, Move, Outcome, Result, Side, State, once_per_game
 from menace.players import PlayerParamError
 
 UNKNOWN = 0.5
@@ -77,15 +77,8 @@ def _base3(cells: State) -> int:
     return code
 
 
-_CODES: dict[str, Codes] = {}
-
-
-def codes(game: Game) -> Codes:
-    """The one :class:`Codes` of ``game`` in this process."""
-    known = _CODES.get(game.name)
-    if known is None:
-        known = _CODES[game.name] = Codes(game)
-    return known
+codes = once_per_game(Codes)
+"""The one :class:`Codes` of a game in this process."""
 
 
 def position_code(game: Game, state: State) -> int:
