@@ -17,11 +17,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from menace.history_service import undo_games, verify_history
-from menace.machine import MICHIE
-from menace.service import init_machine, open_machine
+from menace.app.history import undo_games, verify_history
+from menace.core.learner import MICHIE
+from menace.app.machines import init_machine, open_machine
 from menace.storage.database import database_bytes
-from menace.training import run_tournament
+from menace.app.tournament import run_tournament
 
 BOUND_MB = 32
 MILLION = 1_000_000

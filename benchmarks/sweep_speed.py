@@ -27,7 +27,7 @@ def command_prefix() -> list[str]:
 
     if "sweep" in cli.commands:
         return [sys.executable, "-m", "menace", "sweep"]
-    return [sys.executable, "-c", "from menace.cli_sweep import sweep; sweep(prog_name='menace sweep')"]
+    return [sys.executable, "-c", "from menace.cli.sweep import sweep; sweep(prog_name='menace sweep')"]
 
 
 def time_command(args: list[str]) -> float:
@@ -46,8 +46,8 @@ def main() -> int:
     opts = parser.parse_args()
     worker_args = ["--workers", str(opts.workers)] if opts.workers else []
 
-    from menace.machine import MICHIE
-    from menace.sweep import expand_settings, run_sweep
+    from menace.core.learner import MICHIE
+    from menace.app.sweep import expand_settings, run_sweep
 
     print(f"{os.cpu_count()} cores; {SEEDS} seeds x {GAMES:,} games vs perfect, 1,000 frozen games each vs random")
     start = time.perf_counter()

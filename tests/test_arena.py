@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from menace.arena import (
+from menace.app.arena import (
     ArenaError,
     ArenaResult,
     Entrant,
@@ -18,12 +18,12 @@ from menace.arena import (
     pairings,
     run_arena,
 )
-from menace.game import Side
-from menace.machine import Engine, Settings, build_boxes
-from menace.match import MenacePlayer
+from menace.core.game import Side
+from menace.core.learner import Engine, Settings, build_boxes
+from menace.core.match import MenacePlayer
 from menace.players import Player, all_players
 from menace.players.basic import RandomPlayer
-from menace.tictactoe import TICTACTOE
+from menace.games.tictactoe import TICTACTOE
 
 G = TICTACTOE
 GAMES = 20

@@ -7,12 +7,12 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from menace.cli_arena import arena, opponents
-from menace.game import Side
-from menace.machine import Engine, Settings, build_boxes
-from menace.match import MenacePlayer
+from menace.cli.arena import arena, opponents
+from menace.core.game import Side
+from menace.core.learner import Engine, Settings, build_boxes
+from menace.core.match import MenacePlayer
 from menace.players import Player, all_players
-from menace.tictactoe import TICTACTOE
+from menace.games.tictactoe import TICTACTOE
 
 
 @dataclass

@@ -12,7 +12,7 @@ from conftest import Invoke
 from history_helpers import stored_beads
 
 from menace.cli import cli
-from menace.cli_history import COMMANDS
+from menace.cli.history import COMMANDS
 
 SIGNATURES = {"png": b"\x89PNG", "svg": b"<?xml", "pdf": b"%PDF"}
 

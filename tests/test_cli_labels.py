@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from menace.cli import cli
-from menace.cli_labels import labels
+from menace.cli.labels import labels
 
 MEDIABOX = re.compile(rb"/MediaBox\s*\[\s*0\s+0\s+([\d.]+)\s+([\d.]+)\s*\]")
 MM_PER_PT = 25.4 / 72

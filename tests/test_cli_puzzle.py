@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from menace.puzzles import pegboard as pb
-from menace.puzzles.commands import puzzle
+from menace.cli.puzzle import puzzle
 
 SEED_START = "0 0 0 / 1 0 0 / 0 0 0"
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from click.testing import CliRunner, Result
 
-from menace.cli_sweep import sweep
+from menace.cli.sweep import sweep
 
 
 def run(*args: str, ok: bool = True) -> Result:

@@ -13,9 +13,9 @@ import pytest
 from conftest import Invoke
 from test_cli_play import bead_rows
 
-from menace.machine import MICHIE, Settings
-from menace.service import init_machine, open_machine
-from menace.training import OPENING_EMPTY, StopFlag, run_tournament
+from menace.core.learner import MICHIE, Settings
+from menace.app.machines import init_machine, open_machine
+from menace.app.tournament import OPENING_EMPTY, StopFlag, run_tournament
 
 
 def test_init_reports_the_machine(menace: Invoke) -> None:

@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from menace.cli import cli
-from menace.integrity import check_database
-from menace.machine import MICHIE
-from menace.service import init_machine, open_machine
+from menace.app.check import check_database
+from menace.core.learner import MICHIE
+from menace.app.machines import init_machine, open_machine
 from menace.storage.database import downgrade, make_engine
 from menace.storage.repository import MachineBusyError
 
@@ -127,7 +127,7 @@ def test_lock_in_process(db_url: str) -> None:
 def test_check_names_a_hand_corrupted_box(db_url: str, db_path: Path) -> None:
     init_machine(db_url, "menace", MICHIE, "michie")
     with open_machine(db_url, "menace") as m:
-        from menace.training import run_tournament
+        from menace.app.tournament import run_tournament
 
         run_tournament(m, "smart", games=400, seed=5)
     assert check_database(db_url).ok

@@ -5,8 +5,8 @@ from collections import Counter
 
 import pytest
 
-from menace.game import Result, Side
-from menace.machine import (
+from menace.core.game import Result, Side
+from menace.core.learner import (
     MICHIE,
     RUBYQUIZ,
     Draw,
@@ -19,7 +19,7 @@ from menace.machine import (
     parse_reinforcement,
     parse_schedule,
 )
-from menace.tictactoe import TICTACTOE
+from menace.games.tictactoe import TICTACTOE
 
 
 def by_move(boxes: list, attr: str = "count") -> list[int]:  # type: ignore[type-arg]

@@ -11,10 +11,10 @@ from click.testing import CliRunner
 from conftest import Invoke
 
 from menace.cli import cli
-from menace.colours import DEFAULT_COLOURS
-from menace.integrity import check_database
-from menace.machine import MICHIE, Engine, build_boxes
-from menace.tictactoe import TICTACTOE, square_name
+from menace.core.colours import DEFAULT_COLOURS
+from menace.app.check import check_database
+from menace.core.learner import MICHIE, Engine, build_boxes
+from menace.games.tictactoe import TICTACTOE, square_name
 
 PREFERENCE = [4, 0, 8, 2, 6, 1, 3, 5, 7]
 
@@ -161,7 +161,7 @@ def test_bad_machine_files_are_refused_and_change_nothing(menace: Invoke, db_pat
     tampered = json.loads(text)
     tampered["boxes"][0]["beads"]["b2"]["count"] += 1
     cases["tampered"] = (json.dumps(tampered), "checksum does not match")
-    from menace.transfer import checksum
+    from menace.app.transfer import checksum
 
     resealed = json.loads(text)
     resealed["boxes"][0]["beads"]["b2"]["count"] += 1

@@ -7,7 +7,7 @@ from collections import Counter
 
 from menace.players import find_player
 from menace.players.oxo import OxoPlayer
-from menace.tictactoe import TICTACTOE
+from menace.games.tictactoe import TICTACTOE
 
 G = TICTACTOE
 OXO = OxoPlayer()

@@ -8,13 +8,13 @@ from collections.abc import Callable
 
 import pytest
 
-from menace.game import Side, State
-from menace.machine import walk
+from menace.core.game import Side, State
+from menace.core.learner import walk
 from menace.players import PlayerParamError, find_player
 from menace.players.basic import completing_squares
 from menace.players.movetable import SIZE, MovetablePlayer, board_index, index_board, movetable
 from menace.players.perfect import PerfectPlayer
-from menace.tictactoe import TICTACTOE
+from menace.games.tictactoe import TICTACTOE
 
 G = TICTACTOE
 REACHABLE = walk(G, symmetric=False)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from menace.players.basic import RandomPlayer, SmartPlayer
-from menace.tictactoe import TICTACTOE
+from menace.games.tictactoe import TICTACTOE
 
 G = TICTACTOE
 SMART = SmartPlayer()

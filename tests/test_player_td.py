@@ -6,12 +6,12 @@ import random
 
 import pytest
 
-from menace.game import Outcome, Result, Side
-from menace.match import play_game
+from menace.core.game import Outcome, Result, Side
+from menace.core.match import play_game
 from menace.players import PlayerParamError, find_player
 from menace.players.basic import RandomPlayer
 from menace.players.td import TRAINING_GAMES, TdPlayer, position_code
-from menace.tictactoe import TICTACTOE
+from menace.games.tictactoe import TICTACTOE
 
 G = TICTACTOE
 

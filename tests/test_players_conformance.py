@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from menace.machine import walk
+from menace.core.learner import walk
 from menace.players import PlayerSpec, RulePlayer, all_players
-from menace.tictactoe import TICTACTOE
+from menace.games.tictactoe import TICTACTOE
 
 G = TICTACTOE
 TO_MOVE = [s for s in walk(G, symmetric=False) if G.outcome(s) is None]

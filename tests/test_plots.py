@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from history_helpers import play_person_games, stored_machine
 
-from menace import plots
-from menace.history_service import (
+from menace.render import plots
+from menace.app.history import (
     beads_plot_data,
     boxes_plot_data,
     learning_plot_data,
@@ -17,10 +17,10 @@ from menace.history_service import (
     plot_boxes,
     plot_learning,
 )
-from menace.machine import MICHIE, Settings
-from menace.replay import UnknownBoxError
-from menace.service import init_machine, machine_summary, open_machine
-from menace.training import run_tournament
+from menace.core.learner import MICHIE, Settings
+from menace.core.replay import UnknownBoxError
+from menace.app.machines import init_machine, machine_summary, open_machine
+from menace.app.tournament import run_tournament
 
 SIGNATURES = {"png": b"\x89PNG\r\n\x1a\n", "svg": b"<?xml", "pdf": b"%PDF-"}
 

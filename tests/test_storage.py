@@ -7,8 +7,8 @@ import pytest
 from alembic import command
 from sqlalchemy import inspect, text
 
-from menace.machine import MICHIE, Settings
-from menace.service import init_machine, open_machine
+from menace.core.learner import MICHIE, Settings
+from menace.app.machines import init_machine, open_machine
 from menace.storage.database import (
     StorageError,
     alembic_config,
@@ -18,7 +18,7 @@ from menace.storage.database import (
     upgrade,
     upgrade_database,
 )
-from menace.training import run_tournament
+from menace.app.tournament import run_tournament
 
 
 def test_fresh_database_matches_the_models(db_url: str) -> None:
@@ -95,8 +95,8 @@ def test_newer_schema_is_refused_and_untouched(db_url: str, db_path: Path) -> No
 
 
 def test_down_to_base_and_up_to_head_keeps_every_row(db_url: str, tmp_path: Path) -> None:
-    from menace.service import open_machine as open_
-    from menace.transfer import export_machine
+    from menace.app.machines import open_machine as open_
+    from menace.app.transfer import export_machine
 
     init_machine(db_url, "menace", MICHIE, "michie")
     init_machine(db_url, "second", Settings(side="O"), None)
@@ -117,7 +117,7 @@ def test_down_to_base_and_up_to_head_keeps_every_row(db_url: str, tmp_path: Path
     engine.dispose()
     after = {name: export_machine(db_url, name) for name in ("menace", "second")}
     assert after == before
-    from menace.integrity import check_database
+    from menace.app.check import check_database
 
     assert check_database(db_url, "menace").ok
 

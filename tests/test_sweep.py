@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from menace.machine import MICHIE, RUBYQUIZ, EmptyPolicy
+from menace.core.learner import MICHIE, RUBYQUIZ, EmptyPolicy
 from menace.players import UnknownPlayerError
-from menace.service import machine_summary
-from menace.sweep import (
+from menace.app.machines import machine_summary
+from menace.app.sweep import (
     STRETCH,
     SweepError,
     SweepSetting,

@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from menace.game import IllegalMoveError, Outcome, Side, canonical, distinct_moves
-from menace.machine import walk
-from menace.tictactoe import LINES, SYMMETRIES, TICTACTOE, parse_square, square_name, winner
+from menace.core.game import IllegalMoveError, Outcome, Side, canonical, distinct_moves
+from menace.core.learner import walk
+from menace.games.tictactoe import LINES, SYMMETRIES, TICTACTOE, parse_square, square_name, winner
 
 boards = st.lists(st.sampled_from([0, 1, 2]), min_size=9, max_size=9).map(tuple)
 

@@ -4,7 +4,7 @@ A :class:`Player` chooses a move for a position and hears how the game ended. A
 :class:`RulePlayer` is a player whose choice depends on the position alone (uniform among a
 set of equally good moves); tournaments tabulate such players once and play them at full speed.
 
->>> from menace.tictactoe import TICTACTOE
+>>> from menace.games.tictactoe import TICTACTOE
 >>> find_player("smart").name
 'smart'
 """
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from menace.game import Game, Move, Outcome, State
+from menace.core.game import Game, Move, Outcome, State
 
 
 @runtime_checkable

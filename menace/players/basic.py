@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from menace.game import Move, Side, State
+from menace.core.game import Move, Side, State
 from menace.players import RulePlayer
-from menace.tictactoe import CENTRE, EDGES, LINES, TICTACTOE, winner
+from menace.games.tictactoe import CENTRE, EDGES, LINES, TICTACTOE, winner
 
 
 class RandomPlayer(RulePlayer):

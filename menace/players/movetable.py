@@ -19,10 +19,10 @@ from __future__ import annotations
 import functools
 import itertools
 
-from menace.game import Move, State
+from menace.core.game import Move, State
 from menace.players import RulePlayer
 from menace.players.perfect import solver
-from menace.tictactoe import CELLS, TICTACTOE
+from menace.games.tictactoe import CELLS, TICTACTOE
 
 SIZE = 3**CELLS
 """19,683 boards."""

@@ -1,21 +1,21 @@
 """W. W. McLean's OXO, the APL noughts-and-crosses player (seed 002).
 
 In order: complete its own line, else block the opponent's (the first such line in the APL's
-order, rows then columns then diagonals, which is :data:`~menace.tictactoe.LINES`), else the
+order, rows then columns then diagonals, which is :data:`~menace.games.tictactoe.LINES`), else the
 centre, else a free corner at random, else the first free square. The APL only ever plays O; this
 player plays whichever side is to move, with that side's mark.
 
->>> from menace.tictactoe import TICTACTOE
+>>> from menace.games.tictactoe import TICTACTOE
 >>> OxoPlayer().options(TICTACTOE.decode("X........"))
 (4,)
 """
 
 from __future__ import annotations
 
-from menace.game import Move, State
+from menace.core.game import Move, State
 from menace.players import RulePlayer
 from menace.players.basic import completing_squares
-from menace.tictactoe import CENTRE, CORNERS, EMPTY, TICTACTOE
+from menace.games.tictactoe import CENTRE, CORNERS, EMPTY, TICTACTOE
 
 
 class OxoPlayer(RulePlayer):

@@ -4,14 +4,14 @@ Every position's worth is worked out once per process and kept. A score is from 
 view of the side to move: positive wins, negative loses, zero draws, and the further from zero
 the sooner the end, so the player takes the fastest win and, when it is lost, holds out longest.
 
->>> from menace.tictactoe import TICTACTOE
+>>> from menace.games.tictactoe import TICTACTOE
 >>> PerfectPlayer(TICTACTOE, deterministic=True).options(TICTACTOE.decode("XX.OO...."))
 (2,)
 """
 
 from __future__ import annotations
 
-from menace.game import Game, Move, State, once_per_game
+from menace.core.game import Game, Move, State, once_per_game
 from menace.players import PlayerParamError, RulePlayer
 
 WIN = 100

@@ -21,7 +21,7 @@ Where the seed leaves a choice open we decide:
   taken square (turn 3 with both 9 and 3 taken, Make2 with no free edge): then it plays the first
   free square, so it always makes a legal move.
 
->>> from menace.tictactoe import TICTACTOE
+>>> from menace.games.tictactoe import TICTACTOE
 >>> PosswinPlayer().options(TICTACTOE.initial())
 (0,)
 """
@@ -31,9 +31,9 @@ from __future__ import annotations
 import math
 from typing import Protocol
 
-from menace.game import Move, Side, State
+from menace.core.game import Move, Side, State
 from menace.players import PlayerParamError, RulePlayer
-from menace.tictactoe import CELLS, TICTACTOE
+from menace.games.tictactoe import CELLS, TICTACTOE
 
 BLANK, X_MARK, O_MARK = 2, 3, 5
 """Program 2's cell values."""

@@ -15,7 +15,7 @@ before that, 0.9 times the value of that player's next afterstate, just updated.
 It trains by playing itself when made, exploring with a random move one time in ten, and it goes
 on learning, without exploring, from every game it plays afterwards (``learn=False`` freezes it).
 
->>> from menace.tictactoe import TICTACTOE
+>>> from menace.games.tictactoe import TICTACTOE
 >>> [position_code(TICTACTOE, TICTACTOE.decode(board)) for board in ("X........", "..X......", ".X.......")]
 [9842, 9842, 9844]
 """
@@ -26,7 +26,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from menace.game import Game, Move, Outcome, Result, Side, State, once_per_game
+from menace.core.game import Game, Move, Outcome, Result, Side, State, once_per_game
 from menace.players import PlayerParamError
 
 UNKNOWN = 0.5

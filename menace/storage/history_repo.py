@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from sqlalchemy import delete, exists, select, update
 from sqlalchemy.orm import Session
 
-from menace.game import Result
-from menace.history import decode_block, encode_block
-from menace.machine import GameRecord
+from menace.core.game import Result
+from menace.core.records import decode_block, encode_block
+from menace.core.learner import GameRecord
 from menace.storage.models import BeadRow, CorrectionRow, GameBlockRow, RunRow
 from menace.storage.repository import StoredGame, games_played
 

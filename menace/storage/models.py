@@ -96,7 +96,7 @@ class RunRow(Base):
 
 
 class GameBlockRow(Base):
-    """Consecutive games of one run, packed (see :mod:`menace.history`).
+    """Consecutive games of one run, packed (see :mod:`menace.core.records`).
 
     Games are numbered per machine from 1; a block holds games ``first_game`` to
     ``first_game + n_games - 1``. Tournaments write one block per batch, so a million games

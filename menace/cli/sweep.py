@@ -15,9 +15,9 @@ from typing import TypeVar
 
 import click
 
-from menace.machine import PRESETS, EmptyPolicy, SettingsError, find_preset, parse_reinforcement, parse_schedule
+from menace.core.learner import PRESETS, EmptyPolicy, SettingsError, find_preset, parse_reinforcement, parse_schedule
 from menace.players import PlayerParamError, UnknownPlayerError
-from menace.sweep import (
+from menace.app.sweep import (
     EVAL_GAMES,
     EVAL_OPPONENT,
     PLOT_FORMATS,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from menace.game import Game, Move, Outcome, Result, Side, State
-from menace.machine import WINNER_CODE, Draw, EmptyBoxError, Engine, GameRecord
+from menace.core.game import Game, Move, Outcome, Result, Side, State
+from menace.core.learner import WINNER_CODE, Draw, EmptyBoxError, Engine, GameRecord
 
 
 @dataclass

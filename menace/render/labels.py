@@ -9,8 +9,8 @@ label printed at 100% is exactly the size asked for.
 
 Coordinates are millimetres from the paper's bottom-left corner (as in PDF and matplotlib).
 
->>> from menace.machine import MICHIE, build_boxes
->>> from menace.tictactoe import TICTACTOE
+>>> from menace.core.learner import MICHIE, build_boxes
+>>> from menace.games.tictactoe import TICTACTOE
 >>> boxes = build_boxes(TICTACTOE, MICHIE)
 >>> pages = layout(boxes)
 >>> len(pages), sum(len(p.labels) for p in pages), pages[0].labels[0].rect
@@ -40,11 +40,11 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Circle, Patch, Polygon, Rectangle
 from matplotlib.textpath import TextToPath
 
-from menace.colours import DEFAULT_COLOURS, BeadColour
-from menace.game import Side
-from menace.machine import Box, Settings
-from menace.shelf import SHELF_WIDTH, shelf_sections
-from menace.tictactoe import MARKS, square_name
+from menace.core.colours import DEFAULT_COLOURS, BeadColour
+from menace.core.game import Side
+from menace.core.learner import Box, Settings
+from menace.app.shelf import SHELF_WIDTH, shelf_sections
+from menace.games.tictactoe import MARKS, square_name
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType

@@ -1,4 +1,4 @@
-"""``menace labels``: the printable build kit for a stored machine (see :mod:`menace.labels`)."""
+"""``menace labels``: the printable build kit for a stored machine (see :mod:`menace.render.labels`)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 
 import click
 
-from menace.cli_common import colours_option
-from menace.colours import BeadColour
-from menace.labels import (
+from menace.cli.common import colours_option
+from menace.core.colours import BeadColour
+from menace.render.labels import (
     DEFAULT_LABEL,
     PAPERS,
     SHEETS,
@@ -78,7 +78,7 @@ def labels(obj: Any, out: Path, fmt: str, paper: str, label_size: LabelSize | No
       menace -m second labels --out second.pdf              the machine named "second"
       menace labels --format svg --out labels/              one SVG per box
     """
-    from menace.service import open_machine
+    from menace.app.machines import open_machine
 
     if sheet is not None:
         sticker = find_sheet(sheet)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from menace.game import IllegalMoveError, Move, Outcome, Result, Side, State, canonical
-from menace.machine import WINNER_CODE, Draw, EmptyBoxError, EmptyPolicy, Engine, GameRecord
+from menace.core.game import IllegalMoveError, Move, Outcome, Result, Side, State, canonical
+from menace.core.learner import WINNER_CODE, Draw, EmptyBoxError, EmptyPolicy, Engine, GameRecord
 
 
 @dataclass(frozen=True)

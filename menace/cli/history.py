@@ -14,12 +14,12 @@ from typing import Any, Protocol, TypeVar
 
 import click
 
-from menace.colours import DEFAULT_COLOURS
-from menace.game import IllegalMoveError, Result
-from menace.history import CorruptHistoryError
-from menace.machine import GameRecord
-from menace.replay import signed
-from menace.tictactoe import draw_board, square_name
+from menace.core.colours import DEFAULT_COLOURS
+from menace.core.game import IllegalMoveError, Result
+from menace.core.records import CorruptHistoryError
+from menace.core.learner import GameRecord
+from menace.core.replay import signed
+from menace.games.tictactoe import draw_board, square_name
 
 
 class App(Protocol):
@@ -34,8 +34,8 @@ class App(Protocol):
 @contextmanager
 def _user_errors(*extra: type[Exception]) -> Iterator[None]:
     """The library's own errors as one line and exit 1 (whether or not the group does it too)."""
-    from menace.history_service import NothingToUndoError
-    from menace.replay import GameNotFoundError, ReplayError, UnknownBoxError
+    from menace.app.history import NothingToUndoError
+    from menace.core.replay import GameNotFoundError, ReplayError, UnknownBoxError
     from menace.storage.database import StorageError
     from menace.storage.repository import MachineBusyError, UnknownMachineError
 
@@ -50,7 +50,7 @@ def _user_errors(*extra: type[Exception]) -> Iterator[None]:
 
 
 def _plot_errors() -> AbstractContextManager[None]:
-    from menace.plots import PlotError  # matplotlib: loaded only when a command draws
+    from menace.render.plots import PlotError  # matplotlib: loaded only when a command draws
 
     return _user_errors(PlotError)
 
@@ -86,7 +86,7 @@ def history(app: App, opponent: str | None, result: str | None, first: int | Non
       menace history --opponent person        every game against people (the last 20)
       menace history --from 100 --to 120
     """
-    from menace.history_service import ended_by_resignation, list_games
+    from menace.app.history import ended_by_resignation, list_games
 
     if first is not None and last_number is not None and first > last_number:
         raise click.BadParameter(f"--from {first} is after --to {last_number}", param_hint="'--from'")
@@ -132,7 +132,7 @@ def replay(app: App, game: int) -> None:
 
     Example: menace replay 1
     """
-    from menace.history_service import replay_game
+    from menace.app.history import replay_game
 
     with _user_errors():
         shown = replay_game(app.url, app.machine, game)
@@ -201,7 +201,7 @@ def undo(app: App, count: int) -> None:
       menace undo
       menace undo --games 5
     """
-    from menace.history_service import undo_games
+    from menace.app.history import undo_games
 
     with _user_errors():
         done = undo_games(app.url, app.machine, count)
@@ -225,7 +225,7 @@ def undo(app: App, count: int) -> None:
 
 # -- menace plot ---------------------------------------------------------------------------------
 def _out_file(ctx: click.Context, param: click.Parameter, value: str) -> Path:
-    from menace.plots import PlotError, output_format
+    from menace.render.plots import PlotError, output_format
 
     try:
         output_format(value)
@@ -271,7 +271,7 @@ def plot_beads_command(app: App, box: int, out: Path) -> None:
       menace plot beads
       menace plot beads --box 12 -o box12.svg
     """
-    from menace.history_service import plot_beads
+    from menace.app.history import plot_beads
 
     with _plot_errors():
         data = plot_beads(app.url, app.machine, out, box)
@@ -291,7 +291,7 @@ def plot_learning_command(app: App, window: int | None, out: Path) -> None:
       menace plot learning
       menace plot learning --window 500 -o learning.pdf
     """
-    from menace.history_service import plot_learning
+    from menace.app.history import plot_learning
 
     with _plot_errors():
         data = plot_learning(app.url, app.machine, out, window)
@@ -307,7 +307,7 @@ def plot_boxes_command(app: App, out: Path) -> None:
 
     Example: menace plot boxes -o wall.pdf
     """
-    from menace.history_service import plot_boxes
+    from menace.app.history import plot_boxes
 
     with _plot_errors():
         data = plot_boxes(app.url, app.machine, out)

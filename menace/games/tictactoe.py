@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from menace.game import IllegalMoveError, Move, Outcome, Side, State, Symmetry
+from menace.core.game import IllegalMoveError, Move, Outcome, Side, State, Symmetry
 
 Square = int
 EMPTY = 0

@@ -11,11 +11,11 @@ from typing import Any
 
 import click
 
-from menace.cli_common import colours_option, opening_empty_help
-from menace.colours import BeadColour, ColourError, find_colour
-from menace.game import IllegalMoveError, Side
-from menace.machine import MAX_BEADS
-from menace.tictactoe import TICTACTOE, draw_board, square_name
+from menace.cli.common import colours_option, opening_empty_help
+from menace.core.colours import BeadColour, ColourError, find_colour
+from menace.core.game import IllegalMoveError, Side
+from menace.core.learner import MAX_BEADS
+from menace.games.tictactoe import TICTACTOE, draw_board, square_name
 
 
 class Abandoned(Exception):
@@ -53,9 +53,9 @@ def operate(app: Any, first: str | None, colours: tuple[BeadColour, ...]) -> Non
 
     Example: menace operate
     """
-    from menace.interactive import TurnByTurnGame
-    from menace.service import PendingCorrection, open_machine
-    from menace.shelf import shelf_place
+    from menace.core.turns import TurnByTurnGame
+    from menace.app.machines import PendingCorrection, open_machine
+    from menace.app.shelf import shelf_place
 
     with open_machine(app.url, app.machine, holder="an operated game (menace operate)") as m:
         sides = m.engine.settings.sides
@@ -110,7 +110,7 @@ def operate(app: Any, first: str | None, colours: tuple[BeadColour, ...]) -> Non
 
 def _operator_turn(g: Any, m: Any, colours: tuple[BeadColour, ...], fixes: list[Any],
                    shelf_place: Callable[..., Any]) -> None:
-    from menace.service import PendingCorrection
+    from menace.app.machines import PendingCorrection
 
     opened = g.box_to_open()
     if opened is None:
@@ -183,7 +183,7 @@ def reconcile(app: Any, box: int, counts: tuple[str, ...], colours: tuple[BeadCo
       menace reconcile 17                 asks for each colour's count
       menace reconcile 17 --count W=3 --count G=0
     """
-    from menace.service import open_machine
+    from menace.app.machines import open_machine
 
     given: dict[int, int] = {}
     for item in counts:
@@ -239,7 +239,7 @@ def export_cmd(app: Any, file: Path) -> None:
 
     Example: menace export menace.json
     """
-    from menace.transfer import export_machine, write_machine_file
+    from menace.app.transfer import export_machine, write_machine_file
 
     if not file.parent.exists():
         raise click.BadParameter(f"folder {file.parent} does not exist", param_hint="'FILE'")
@@ -268,7 +268,7 @@ def import_cmd(app: Any, file: Path, rename: str | None, replace: bool) -> None:
       menace import menace.json
       menace --db club.db import menace.json --as visitor
     """
-    from menace.transfer import import_machine, read_machine_file
+    from menace.app.transfer import import_machine, read_machine_file
 
     data = read_machine_file(file)
     name, boxes, games = import_machine(app.url, data, rename=rename, replace=replace)

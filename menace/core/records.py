@@ -4,8 +4,8 @@ A game is one header byte, ``n_moves << 4 | menace_side << 2 | winner``, then on
 A block of games is those bytes compressed with zlib: a typical tournament game takes about two
 bytes on disk.
 
->>> from menace.machine import GameRecord, X_WINS
->>> from menace.game import Side
+>>> from menace.core.learner import GameRecord, X_WINS
+>>> from menace.core.game import Side
 >>> games = [GameRecord(Side.X, [4, 0, 8, 2, 6, 1, 3], X_WINS)]
 >>> decode_block(encode_block(games)) == games
 True
@@ -16,8 +16,8 @@ from __future__ import annotations
 import zlib
 from collections.abc import Sequence
 
-from menace.game import Side
-from menace.machine import DRAWN, O_WINS, X_WINS, GameRecord
+from menace.core.game import Side
+from menace.core.learner import DRAWN, O_WINS, X_WINS, GameRecord
 
 
 class CorruptHistoryError(ValueError):

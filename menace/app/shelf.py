@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from menace.machine import Box
+from menace.core.learner import Box
 
 SHELF_WIDTH = 12
 """Boxes side by side in one row of a shelf."""

@@ -1,7 +1,7 @@
 """Round robins between players: everyone plays everyone else, as X and as O. Pure, no printing.
 
 >>> import random
->>> from menace.tictactoe import TICTACTOE
+>>> from menace.games.tictactoe import TICTACTOE
 >>> from menace.players import find_player
 >>> entrants = [(name, find_player(name).create(TICTACTOE)) for name in ("perfect", "random")]
 >>> result = run_arena(TICTACTOE, entrants, 10, random.Random(1))
@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from menace.figures import FORMATS, save_figure
-from menace.game import Game, Move, Result, Side, State
-from menace.match import play_game
+from menace.render.figures import FORMATS, save_figure
+from menace.core.game import Game, Move, Result, Side, State
+from menace.core.match import play_game
 from menace.players import Player, RulePlayer
 
 EntrantFactory = Callable[[random.Random], Player]

@@ -24,12 +24,12 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Circle, Rectangle
 from matplotlib.ticker import MaxNLocator, PercentFormatter, StrMethodFormatter
 
-from menace.colours import DEFAULT_COLOURS, BeadColour
-from menace.figures import FORMATS, save_figure
-from menace.game import Result, State
-from menace.machine import Box, Settings
-from menace.replay import BeadSeries, rule_text, signed
-from menace.tictactoe import MARKS, square_name
+from menace.core.colours import DEFAULT_COLOURS, BeadColour
+from menace.render.figures import FORMATS, save_figure
+from menace.core.game import Result, State
+from menace.core.learner import Box, Settings
+from menace.core.replay import BeadSeries, rule_text, signed
+from menace.games.tictactoe import MARKS, square_name
 
 
 class PlotError(ValueError):

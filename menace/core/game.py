@@ -2,7 +2,7 @@
 
 The learner, the players and storage only ever see a :class:`Game`: states are tuples of
 cell values, moves are small integers and a symmetry permutes both. Tic-tac-toe
-(:mod:`menace.tictactoe`) is one such game; another small placement game could be added
+(:mod:`menace.games.tictactoe`) is one such game; another small placement game could be added
 beside it without touching the learner or storage.
 """
 
@@ -133,7 +133,7 @@ def canonical(game: Game, state: State) -> tuple[State, Symmetry]:
 
     The greatest tuple puts the pieces towards the top left, which is how people draw boxes.
 
-    >>> from menace.tictactoe import TICTACTOE
+    >>> from menace.games.tictactoe import TICTACTOE
     >>> canonical(TICTACTOE, TICTACTOE.decode("..X......"))[0] == TICTACTOE.decode("X........")
     True
     """

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from menace.colours import DEFAULT_COLOURS, BeadColour, ColourError, parse_colours
+from menace.core.colours import DEFAULT_COLOURS, BeadColour, ColourError, parse_colours
 
 
 def colours_option(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[BeadColour, ...]:

@@ -1,7 +1,7 @@
 """Operations on a machine's history, for the CLI: list, replay, undo, verify and plot.
 
-Every game is stored (compactly, see :mod:`menace.history`); what a game did to the beads is
-derived by replaying the history from the machine's initial beads (:mod:`menace.replay`), so
+Every game is stored (compactly, see :mod:`menace.core.records`); what a game did to the beads is
+derived by replaying the history from the machine's initial beads (:mod:`menace.core.replay`), so
 nothing is stored twice and an undo is exact even where the learning rule cannot be inverted
 (a loss that found a colour with no beads left takes nothing).
 """
@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.orm import Session
 
-from menace.game import Result
-from menace.machine import GameRecord
-from menace.replay import (
+from menace.core.game import Result
+from menace.core.learner import GameRecord
+from menace.core.replay import (
     GameDetail,
     GameNotFoundError,
     Replayer,
@@ -32,10 +32,10 @@ from menace.replay import (
 from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo
 from menace.storage.database import open_database, session_scope
-from menace.tictactoe import TICTACTOE
+from menace.games.tictactoe import TICTACTOE
 
 if TYPE_CHECKING:
-    from menace import plots  # matplotlib: imported only by the commands that draw
+    from menace.render import plots  # matplotlib: imported only by the commands that draw
 
 
 class NothingToUndoError(ValueError):
@@ -178,7 +178,7 @@ def undo_games(url: str, name: str, n: int = 1) -> UndoResult:
 # -- menace verify (a check for tests and the curious) -----------------------------------------
 # -- menace plot ---------------------------------------------------------------------------------
 def beads_plot_data(url: str, name: str, box: int = 1) -> plots.BeadsData:
-    from menace import plots
+    from menace.render import plots
 
     tracker = plots.OpponentTracker()
     with _reading(url, name) as (s, stored):
@@ -189,7 +189,7 @@ def beads_plot_data(url: str, name: str, box: int = 1) -> plots.BeadsData:
 
 
 def learning_plot_data(url: str, name: str, window: int | None = None) -> plots.LearningData:
-    from menace import plots
+    from menace.render import plots
 
     with _reading(url, name) as (s, stored):
         games = ((g.record.result, opponent_label(g)) for g in hrepo.stream_games(s, stored.id))
@@ -197,7 +197,7 @@ def learning_plot_data(url: str, name: str, window: int | None = None) -> plots.
 
 
 def boxes_plot_data(url: str, name: str) -> plots.BoxesData:
-    from menace import plots
+    from menace.render import plots
 
     with _reading(url, name) as (s, stored):
         played = repo.games_played(s, stored.id)
@@ -211,7 +211,7 @@ def opponent_label(game: repo.StoredGame) -> str:
 
 def plot_beads(url: str, name: str, out: str | Path, box: int = 1) -> plots.BeadsData:
     """``menace plot beads``: the beads of one box over the games, written to ``out``."""
-    from menace import plots
+    from menace.render import plots
 
     plots.output_format(out)  # refuse a bad file name before any work
     data = beads_plot_data(url, name, box)
@@ -221,7 +221,7 @@ def plot_beads(url: str, name: str, out: str | Path, box: int = 1) -> plots.Bead
 
 def plot_learning(url: str, name: str, out: str | Path, window: int | None = None) -> plots.LearningData:
     """``menace plot learning``: cumulative reinforcement and rolling results, written to ``out``."""
-    from menace import plots
+    from menace.render import plots
 
     plots.output_format(out)
     data = learning_plot_data(url, name, window)
@@ -231,7 +231,7 @@ def plot_learning(url: str, name: str, out: str | Path, window: int | None = Non
 
 def plot_boxes(url: str, name: str, out: str | Path) -> plots.BoxesData:
     """``menace plot boxes``: every box with its beads, written to ``out``."""
-    from menace import plots
+    from menace.render import plots
 
     plots.output_format(out)
     data = boxes_plot_data(url, name)

@@ -16,7 +16,7 @@ Seeds are 1..N, and a run depends on its setting and seed alone, so results are 
 whatever the number of worker processes. Nothing is printed and nothing is stored here unless
 asked (:func:`store_machines`).
 
->>> from menace.machine import MICHIE
+>>> from menace.core.learner import MICHIE
 >>> settings = expand_settings(MICHIE, beads=[(4, 3, 2, 1), (8, 4, 2, 1)])
 >>> [s.label for s in settings]
 ['beads=4,3,2,1', 'beads=8,4,2,1']
@@ -41,9 +41,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from menace.figures import FORMATS, save_figure
-from menace.game import Side
-from menace.machine import (
+from menace.render.figures import FORMATS, save_figure
+from menace.core.game import Side
+from menace.core.learner import (
     DRAWN,
     EmptyPolicy,
     Engine,
@@ -52,9 +52,9 @@ from menace.machine import (
     build_boxes,
     format_numbers,
 )
-from menace.match import MenacePlayer, play_game
+from menace.core.match import MenacePlayer, play_game
 from menace.players import Player, RulePlayer, find_player, split_name
-from menace.tictactoe import TICTACTOE
+from menace.games.tictactoe import TICTACTOE
 
 STRETCH = 20
 """A run has learnt when it plays this many games in a row without losing one."""
@@ -175,7 +175,7 @@ def expand_settings(
     (``"beads=8,4,2,1 empty=resign"``), or is ``base_label`` when none were. Repeated values
     count once.
 
-    >>> from menace.machine import MICHIE
+    >>> from menace.core.learner import MICHIE
     >>> [s.label for s in expand_settings(MICHIE, beads=[(4, 3, 2, 1)], side=["X", "O"])]
     ['beads=4,3,2,1 side=X', 'beads=4,3,2,1 side=O']
     """
@@ -294,7 +294,7 @@ def run_one(
     time, in any process. A machine that plays both sides alternates, X first. ``keep`` keeps
     the final beads and every game, to be stored.
 
-    >>> from menace.machine import MICHIE
+    >>> from menace.core.learner import MICHIE
     >>> run = run_one(SweepSetting("michie", MICHIE), "perfect", 200, seed=3, eval_games=100)
     >>> run.wins
     0

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import click
 
-from menace.arena import HEATMAP_FORMATS, ArenaError, Entrant, format_table, heatmap, pairings, run_arena
-from menace.game import Side
-from menace.match import MenacePlayer
+from menace.app.arena import HEATMAP_FORMATS, ArenaError, Entrant, format_table, heatmap, pairings, run_arena
+from menace.core.game import Side
+from menace.core.match import MenacePlayer
 from menace.players import Player, PlayerParamError, UnknownPlayerError, all_players, find_player, split_name
-from menace.tictactoe import TICTACTOE
+from menace.games.tictactoe import TICTACTOE
 
 MENACE_PREFIX = "menace:"
 

@@ -13,10 +13,10 @@ from typing import Any, NoReturn
 import click
 
 from menace import __version__
-from menace.cli_common import opening_empty_help
-from menace.colours import DEFAULT_COLOURS, ColourError
-from menace.game import IllegalMoveError, Side
-from menace.machine import (
+from menace.cli.common import opening_empty_help
+from menace.core.colours import DEFAULT_COLOURS, ColourError
+from menace.core.game import IllegalMoveError, Side
+from menace.core.learner import (
     EmptyPolicy,
     Settings,
     SettingsError,
@@ -25,11 +25,11 @@ from menace.machine import (
     parse_schedule,
 )
 from menace.players import PlayerParamError, UnknownPlayerError
-from menace.service import BoxNotFoundError, MachineSummary
+from menace.app.machines import BoxNotFoundError, MachineSummary
 from menace.storage.database import StorageError, resolve_url
 from menace.storage.repository import DEFAULT_MACHINE, MachineBusyError, MachineExistsError, UnknownMachineError
-from menace.tictactoe import TICTACTOE, draw_board, square_name
-from menace.transfer import MachineFileError
+from menace.games.tictactoe import TICTACTOE, draw_board, square_name
+from menace.app.transfer import MachineFileError
 
 # Library errors a user can cause: shown as one line, exit 1, never a traceback.
 USER_ERRORS: tuple[type[Exception], ...] = (
@@ -51,7 +51,7 @@ class AppContext:
 
     def resolve_player(self, name: str) -> Any:
         """``menace:NAME``: a stored machine, frozen, for the arena."""
-        from menace.service import frozen_player
+        from menace.app.machines import frozen_player
 
         return frozen_player(self.url, name)
 
@@ -62,19 +62,19 @@ pass_app = click.make_pass_decorator(AppContext)
 # Commands in their own modules, imported only when used: drawing labels or plots needs
 # matplotlib, which a tournament should not pay for at start-up.
 LAZY_COMMANDS = {
-    "history": "menace.cli_history:history",
-    "replay": "menace.cli_history:replay",
-    "undo": "menace.cli_history:undo",
-    "plot": "menace.cli_history:plot",
-    "labels": "menace.cli_labels:labels",
-    "operate": "menace.cli_operate:operate",
-    "reconcile": "menace.cli_operate:reconcile",
-    "export": "menace.cli_operate:export_cmd",
-    "import": "menace.cli_operate:import_cmd",
-    "opponents": "menace.cli_arena:opponents",
-    "arena": "menace.cli_arena:arena",
-    "sweep": "menace.cli_sweep:sweep",
-    "puzzle": "menace.puzzles.commands:puzzle",
+    "history": "menace.cli.history:history",
+    "replay": "menace.cli.history:replay",
+    "undo": "menace.cli.history:undo",
+    "plot": "menace.cli.history:plot",
+    "labels": "menace.cli.labels:labels",
+    "operate": "menace.cli.operate:operate",
+    "reconcile": "menace.cli.operate:reconcile",
+    "export": "menace.cli.operate:export_cmd",
+    "import": "menace.cli.operate:import_cmd",
+    "opponents": "menace.cli.arena:opponents",
+    "arena": "menace.cli.arena:arena",
+    "sweep": "menace.cli.sweep:sweep",
+    "puzzle": "menace.cli.puzzle:puzzle",
 }
 
 
@@ -179,7 +179,7 @@ def init(app: AppContext, preset: str, side: str | None, schedule: tuple[int, ..
       menace init -m mscroggs --beads 8,4,2,1      the online MENACE's bead schedule
       menace init -m ruby --preset rubyquiz        the Ruby MENACE of seed 000
     """
-    from menace.service import init_machine
+    from menace.app.machines import init_machine
 
     base = find_preset(preset)
     changes: dict[str, Any] = {}
@@ -222,7 +222,7 @@ def stats(app: AppContext) -> None:
 
     Example: menace stats -m second
     """
-    from menace.service import machine_summary
+    from menace.app.machines import machine_summary
 
     _print_summary(machine_summary(app.url, app.machine))
 
@@ -257,7 +257,7 @@ def show(app: AppContext, box: str) -> None:
       menace show 1
       menace show X...O....
     """
-    from menace.service import find_box
+    from menace.app.machines import find_box
 
     view = find_box(app.url, app.machine, box)
     b = view.box
@@ -290,8 +290,8 @@ def play(app: AppContext, first: str | None, seed: int | None) -> None:
 
     Example: menace play
     """
-    from menace.interactive import TurnByTurnGame
-    from menace.service import open_machine
+    from menace.core.turns import TurnByTurnGame
+    from menace.app.machines import open_machine
 
     with open_machine(app.url, app.machine, holder="a game at the terminal (menace play)") as m:
         sides = m.engine.settings.sides
@@ -408,8 +408,8 @@ def tournament(app: AppContext, opponent: str, games: int | None, duration: floa
       menace tournament --vs random --for 8h          overnight
     """
     from menace.players import find_player, split_name
-    from menace.service import learning_partner, open_machine
-    from menace.training import OPENING_EMPTY, PARTNER_EMPTY, Interrupted, run_tournament
+    from menace.app.machines import learning_partner, open_machine
+    from menace.app.tournament import OPENING_EMPTY, PARTNER_EMPTY, Interrupted, run_tournament
 
     if games is not None and duration is not None:
         raise click.UsageError("give either -n/--games or --for, not both")
@@ -507,7 +507,7 @@ def machines(app: AppContext) -> None:
 
     Example: menace --db club.db machines
     """
-    from menace.service import list_machines
+    from menace.app.machines import list_machines
 
     found = list_machines(app.url)
     if not found:
@@ -548,7 +548,7 @@ def check(app: AppContext, all_machines: bool) -> None:
       menace check
       menace --db club.db check --all
     """
-    from menace.integrity import check_database
+    from menace.app.check import check_database
 
     report = check_database(app.url, None if all_machines else app.machine)
     for fault in report.faults:

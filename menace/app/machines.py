@@ -10,13 +10,13 @@ from datetime import datetime
 
 from sqlalchemy import Engine as DbEngine
 
-from menace.game import Game, IllegalMoveError, Side, canonical
-from menace.history import GameBuffer
-from menace.machine import Box, Engine, GameRecord, Settings
-from menace.match import MenacePlayer
+from menace.core.game import Game, IllegalMoveError, Side, canonical
+from menace.core.records import GameBuffer
+from menace.core.learner import Box, Engine, GameRecord, Settings
+from menace.core.match import MenacePlayer
 from menace.storage import repository as repo
 from menace.storage.database import open_database, session_scope
-from menace.tictactoe import TICTACTOE
+from menace.games.tictactoe import TICTACTOE
 
 GAMES: dict[str, Game] = {TICTACTOE.name: TICTACTOE}
 

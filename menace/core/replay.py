@@ -6,8 +6,8 @@ applied in order, give back the beads of any box at any point (restocks of empty
 included). A :class:`Replayer` does that on the engine's tables, fast enough to replay a
 million games in seconds.
 
->>> from menace.machine import MICHIE, GameRecord, X_WINS, build_boxes
->>> from menace.game import Side
+>>> from menace.core.learner import MICHIE, GameRecord, X_WINS, build_boxes
+>>> from menace.core.game import Side
 >>> boxes = build_boxes(TICTACTOE, MICHIE)
 >>> counts = replay_all(MICHIE, boxes, [GameRecord(Side.X, [4, 0, 8, 2, 6, 1, 3], X_WINS)])
 >>> counts[0][4], boxes[0].initial[4]
@@ -21,10 +21,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from menace.game import Game, Move, Result, Side, State, canonical
-from menace.interactive import LedgerLine
-from menace.machine import DRAWN, Box, EmptyPolicy, Engine, GameRecord, Settings
-from menace.tictactoe import TICTACTOE
+from menace.core.game import Game, Move, Result, Side, State, canonical
+from menace.core.turns import LedgerLine
+from menace.core.learner import DRAWN, Box, EmptyPolicy, Engine, GameRecord, Settings
+from menace.games.tictactoe import TICTACTOE
 
 
 class GameNotFoundError(LookupError):

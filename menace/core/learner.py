@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
-from menace.game import (
+from menace.core.game import (
     Game,
     IllegalMoveError,
     Move,
@@ -508,7 +508,7 @@ class Engine:
         """Follow a recorded game on the boxes: the beads MENACE drew, applying restocks.
 
         Learning is not applied; pass the result to :meth:`reinforce`. (The plain reference for
-        :class:`menace.replay.Replayer`, which does the same on precomputed tables.)
+        :class:`menace.core.replay.Replayer`, which does the same on precomputed tables.)
         Raises :class:`IllegalMoveError` for a move that was not legal.
         """
         side = record.menace_side

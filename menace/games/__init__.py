@@ -1,0 +1,1 @@
+"""The games a matchbox machine can learn, found by name."""
