@@ -27,9 +27,9 @@ from pathlib import Path
 
 from menace.core.game import Side
 from menace.core.learner import MICHIE, Engine, build_boxes
+from menace.games.tictactoe import TICTACTOE
 from menace.players import RulePlayer, find_player
 from menace.storage.database import database_bytes
-from menace.games.tictactoe import TICTACTOE
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_REF = ROOT.parent / "shared" / "bench" / "ref_menace.py"

@@ -18,10 +18,10 @@ import time
 from pathlib import Path
 
 from menace.app.history import undo_games, verify_history
-from menace.core.learner import MICHIE
 from menace.app.machines import init_machine, open_machine
-from menace.storage.database import database_bytes
 from menace.app.tournament import run_tournament
+from menace.core.learner import MICHIE
+from menace.storage.database import database_bytes
 
 BOUND_MB = 32
 MILLION = 1_000_000

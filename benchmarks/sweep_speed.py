@@ -46,8 +46,8 @@ def main() -> int:
     opts = parser.parse_args()
     worker_args = ["--workers", str(opts.workers)] if opts.workers else []
 
-    from menace.core.learner import MICHIE
     from menace.app.sweep import expand_settings, run_sweep
+    from menace.core.learner import MICHIE
 
     print(f"{os.cpu_count()} cores; {SEEDS} seeds x {GAMES:,} games vs perfect, 1,000 frozen games each vs random")
     start = time.perf_counter()

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import random
 
-from menace.core.game import Side
-from menace.core.turns import TurnByTurnGame
-from menace.core.learner import GameRecord
 from menace.app.machines import OpenMachine
+from menace.core.game import Side
+from menace.core.learner import GameRecord
+from menace.core.turns import TurnByTurnGame
+from menace.games.tictactoe import TICTACTOE
 from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo
 from menace.storage.database import open_database, session_scope
-from menace.games.tictactoe import TICTACTOE
 
 
 def play_person_games(m: OpenMachine, n: int, seed: int) -> None:

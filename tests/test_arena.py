@@ -21,9 +21,9 @@ from menace.app.arena import (
 from menace.core.game import Side
 from menace.core.learner import Engine, Settings, build_boxes
 from menace.core.match import MenacePlayer
+from menace.games.tictactoe import TICTACTOE
 from menace.players import Player, all_players
 from menace.players.basic import RandomPlayer
-from menace.games.tictactoe import TICTACTOE
 
 G = TICTACTOE
 GAMES = 20

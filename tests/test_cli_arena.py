@@ -11,8 +11,8 @@ from menace.cli.arena import arena, opponents
 from menace.core.game import Side
 from menace.core.learner import Engine, Settings, build_boxes
 from menace.core.match import MenacePlayer
-from menace.players import Player, all_players
 from menace.games.tictactoe import TICTACTOE
+from menace.players import Player, all_players
 
 
 @dataclass

@@ -6,8 +6,8 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from menace.puzzles import pegboard as pb
 from menace.cli.puzzle import puzzle
+from menace.puzzles import pegboard as pb
 
 SEED_START = "0 0 0 / 1 0 0 / 0 0 0"
 

@@ -13,9 +13,9 @@ import pytest
 from conftest import Invoke
 from test_cli_play import bead_rows
 
-from menace.core.learner import MICHIE, Settings
 from menace.app.machines import init_machine, open_machine
 from menace.app.tournament import OPENING_EMPTY, StopFlag, run_tournament
+from menace.core.learner import MICHIE, Settings
 
 
 def test_init_reports_the_machine(menace: Invoke) -> None:

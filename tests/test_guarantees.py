@@ -17,10 +17,10 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from menace.cli import cli
 from menace.app.check import check_database
-from menace.core.learner import MICHIE
 from menace.app.machines import init_machine, open_machine
+from menace.cli import cli
+from menace.core.learner import MICHIE
 from menace.storage.database import downgrade, make_engine
 from menace.storage.repository import MachineBusyError
 

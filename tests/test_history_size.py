@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from menace.core.learner import MICHIE
 from menace.app.machines import init_machine, open_machine
-from menace.storage.database import database_bytes
 from menace.app.tournament import run_tournament
+from menace.core.learner import MICHIE
+from menace.storage.database import database_bytes
 
 BOUND_BYTES_PER_MILLION = 32 * 2**20
 

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from menace.render import labels as L
 from menace.core.colours import DEFAULT_COLOURS, parse_colours
 from menace.core.learner import MICHIE, Box, Settings, build_boxes
 from menace.games.tictactoe import TICTACTOE
+from menace.render import labels as L
 
 MM_PER_PT = 25.4 / 72
 MEDIABOX = re.compile(rb"/MediaBox\s*\[\s*([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s*\]")
@@ -270,8 +270,8 @@ def test_one_svg_per_box_exactly_the_label_size(tmp_path: Path) -> None:
 
 
 def test_shelf_map_rows_match_the_places_operate_names() -> None:
-    from menace.render.labels import shelf_map_pages
     from menace.app.shelf import shelf_place
+    from menace.render.labels import shelf_map_pages
 
     for machine_settings in (MICHIE, Settings(side="both")):
         boxes = build_boxes(TICTACTOE, machine_settings)

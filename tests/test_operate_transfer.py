@@ -10,9 +10,9 @@ from pathlib import Path
 from click.testing import CliRunner
 from conftest import Invoke
 
+from menace.app.check import check_database
 from menace.cli import cli
 from menace.core.colours import DEFAULT_COLOURS
-from menace.app.check import check_database
 from menace.core.learner import MICHIE, Engine, build_boxes
 from menace.games.tictactoe import TICTACTOE, square_name
 

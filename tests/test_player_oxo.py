@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+from menace.games.tictactoe import TICTACTOE
 from menace.players import find_player
 from menace.players.oxo import OxoPlayer
-from menace.games.tictactoe import TICTACTOE
 
 G = TICTACTOE
 OXO = OxoPlayer()

@@ -10,11 +10,11 @@ import pytest
 
 from menace.core.game import Side, State
 from menace.core.learner import walk
+from menace.games.tictactoe import TICTACTOE
 from menace.players import PlayerParamError, find_player
 from menace.players.basic import completing_squares
 from menace.players.movetable import SIZE, MovetablePlayer, board_index, index_board, movetable
 from menace.players.perfect import PerfectPlayer
-from menace.games.tictactoe import TICTACTOE
 
 G = TICTACTOE
 REACHABLE = walk(G, symmetric=False)

@@ -9,9 +9,9 @@ import pytest
 
 from menace.core.game import Side
 from menace.core.learner import walk
+from menace.games.tictactoe import LINES, TICTACTOE
 from menace.players import PlayerParamError, find_player
 from menace.players.posswin import MAGIC, SEED_LINES, MagicBoard, PosswinPlayer, ProductBoard
-from menace.games.tictactoe import LINES, TICTACTOE
 
 G = TICTACTOE
 TO_MOVE = [s for s in walk(G, symmetric=False) if G.outcome(s) is None]

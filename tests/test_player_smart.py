@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from menace.players.basic import RandomPlayer, SmartPlayer
 from menace.games.tictactoe import TICTACTOE
+from menace.players.basic import RandomPlayer, SmartPlayer
 
 G = TICTACTOE
 SMART = SmartPlayer()

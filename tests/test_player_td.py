@@ -8,10 +8,10 @@ import pytest
 
 from menace.core.game import Outcome, Result, Side
 from menace.core.match import play_game
+from menace.games.tictactoe import TICTACTOE
 from menace.players import PlayerParamError, find_player
 from menace.players.basic import RandomPlayer
 from menace.players.td import TRAINING_GAMES, TdPlayer, position_code
-from menace.games.tictactoe import TICTACTOE
 
 G = TICTACTOE
 

@@ -7,8 +7,8 @@ import random
 import pytest
 
 from menace.core.learner import walk
-from menace.players import PlayerSpec, RulePlayer, all_players
 from menace.games.tictactoe import TICTACTOE
+from menace.players import PlayerSpec, RulePlayer, all_players
 
 G = TICTACTOE
 TO_MOVE = [s for s in walk(G, symmetric=False) if G.outcome(s) is None]

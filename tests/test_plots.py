@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from history_helpers import play_person_games, stored_machine
 
-from menace.render import plots
 from menace.app.history import (
     beads_plot_data,
     boxes_plot_data,
@@ -17,10 +16,11 @@ from menace.app.history import (
     plot_boxes,
     plot_learning,
 )
-from menace.core.learner import MICHIE, Settings
-from menace.core.replay import UnknownBoxError
 from menace.app.machines import init_machine, machine_summary, open_machine
 from menace.app.tournament import run_tournament
+from menace.core.learner import MICHIE, Settings
+from menace.core.replay import UnknownBoxError
+from menace.render import plots
 
 SIGNATURES = {"png": b"\x89PNG\r\n\x1a\n", "svg": b"<?xml", "pdf": b"%PDF-"}
 

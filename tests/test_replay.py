@@ -7,11 +7,12 @@ import random
 import pytest
 from history_helpers import play_person_games, stored_corrections, stored_machine, stored_records
 
-from menace.core.game import Side
-from menace.app.history import undo_games
 from menace.app.check import check_database
+from menace.app.history import undo_games
+from menace.app.machines import init_machine, open_machine
+from menace.app.tournament import run_tournament
+from menace.core.game import Side
 from menace.core.learner import MICHIE, RUBYQUIZ, EmptyPolicy, GameRecord, Settings, build_boxes
-from menace.players import RulePlayer, find_player
 from menace.core.replay import (
     GameNotFoundError,
     Replayer,
@@ -23,11 +24,10 @@ from menace.core.replay import (
     game_detail,
     replay_all,
 )
-from menace.app.machines import init_machine, open_machine
+from menace.games.tictactoe import SYMMETRIES, TICTACTOE
+from menace.players import RulePlayer, find_player
 from menace.storage import repository as repo
 from menace.storage.database import open_database, session_scope
-from menace.games.tictactoe import SYMMETRIES, TICTACTOE
-from menace.app.tournament import run_tournament
 
 RESTOCKING = Settings(schedule=(1,), loss=-3, empty_policy=EmptyPolicy.RESTOCK)
 """One bead per colour and a harsh loss: boxes empty all the time and are restocked."""

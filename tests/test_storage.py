@@ -7,8 +7,9 @@ import pytest
 from alembic import command
 from sqlalchemy import inspect, text
 
-from menace.core.learner import MICHIE, Settings
 from menace.app.machines import init_machine, open_machine
+from menace.app.tournament import run_tournament
+from menace.core.learner import MICHIE, Settings
 from menace.storage.database import (
     StorageError,
     alembic_config,
@@ -18,7 +19,6 @@ from menace.storage.database import (
     upgrade,
     upgrade_database,
 )
-from menace.app.tournament import run_tournament
 
 
 def test_fresh_database_matches_the_models(db_url: str) -> None:

@@ -6,8 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from menace.core.learner import MICHIE, RUBYQUIZ, EmptyPolicy
-from menace.players import UnknownPlayerError
 from menace.app.machines import machine_summary
 from menace.app.sweep import (
     STRETCH,
@@ -24,6 +22,8 @@ from menace.app.sweep import (
     write_csv,
     write_json,
 )
+from menace.core.learner import MICHIE, RUBYQUIZ, EmptyPolicy
+from menace.players import UnknownPlayerError
 
 MICHIE_SETTING = SweepSetting("michie", MICHIE)
 

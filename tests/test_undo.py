@@ -11,16 +11,16 @@ from pathlib import Path
 import pytest
 from history_helpers import play_person_games, stored_beads, stored_corrections, stored_machine, stored_records
 
-from menace.core.game import Result
-from menace.app.history import NothingToUndoError, list_games, undo_games
 from menace.app.check import check_database
+from menace.app.history import NothingToUndoError, list_games, undo_games
+from menace.app.machines import init_machine, open_machine
+from menace.app.tournament import run_tournament
+from menace.core.game import Result
 from menace.core.learner import MICHIE, EmptyPolicy, Settings
 from menace.core.replay import Replayer
-from menace.app.machines import init_machine, open_machine
 from menace.storage import repository as repo
 from menace.storage.database import open_database, session_scope
 from menace.storage.models import GameBlockRow, MachineLockRow, RunRow
-from menace.app.tournament import run_tournament
 
 FLOORING = Settings(schedule=(1,), loss=-3, empty_policy=EmptyPolicy.RESTOCK)
 """A loss takes up to 3 beads from a colour holding 1: counts floor at 0 all the time."""

@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from menace.render.figures import FORMATS, save_figure
 from menace.core.game import Game, Move, Result, Side, State
 from menace.core.match import play_game
 from menace.players import Player, RulePlayer
+from menace.render.figures import FORMATS, save_figure
 
 EntrantFactory = Callable[[random.Random], Player]
 """Makes a fresh player for one pairing, from the arena's random source (for training)."""

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from menace.core.game import IllegalMoveError, canonical
-from menace.core.records import CorruptHistoryError
-from menace.core.learner import build_boxes
-from menace.core.replay import Replayer, ReplayError, compare
 from menace.app.machines import game_named
+from menace.core.game import IllegalMoveError, canonical
+from menace.core.learner import build_boxes
+from menace.core.records import CorruptHistoryError
+from menace.core.replay import Replayer, ReplayError, compare
 from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo
 from menace.storage.database import (

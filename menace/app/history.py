@@ -29,10 +29,10 @@ from menace.core.replay import (
     game_detail,
     rule_text,
 )
+from menace.games.tictactoe import TICTACTOE
 from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo
 from menace.storage.database import open_database, session_scope
-from menace.games.tictactoe import TICTACTOE
 
 if TYPE_CHECKING:
     from menace.render import plots  # matplotlib: imported only by the commands that draw

@@ -11,12 +11,12 @@ from datetime import datetime
 from sqlalchemy import Engine as DbEngine
 
 from menace.core.game import Game, IllegalMoveError, Side, canonical
-from menace.core.records import GameBuffer
 from menace.core.learner import Box, Engine, GameRecord, Settings
 from menace.core.match import MenacePlayer
+from menace.core.records import GameBuffer
+from menace.games.tictactoe import TICTACTOE
 from menace.storage import repository as repo
 from menace.storage.database import open_database, session_scope
-from menace.games.tictactoe import TICTACTOE
 
 GAMES: dict[str, Game] = {TICTACTOE.name: TICTACTOE}
 

@@ -41,7 +41,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from menace.render.figures import FORMATS, save_figure
 from menace.core.game import Side
 from menace.core.learner import (
     DRAWN,
@@ -53,8 +52,9 @@ from menace.core.learner import (
     format_numbers,
 )
 from menace.core.match import MenacePlayer, play_game
-from menace.players import Player, RulePlayer, find_player, split_name
 from menace.games.tictactoe import TICTACTOE
+from menace.players import Player, RulePlayer, find_player, split_name
+from menace.render.figures import FORMATS, save_figure
 
 STRETCH = 20
 """A run has learnt when it plays this many games in a row without losing one."""

@@ -10,12 +10,12 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from types import FrameType
 
+from menace.app.machines import OpenMachine
 from menace.core.game import Side
-from menace.core.records import GameBuffer
 from menace.core.learner import DRAWN, Engine
 from menace.core.match import MenacePlayer, play_game
+from menace.core.records import GameBuffer
 from menace.players import Player, RulePlayer, find_player, split_name
-from menace.app.machines import OpenMachine
 
 FLUSH_SECONDS = 1.0
 """How often a tournament writes its games: a killed process loses at most this much."""

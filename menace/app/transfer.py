@@ -14,10 +14,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from menace.core.records import CorruptHistoryError, decode_block
-from menace.core.learner import EmptyPolicy, Settings, build_boxes, format_numbers, parse_numbers
-from menace.core.replay import Replayer, ReplayError
 from menace.app.machines import game_named
+from menace.core.learner import EmptyPolicy, Settings, build_boxes, format_numbers, parse_numbers
+from menace.core.records import CorruptHistoryError, decode_block
+from menace.core.replay import Replayer, ReplayError
 from menace.storage import repository as repo
 from menace.storage.database import open_database, session_scope
 from menace.storage.transfer_repo import (

@@ -13,6 +13,8 @@ from typing import Any, NoReturn
 import click
 
 from menace import __version__
+from menace.app.machines import BoxNotFoundError, MachineSummary
+from menace.app.transfer import MachineFileError
 from menace.cli.common import opening_empty_help
 from menace.core.colours import DEFAULT_COLOURS, ColourError
 from menace.core.game import IllegalMoveError, Side
@@ -24,12 +26,10 @@ from menace.core.learner import (
     parse_reinforcement,
     parse_schedule,
 )
+from menace.games.tictactoe import TICTACTOE, draw_board, square_name
 from menace.players import PlayerParamError, UnknownPlayerError
-from menace.app.machines import BoxNotFoundError, MachineSummary
 from menace.storage.database import StorageError, resolve_url
 from menace.storage.repository import DEFAULT_MACHINE, MachineBusyError, MachineExistsError, UnknownMachineError
-from menace.games.tictactoe import TICTACTOE, draw_board, square_name
-from menace.app.transfer import MachineFileError
 
 # Library errors a user can cause: shown as one line, exit 1, never a traceback.
 USER_ERRORS: tuple[type[Exception], ...] = (
@@ -290,8 +290,8 @@ def play(app: AppContext, first: str | None, seed: int | None) -> None:
 
     Example: menace play
     """
-    from menace.core.turns import TurnByTurnGame
     from menace.app.machines import open_machine
+    from menace.core.turns import TurnByTurnGame
 
     with open_machine(app.url, app.machine, holder="a game at the terminal (menace play)") as m:
         sides = m.engine.settings.sides
@@ -407,9 +407,9 @@ def tournament(app: AppContext, opponent: str, games: int | None, duration: floa
       menace tournament --vs smart -n 2000 --seed 1
       menace tournament --vs random --for 8h          overnight
     """
-    from menace.players import find_player, split_name
     from menace.app.machines import learning_partner, open_machine
     from menace.app.tournament import OPENING_EMPTY, PARTNER_EMPTY, Interrupted, run_tournament
+    from menace.players import find_player, split_name
 
     if games is not None and duration is not None:
         raise click.UsageError("give either -n/--games or --for, not both")

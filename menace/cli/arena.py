@@ -17,8 +17,8 @@ import click
 from menace.app.arena import HEATMAP_FORMATS, ArenaError, Entrant, format_table, heatmap, pairings, run_arena
 from menace.core.game import Side
 from menace.core.match import MenacePlayer
-from menace.players import Player, PlayerParamError, UnknownPlayerError, all_players, find_player, split_name
 from menace.games.tictactoe import TICTACTOE
+from menace.players import Player, PlayerParamError, UnknownPlayerError, all_players, find_player, split_name
 
 MENACE_PREFIX = "menace:"
 

@@ -16,8 +16,8 @@ import click
 
 from menace.core.colours import DEFAULT_COLOURS
 from menace.core.game import IllegalMoveError, Result
-from menace.core.records import CorruptHistoryError
 from menace.core.learner import GameRecord
+from menace.core.records import CorruptHistoryError
 from menace.core.replay import signed
 from menace.games.tictactoe import draw_board, square_name
 

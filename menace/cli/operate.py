@@ -53,9 +53,9 @@ def operate(app: Any, first: str | None, colours: tuple[BeadColour, ...]) -> Non
 
     Example: menace operate
     """
-    from menace.core.turns import TurnByTurnGame
     from menace.app.machines import PendingCorrection, open_machine
     from menace.app.shelf import shelf_place
+    from menace.core.turns import TurnByTurnGame
 
     with open_machine(app.url, app.machine, holder="an operated game (menace operate)") as m:
         sides = m.engine.settings.sides

@@ -15,8 +15,6 @@ from typing import TypeVar
 
 import click
 
-from menace.core.learner import PRESETS, EmptyPolicy, SettingsError, find_preset, parse_reinforcement, parse_schedule
-from menace.players import PlayerParamError, UnknownPlayerError
 from menace.app.sweep import (
     EVAL_GAMES,
     EVAL_OPPONENT,
@@ -34,6 +32,8 @@ from menace.app.sweep import (
     write_csv,
     write_json,
 )
+from menace.core.learner import PRESETS, EmptyPolicy, SettingsError, find_preset, parse_reinforcement, parse_schedule
+from menace.players import PlayerParamError, UnknownPlayerError
 
 SQUARES = {"all": True, "distinct": False}
 T = TypeVar("T")

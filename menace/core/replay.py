@@ -22,8 +22,8 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from menace.core.game import Game, Move, Result, Side, State, canonical
-from menace.core.turns import LedgerLine
 from menace.core.learner import DRAWN, Box, EmptyPolicy, Engine, GameRecord, Settings
+from menace.core.turns import LedgerLine
 from menace.games.tictactoe import TICTACTOE
 
 

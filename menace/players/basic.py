@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from menace.core.game import Move, Side, State
-from menace.players import RulePlayer
 from menace.games.tictactoe import CENTRE, EDGES, LINES, TICTACTOE, winner
+from menace.players import RulePlayer
 
 
 class RandomPlayer(RulePlayer):

@@ -20,9 +20,9 @@ import functools
 import itertools
 
 from menace.core.game import Move, State
+from menace.games.tictactoe import CELLS, TICTACTOE
 from menace.players import RulePlayer
 from menace.players.perfect import solver
-from menace.games.tictactoe import CELLS, TICTACTOE
 
 SIZE = 3**CELLS
 """19,683 boards."""

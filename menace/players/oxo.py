@@ -13,9 +13,9 @@ player plays whichever side is to move, with that side's mark.
 from __future__ import annotations
 
 from menace.core.game import Move, State
+from menace.games.tictactoe import CENTRE, CORNERS, EMPTY, TICTACTOE
 from menace.players import RulePlayer
 from menace.players.basic import completing_squares
-from menace.games.tictactoe import CENTRE, CORNERS, EMPTY, TICTACTOE
 
 
 class OxoPlayer(RulePlayer):

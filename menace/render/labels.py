@@ -40,10 +40,10 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Circle, Patch, Polygon, Rectangle
 from matplotlib.textpath import TextToPath
 
+from menace.app.shelf import SHELF_WIDTH, shelf_sections
 from menace.core.colours import DEFAULT_COLOURS, BeadColour
 from menace.core.game import Side
 from menace.core.learner import Box, Settings
-from menace.app.shelf import SHELF_WIDTH, shelf_sections
 from menace.games.tictactoe import MARKS, square_name
 
 if TYPE_CHECKING:

@@ -25,11 +25,11 @@ from matplotlib.patches import Circle, Rectangle
 from matplotlib.ticker import MaxNLocator, PercentFormatter, StrMethodFormatter
 
 from menace.core.colours import DEFAULT_COLOURS, BeadColour
-from menace.render.figures import FORMATS, save_figure
 from menace.core.game import Result, State
 from menace.core.learner import Box, Settings
 from menace.core.replay import BeadSeries, rule_text, signed
 from menace.games.tictactoe import MARKS, square_name
+from menace.render.figures import FORMATS, save_figure
 
 
 class PlotError(ValueError):

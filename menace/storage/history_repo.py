@@ -15,8 +15,8 @@ from sqlalchemy import delete, exists, select, update
 from sqlalchemy.orm import Session
 
 from menace.core.game import Result
-from menace.core.records import decode_block, encode_block
 from menace.core.learner import GameRecord
+from menace.core.records import decode_block, encode_block
 from menace.storage.models import BeadRow, CorrectionRow, GameBlockRow, RunRow
 from menace.storage.repository import StoredGame, games_played
 

@@ -10,8 +10,8 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from menace.core.game import Game, Side
-from menace.core.records import GameBuffer
 from menace.core.learner import Box, EmptyPolicy, GameRecord, Settings, build_boxes, format_numbers, parse_numbers
+from menace.core.records import GameBuffer
 from menace.storage.models import BeadRow, BoxRow, GameBlockRow, MachineRow, RunRow
 
 DEFAULT_MACHINE = "menace"
