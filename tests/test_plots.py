@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from history_helpers import play_person_games, stored_machine
 
+from menace.app import series
 from menace.app.history import beads_series as beads_plot_data
 from menace.app.history import learning_series as learning_plot_data
 from menace.app.history import wall as boxes_plot_data
@@ -15,7 +16,6 @@ from menace.app.machines import init_machine, machine_summary, open_machine
 from menace.app.tournament import run_tournament
 from menace.core.learner import MICHIE, Settings
 from menace.core.replay import UnknownBoxError
-from menace.app import series
 from menace.render import plots
 
 SIGNATURES = {"png": b"\x89PNG\r\n\x1a\n", "svg": b"<?xml", "pdf": b"%PDF-"}

@@ -244,7 +244,8 @@ class PlaySession:
             if not confirm_empty:
                 raise TwinDisagreesError(f"the database says box {opened.box_number} has none of that colour left")
             index = opened.box_number - 1
-            why = f"the operator drew bead {self.game.move_name(bead)} from box {opened.box_number}, which the twin had as empty"
+            why = (f"the operator drew bead {self.game.move_name(bead)} from box {opened.box_number}, "
+                   f"which the twin had as empty")
             self._fixes.append(PendingCorrection(index, bead, 1, why))
             self.machine.learner.counts[index][bead] = 1
         return self._named(self.turns.operator_move(bead))
