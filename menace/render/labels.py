@@ -10,11 +10,12 @@ label printed at 100% is exactly the size asked for.
 Coordinates are millimetres from the paper's bottom-left corner (as in PDF and matplotlib).
 
 >>> from menace.core.learner import MICHIE, build_boxes
->>> from menace.games.tictactoe import TICTACTOE
->>> boxes = build_boxes(TICTACTOE, MICHIE)
+>>> from menace.games import find_game
+>>> game = find_game("tictactoe")
+>>> boxes = build_boxes(game, MICHIE)
 >>> pages = layout(boxes)
 >>> len(pages), sum(len(p.labels) for p in pages), pages[0].labels[0].rect
-(15, 304, Rect(x=25.5, y=254.5, width=53.0, height=36.0))
+(15, 304, Rect(x=25.5, y=235.5, width=53.0, height=36.0))
 >>> shopping_list(boxes).fill
 1720
 """
