@@ -31,7 +31,7 @@ from menace.core.learner import (
     parse_schedule,
 )
 from menace.games import find_game, game_names
-from menace.render.text import beads_text, box_lines, chances, paint, use_colour
+from menace.render.text import beads_text, board_lines, box_lines, chances, paint, use_colour
 
 
 def _schedule(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, ...] | None:
@@ -182,7 +182,9 @@ def show(app: AppContext, box: str) -> None:
                f"{game.side_names[b.side]} to play, {plural(b.total, 'bead')}")
     if view.matched_from is not None and view.symmetry != "as it is":
         click.echo(f"(your position matches this box when you {view.symmetry})")
-    for line in box_lines(game, b.position, b.beads, colours, colour):
+    placing = all(game.move_cells(m)[0] is None for m in b.beads)
+    drawing = box_lines(game, b.position, b.beads, colours, colour) if placing else board_lines(game, b.position)
+    for line in drawing:
         click.echo("  " + line)
     share = chances(b.beads)
     for m, count in b.beads.items():
