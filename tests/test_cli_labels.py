@@ -111,4 +111,4 @@ def test_unknown_machine_and_unwritable_file_exit_1(db: Path, tmp_path: Path) ->
     result = run(db, "labels", "--out", str(tmp_path / "missing" / "x.pdf"), ok=False)
     assert result.exit_code == 1
     assert result.output.splitlines() == [f"Error: cannot write {tmp_path / 'missing' / 'x.pdf'}: "
-                                          "No such file or directory"]
+                                          f"folder {tmp_path / 'missing'} does not exist"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -18,7 +18,7 @@ from menace.core.match import MenacePlayer
 from menace.core.records import GameBuffer
 from menace.games import find_game
 from menace.storage import repository as repo
-from menace.storage.database import open_database, session_scope
+from menace.storage.database import DatabaseBusyError, open_database, session_scope
 from menace.storage.leases import Heartbeat, Lease, break_lease, holder_of
 from menace.storage.leases import acquire as acquire_lease
 
@@ -195,7 +195,8 @@ def open_machine(url: str, name: str, holder: str | None = None) -> Iterator[Ope
             yield OpenMachine(db, stored, lease)
         finally:
             beat.stop()
-            with session_scope(db, write=True) as s:
+            # A database busy past the timeout here costs nothing: the lease expires by itself.
+            with suppress(DatabaseBusyError), session_scope(db, write=True) as s:
                 lease.release(s)
     finally:
         db.dispose()

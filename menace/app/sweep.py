@@ -28,6 +28,7 @@ asked (:func:`store_machines`).
 from __future__ import annotations
 
 import csv
+import io
 import itertools
 import json
 import math
@@ -41,6 +42,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from menace.app.files import write_text
 from menace.core.errors import InvalidInputError
 from menace.core.game import Game, Side
 from menace.core.learner import (
@@ -559,11 +561,12 @@ RUN_FIELDS = list(RunResult.__dataclass_fields__)[:-1]
 
 def write_csv(result: SweepResult, path: str | Path) -> None:
     """A row per run (every figure of :class:`RunResult`); empty cells where a run has none."""
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=RUN_FIELDS)
-        writer.writeheader()
-        for run in result.runs:
-            writer.writerow({k: "" if v is None else v for k, v in run.row().items()})
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=RUN_FIELDS)
+    writer.writeheader()
+    for run in result.runs:
+        writer.writerow({k: "" if v is None else v for k, v in run.row().items()})
+    write_text(path, text.getvalue())
 
 
 def settings_dict(settings: Settings) -> dict[str, Any]:
@@ -607,9 +610,7 @@ def _summary_dict(row: SummaryRow) -> dict[str, Any]:
 
 
 def write_json(result: SweepResult, path: str | Path) -> None:
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(to_json(result), f, indent=1)
-        f.write("\n")
+    write_text(path, json.dumps(to_json(result), indent=1) + "\n")
 
 
 # -- storing -----------------------------------------------------------------------------------

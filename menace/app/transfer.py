@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from menace.app.files import write_text
 from menace.core.errors import DamagedError
 from menace.core.learner import EmptyPolicy, Scope, Settings, build_boxes, format_numbers, parse_numbers
 from menace.core.records import CorruptHistoryError, decode_block
@@ -93,11 +94,9 @@ def checksum(body: dict[str, Any]) -> str:
     return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
-def write_machine_file(body: dict[str, Any], path: Path) -> None:
-    text = json.dumps(body, indent=1, ensure_ascii=False) + "\n"
-    tmp = path.with_name(path.name + ".part")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)  # never a half-written file under the real name
+def write_machine_file(body: dict[str, Any], path: Path | str) -> None:
+    """Write the file safely (:mod:`menace.app.files`): whole or not at all, never through a link."""
+    write_text(path, json.dumps(body, indent=1, ensure_ascii=False) + "\n")
 
 
 def read_machine_file(path: Path) -> dict[str, Any]:

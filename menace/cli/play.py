@@ -4,6 +4,7 @@ and ``reconcile`` (a recount of a real box)."""
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
 from functools import partial
@@ -25,7 +26,7 @@ from menace.core.game import IllegalMoveError, Side
 from menace.render.text import beads_text, board_lines, box_lines, paint, use_colour
 
 if TYPE_CHECKING:
-    from menace.app.session import MenaceMove, PlaySession
+    from menace.app.session import GameEnd, MenaceMove, PlaySession
 
 ABANDONED = "Game abandoned: nothing was reinforced and nothing was stored."
 
@@ -135,7 +136,7 @@ def play(app: AppContext, first: str | None, seed: int | None, count: int | None
                     except IllegalMoveError as exc:
                         click.echo(f"  {exc}")
             _board(s)
-            end = s.finish()
+            end = _finish_or_keep(s)
         words = {"win": "MENACE wins.", "draw": "A draw.", "loss": "You win!"}
         click.echo(f"{words[end.result.value]} (game {end.game_number:,})")
         if end.ledger:
@@ -152,6 +153,33 @@ def play(app: AppContext, first: str | None, seed: int | None, count: int | None
             continue
         if not sys.stdin.isatty() or not ask(lambda: click.confirm("Again?", default=True), "Bye."):
             return
+
+
+def _finish_or_keep(s: PlaySession) -> GameEnd:
+    """Store the game; if this holder lost the machine's lease meanwhile, nothing is stored:
+    show the game's moves and offer to write them to a file, then fail with the one-line reason."""
+    from menace.storage.leases import LeaseLostError
+
+    try:
+        return s.finish()
+    except LeaseLostError:
+        record = s.record()
+        if record is None:
+            raise
+        moves = " ".join(s.game.move_name(m) for m in record.moves)
+        click.echo(f"This game was NOT stored (MENACE {s.game.side_names[s.menace_side]}, "
+                   f"{record.result.value} for MENACE): {moves}", err=True)
+        if sys.stdin.isatty():
+            path = ask(lambda: click.prompt("Write it to a file? Give a name, or press Enter for no", default="",
+                                            show_default=False), "Not written.")
+            if path.strip():
+                from menace.app.files import write_text
+
+                body = {"machine": s.name, "menace_side": s.menace_side.name, "result": record.result.value,
+                        "moves": [s.game.move_name(m) for m in record.moves]}
+                write_text(path.strip(), json.dumps(body, indent=1) + "\n")
+                click.echo(f"Written to {printable(path.strip())}.", err=True)
+        raise
 
 
 def _move_help(s: PlaySession) -> str:
@@ -205,7 +233,7 @@ def operate(app: AppContext, first: str | None, colours: tuple[BeadColour, ...] 
                 except IllegalMoveError as exc:
                     click.echo(f"  {exc}")
         _board(s)
-        end = s.finish()
+        end = _finish_or_keep(s)
     words = {"win": "MENACE wins.", "draw": "A draw.", "loss": "MENACE loses."}
     click.echo(words[end.result.value])
     click.echo("Bead ledger (the twin now holds the same):")

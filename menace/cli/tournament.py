@@ -110,6 +110,7 @@ def tournament(app: AppContext, opponent: str, games: int | None, duration: floa
                 result = run_tournament(
                     m, opponent, games=games, seconds=duration, seed=seed,
                     side=Side[side] if side else None, progress=bar, resolve=resolve, handle_signals=True,
+                    waiting=bar.waiting,
                 )
             except PlayerParamError as exc:
                 raise click.BadParameter(str(exc), param_hint="'--vs'") from None
@@ -142,6 +143,7 @@ class _ProgressLine:
         self.seconds = seconds
         self.live = sys.stderr.isatty()
         self.drawn = False
+        self.last_wait = -1.0
 
     def __call__(self, p: Any) -> None:
         if not self.live:
@@ -158,6 +160,13 @@ class _ProgressLine:
                 f"W {p.wins:,}  D {p.draws:,}  L {p.losses:,}  {rate:,.0f}/s ")
         click.echo(line, nl=False, err=True)
         self.drawn = True
+
+    def waiting(self, waited: float, limit: float, games: int) -> None:
+        """The database is busy: say so (every few seconds), whether or not stderr is a terminal."""
+        if waited - self.last_wait >= 5.0 or waited == 0.0 or self.last_wait < 0:
+            self.last_wait = waited
+            click.echo(f"{chr(13) if self.drawn else ''}database busy (another writer): waiting to store "
+                       f"{games:,} games, {waited:.0f} s of at most {limit:.0f} s", err=True)
 
     def close(self) -> None:
         if self.drawn:

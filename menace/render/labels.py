@@ -641,15 +641,24 @@ def write_pdf(out: str | Path | IO[bytes], boxes: Sequence[Box], spec: KitSpec) 
         "CreationDate": None,
         "ModDate": None,
     }
-    with _rc_fixed(), PdfPages(out, metadata=metadata) as pdf:
-        pdf.savefig(_cover_page(boxes, spec, plan, shopping))
-        pdf.savefig(_shopping_page(boxes, spec, plan, shopping))
-        for page in plan.labels:
-            pdf.savefig(_label_page(page, by_number, spec, plan))
-        for n, fill_page in enumerate(plan.fill):
-            pdf.savefig(_fill_page(fill_page, n, boxes, spec, plan))
-        for n, shelf_page in enumerate(plan.shelves):
-            pdf.savefig(_shelf_page(shelf_page, n, boxes, spec, plan))
+
+    def pages(f: str | Path | IO[bytes]) -> None:
+        with _rc_fixed(), PdfPages(f, metadata=metadata) as pdf:
+            pdf.savefig(_cover_page(boxes, spec, plan, shopping))
+            pdf.savefig(_shopping_page(boxes, spec, plan, shopping))
+            for page in plan.labels:
+                pdf.savefig(_label_page(page, by_number, spec, plan))
+            for n, fill_page in enumerate(plan.fill):
+                pdf.savefig(_fill_page(fill_page, n, boxes, spec, plan))
+            for n, shelf_page in enumerate(plan.shelves):
+                pdf.savefig(_shelf_page(shelf_page, n, boxes, spec, plan))
+
+    if isinstance(out, (str, Path)):
+        from menace.app.files import write_with
+
+        write_with(out, pages)  # a temporary file beside the target, renamed over it
+    else:
+        pages(out)
     path = Path(out) if isinstance(out, (str, Path)) else None
     last_label = plan.first_label_page + len(plan.labels) - 1
     return KitSummary(plan.total, (plan.first_label_page, last_label), len(boxes), shopping, path)
@@ -670,6 +679,8 @@ def write_svgs(folder: str | Path, boxes: Sequence[Box], spec: KitSpec) -> KitSu
     label = spec.label
     check_readable(label)
     target = Path(folder)
+    from menace.app.files import write_text
+
     if target.exists() and not target.is_dir():
         raise LabelLayoutError(f"{target} is a file: give a folder for the SVG labels")
     target.mkdir(parents=True, exist_ok=True)
@@ -686,7 +697,7 @@ def write_svgs(folder: str | Path, boxes: Sequence[Box], spec: KitSpec) -> KitSu
             path = target / svg_name(box, len(boxes))
             buffer = io.StringIO()
             fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": "menace labels"})
-            path.write_text(_size_in_mm(buffer.getvalue(), label), encoding="utf-8")
+            write_text(path, _size_in_mm(buffer.getvalue(), label))
             files.append(path)
     shopping = shopping_list(boxes, spec.colours, spec.spare_percent)
     return KitSummary(0, (0, 0), len(files), shopping, target, tuple(files))

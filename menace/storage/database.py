@@ -22,7 +22,7 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.orm import Session
 
-from menace.core.errors import UnavailableError
+from menace.core.errors import DamagedError, MenaceError, UnavailableError
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -41,6 +41,14 @@ BUSY_TIMEOUT_MS = 10_000
 
 class StorageError(UnavailableError):
     """A database that cannot be used as asked; the message is one line for the user."""
+
+
+class DatabaseBusyError(StorageError):
+    """Another process holds the database's write lock for longer than the busy timeout."""
+
+
+class DatabaseDamagedError(DamagedError):
+    """The database's content is not what menace wrote (a damaged file, a dropped table, a bad value)."""
 
 
 class SchemaState(enum.Enum):
@@ -286,10 +294,23 @@ def session_scope(engine: Engine, write: bool = False) -> Iterator[Session]:
     try:
         with Session(bind, expire_on_commit=False) as session, session.begin():
             yield session
-    except sa_exc.OperationalError as exc:
-        text = _reason(exc)
-        if "readonly" in text.replace("-", "") or "read-only" in text:
-            raise StorageError(f"{describe(engine)} is read-only; nothing was changed") from None
-        if "locked" in text:
-            raise StorageError(f"{describe(engine)} is busy (locked by another process); try again") from None
-        raise
+    except sa_exc.DBAPIError as exc:
+        raise database_error(engine, exc) from None
+
+
+def database_error(engine: Engine, exc: sa_exc.DBAPIError) -> MenaceError:
+    """The one-line error for what the database driver raised, or the exception itself (a bug)."""
+    text = _reason(exc)
+    where = describe(engine)
+    low = text.lower()
+    if "readonly" in low.replace("-", "") or "read-only" in low:
+        return StorageError(f"{where} is read-only; nothing was changed")
+    if "locked" in low or "busy" in low:
+        return DatabaseBusyError(f"{where} is busy (locked by another process); try again")
+    if "disk is full" in low or "disk i/o error" in low or "no space" in low:
+        return StorageError(f"cannot write {where}: the disk is full, the file size limit was reached or the "
+                            f"disk failed; the last transaction was rolled back, nothing of it was stored")
+    if isinstance(exc, (sa_exc.OperationalError, sa_exc.IntegrityError, sa_exc.DataError)) \
+            or "malformed" in low or "not a database" in low:
+        return DatabaseDamagedError(f"{where} is damaged ({text}); run 'menace check' to see what is wrong")
+    raise exc

@@ -28,9 +28,21 @@ from sqlalchemy.orm import Session
 from menace.core.errors import ConflictError
 from menace.storage.models import MachineLockRow
 
-LEASE_SECONDS = 30.0
-"""A lease not renewed for this long is abandoned and may be taken over."""
-HEARTBEAT_SECONDS = 5.0
+
+def _lease_seconds() -> float:
+    # For tests that take a lease over across hosts without waiting half a minute; every
+    # process sharing a database must use the same value.
+    try:
+        value = float(os.environ.get("MENACE_LEASE_SECONDS", "30"))
+    except ValueError:
+        return 30.0
+    return value if 1.0 <= value <= 3600.0 else 30.0
+
+
+LEASE_SECONDS = _lease_seconds()
+"""A lease not renewed for this long is abandoned and may be taken over (30 s;
+``$MENACE_LEASE_SECONDS`` changes it, for tests)."""
+HEARTBEAT_SECONDS = LEASE_SECONDS / 6
 """How often a holder renews its lease while it waits (for a person, for a move)."""
 
 

@@ -21,6 +21,7 @@ from menace.core.learner import (
     format_numbers,
     parse_numbers,
 )
+from menace.core.names import check_machine_name
 from menace.core.records import GameBuffer
 from menace.games import find_game
 from menace.storage.models import BeadRow, BoxRow, GameBlockRow, MachineRow, RunRow
@@ -90,6 +91,7 @@ def create_machine(
     replace: bool = False, colours: str | None = None,
 ) -> StoredMachine:
     """Build a machine's boxes and store them (all rows in bulk)."""
+    check_machine_name(name)
     existing = session.scalar(select(MachineRow).where(MachineRow.name == name))
     if existing is not None:
         if not replace:
