@@ -15,30 +15,20 @@ from pathlib import Path
 from typing import Any
 
 from menace.app.files import write_text
-from menace.core.errors import DamagedError
-from menace.core.learner import EmptyPolicy, Scope, Settings, build_boxes, format_numbers, parse_numbers
-from menace.core.records import CorruptHistoryError, decode_block
+from menace.app.machine_file import FORMAT, VERSION, MachineFileError, load_json, parse_machine_file
+from menace.core.game import Result
+from menace.core.learner import Settings, build_boxes, parse_numbers
+from menace.core.records import CorruptHistoryError, iter_block
 from menace.core.replay import Replayer, ReplayError
 from menace.games import find_game
 from menace.storage import repository as repo
 from menace.storage.database import open_database, session_scope
 from menace.storage.leases import acquire as acquire_lease
 from menace.storage.transfer_repo import (
-    BlockDump,
-    BoxDump,
-    CorrectionDump,
     MachineDump,
-    RunDump,
     dump_machine,
     load_machine_dump,
 )
-
-FORMAT = "menace-machine"
-VERSION = 1
-
-
-class MachineFileError(DamagedError):
-    """A machine file that cannot be imported: damaged, truncated, foreign or from a newer menace."""
 
 
 def _time(t: datetime | None) -> str | None:
@@ -100,62 +90,12 @@ def write_machine_file(body: dict[str, Any], path: Path | str) -> None:
 
 
 def read_machine_file(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise MachineFileError(f"no file {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MachineFileError(f"{path} cannot be read as a machine file: {exc}") from None
-    try:
-        body = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise MachineFileError(
-            f"{path} is damaged or truncated (not valid JSON: {exc.msg} at line {exc.lineno})") from None
-    if not isinstance(body, dict) or body.get("format") != FORMAT:
-        raise MachineFileError(f"{path} is not a menace machine file")
-    version = body.get("version")
-    if not isinstance(version, int) or version > VERSION:
-        raise MachineFileError(f"{path} is version {version} of the machine file; this menace reads up to {VERSION}")
+    """The file's JSON, read within bounds (:func:`~menace.app.machine_file.load_json`), with its
+    format, version and checksum checked; the content is checked by :func:`import_machine`."""
+    body = load_json(path)
     if body.get("checksum") != checksum(body):
         raise MachineFileError(f"{path} is damaged: its checksum does not match its content")
     return body
-
-
-def _parse_time(text: Any) -> datetime:
-    if not isinstance(text, str):
-        raise TypeError("a time")
-    return datetime.fromisoformat(text)
-
-
-def _to_dump(body: dict[str, Any], rename: str | None) -> tuple[MachineDump, Settings]:
-    m = body["machine"]
-    st = m["settings"]
-    game = find_game(m["game"])
-    settings = Settings(
-        side=st["side"], schedule=tuple(int(x) for x in st["schedule"]), win=int(st["reinforcement"]["win"]),
-        draw=int(st["reinforcement"]["draw"]), loss=int(st["reinforcement"]["loss"]),
-        all_squares=bool(st["all_squares"]), symmetry=bool(st["symmetry"]), empty_policy=EmptyPolicy(st["empty_box"]),
-        scope=Scope(st.get("scope", "every")), forced_boxes=bool(st.get("forced_boxes", False)),
-    )
-    boxes = [
-        BoxDump(int(b["number"]), str(b["position"]), str(b["side"]), int(b["move"]),
-                sorted((game.parse_move(sq), int(v["initial"]), int(v["count"])) for sq, v in b["beads"].items()))
-        for b in body["boxes"]
-    ]
-    h = body["history"]
-    runs = [RunDump(str(r["kind"]), str(r["opponent"]), r["seed"], _parse_time(r["started_at"]),
-                    None if r["ended_at"] is None else _parse_time(r["ended_at"])) for r in h["runs"]]
-    blocks = [BlockDump(int(b["run"]), int(b["first_game"]), int(b["games"]), int(b["wins"]), int(b["draws"]),
-                        int(b["losses"]), base64.b64decode(b["data"], validate=True)) for b in h["blocks"]]
-    fixes = [CorrectionDump(int(c["after_game"]), int(c["box"]), game.parse_move(c["square"]), int(c["count"]),
-                            str(c["reason"]), _parse_time(c["created_at"])) for c in h["corrections"]]
-    dump = MachineDump(
-        rename or str(m["name"]), game.name, settings.side, format_numbers(settings.schedule), settings.win,
-        settings.draw, settings.loss, settings.all_squares, settings.symmetry, settings.empty_policy.value,
-        m["preset"], _parse_time(m["created_at"]), boxes, runs, blocks, fixes, settings.scope.value,
-        settings.forced_boxes, m.get("colours"),
-    )
-    return dump, settings
 
 
 def verify(dump: MachineDump, settings: Settings) -> None:
@@ -173,10 +113,17 @@ def verify(dump: MachineDump, settings: Settings) -> None:
         for block in sorted(dump.blocks, key=lambda b: b.first_game):
             if block.first_game != replayer.games + 1 or not 0 <= block.run < len(dump.runs):
                 raise MachineFileError(f"the history's games are out of order at game {block.first_game}")
-            records = decode_block(block.data)
-            if len(records) != block.n_games:
-                raise MachineFileError(f"a block of the history holds {len(records)} games, not {block.n_games}")
-            replayer.apply_all(records)
+            # Streamed, never more than the block says it holds: a zip bomb stops at that size.
+            tally = {r: 0 for r in Result}
+            for record in iter_block(block.data, block.n_games):
+                replayer.apply(record)
+                tally[record.result] += 1
+            # The tally is recomputed from the games, never taken from the file.
+            if (block.wins, block.draws, block.losses) != (tally[Result.WIN], tally[Result.DRAW], tally[Result.LOSS]):
+                raise MachineFileError(
+                    f"the block from game {block.first_game:,} says {block.wins}/{block.draws}/{block.losses} "
+                    f"won/drawn/lost, but its games give {tally[Result.WIN]}/{tally[Result.DRAW]}/"
+                    f"{tally[Result.LOSS]}")
     except (CorruptHistoryError, ReplayError) as exc:
         raise MachineFileError(f"the history is damaged: {exc}") from None
     for i, b in enumerate(dump.boxes):
@@ -187,12 +134,7 @@ def verify(dump: MachineDump, settings: Settings) -> None:
 def import_machine(url: str, body: dict[str, Any], rename: str | None = None,
                    replace: bool = False) -> tuple[str, int, int]:
     """Check the file's content, then store the machine in one transaction: (name, boxes, games)."""
-    try:
-        dump, settings = _to_dump(body, rename)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        if isinstance(exc, MachineFileError):
-            raise
-        raise MachineFileError(f"the file's content is not a machine ({type(exc).__name__}: {exc})") from None
+    dump, settings = parse_machine_file(body, rename)  # the strict schema, before anything else
     verify(dump, settings)
     db = open_database(url, create=True)
     try:
