@@ -207,7 +207,7 @@ def test_database_files_that_cannot_be_used(tmp_path: Path) -> None:
     text_file = tmp_path / "notes.db"
     text_file.write_text("not a database\n" * 200)
     code, out = runner_result(text_file, "stats")
-    assert code == 1 and "is not a menace database" in out
+    assert code == 1 and "damaged or not a database at all" in out
     assert text_file.read_text() == "not a database\n" * 200
     code, out = runner_result(tmp_path / "no" / "such" / "dir.db", "init")
     assert code == 1 and "does not exist" in out

@@ -22,7 +22,7 @@ from menace.core.records import CorruptHistoryError, iter_block
 from menace.core.replay import Replayer, ReplayError
 from menace.games import find_game
 from menace.storage import repository as repo
-from menace.storage.database import open_database, session_scope
+from menace.storage.database import DatabaseDamagedError, open_database, session_scope
 from menace.storage.leases import acquire as acquire_lease
 from menace.storage.transfer_repo import (
     MachineDump,
@@ -44,6 +44,10 @@ def export_machine(url: str, name: str) -> dict[str, Any]:
     finally:
         db.dispose()
     game = find_game(d.game)
+    if any(not 0 <= mv < game.move_count for b in d.boxes for mv, _, _ in b.beads) \
+            or any(not 0 <= c.move < game.move_count for c in d.corrections):
+        raise DatabaseDamagedError(f"machine {name!r} holds beads for moves {game.name} has not; nothing was "
+                                   f"exported; run 'menace check' to see what is damaged")
     body: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,

@@ -160,7 +160,12 @@ def schema_state(engine: Engine) -> tuple[SchemaState, str | None]:
             if "alembic_version" in tables:
                 current = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
     except sa_exc.DatabaseError as exc:
-        raise StorageError(f"{describe(engine)} is not a menace database ({_reason(exc)})") from None
+        reason = _reason(exc)
+        if "not a database" in reason or "malformed" in reason:
+            raise DatabaseDamagedError(f"{describe(engine)} is damaged or not a database at all ({reason})") from None
+        raise StorageError(f"{describe(engine)} cannot be read ({reason})") from None
+    except (UnicodeDecodeError, sqlite3.DatabaseError, ValueError) as exc:  # a header overwritten with garbage
+        raise DatabaseDamagedError(f"{describe(engine)} is damaged or not a database at all ({exc})") from None
     if current is None:
         return (SchemaState.EMPTY if not tables else SchemaState.FOREIGN), None
     if current == head_revision():
@@ -294,8 +299,16 @@ def session_scope(engine: Engine, write: bool = False) -> Iterator[Session]:
     try:
         with Session(bind, expire_on_commit=False) as session, session.begin():
             yield session
+    except MenaceError:
+        raise
     except sa_exc.DBAPIError as exc:
         raise database_error(engine, exc) from None
+    except (ValueError, KeyError, TypeError, OverflowError, UnicodeDecodeError) as exc:
+        # A stored value that menace never writes (a count of 'many', a side 'Z', a date that
+        # is not one, text that is not UTF-8): the database is damaged. 'menace check' names it.
+        raise DatabaseDamagedError(
+            f"{describe(engine)} holds a value menace cannot read ({type(exc).__name__}: {str(exc)[:120]}); "
+            f"run 'menace check' to see what is damaged") from None
 
 
 def database_error(engine: Engine, exc: sa_exc.DBAPIError) -> MenaceError:

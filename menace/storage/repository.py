@@ -24,6 +24,7 @@ from menace.core.learner import (
 from menace.core.names import check_machine_name
 from menace.core.records import GameBuffer
 from menace.games import find_game
+from menace.storage.database import DatabaseDamagedError
 from menace.storage.models import BeadRow, BoxRow, GameBlockRow, MachineRow, RunRow
 
 DEFAULT_MACHINE = "menace"
@@ -139,6 +140,9 @@ def load_machine(session: Session, name: str) -> StoredMachine:
     boxes = []
     for box_id, number, position, side, move_number in box_rows:
         rows = beads.get(box_id, [])
+        if any(not 0 <= m < game.move_count for m, _, _ in rows) or side not in ("X", "O"):
+            raise DatabaseDamagedError(f"box {number} of {name!r} holds values no {game.name} box has; "
+                                       f"run 'menace check' to see what is damaged")
         boxes.append(Box(
             number, game.decode(position), Side[side], move_number,
             initial={m: i for m, _, i in rows}, beads={m: c for m, c, _ in rows},
