@@ -35,6 +35,7 @@ import math
 import os
 import random
 import statistics
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -401,6 +402,21 @@ _WORKER_TRAINERS: dict[str, Trainer] = {}
 """In a worker process (which runs one task at a time): its trainer per game, kept between tasks."""
 
 
+PARENT_CHECK_SECONDS = 0.5
+
+
+def _watch_parent(parent: int) -> None:
+    """In a local pool worker: end this process as soon as the sweep that started it is gone
+    (killed with SIGKILL, say), instead of waiting on its pipe for ever."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent watchdog", daemon=True).start()
+
+
 def _run_task(task: _Task, trainer: Trainer | None = None) -> list[RunResult]:
     if trainer is None:
         trainer = _WORKER_TRAINERS.get(task.game)
@@ -458,7 +474,7 @@ def run_sweep(
             if progress is not None:
                 progress(done, total)
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=workers, initializer=_watch_parent, initargs=(os.getpid(),)) as pool:
             futures = {pool.submit(_run_task, task): i for i, task in enumerate(tasks)}
             for future in as_completed(futures):
                 i = futures[future]

@@ -72,9 +72,9 @@ OUT_FILE = click.Path(dir_okay=False, writable=True, path_type=Path)
 
 
 @click.command()
-@click.option("--seeds", type=click.IntRange(min=1), default=100, show_default=True,
+@click.option("--seeds", type=click.IntRange(1, 1_000_000), default=100, show_default=True,
               help="Machines per setting, each trained from scratch with its own seed (1..N).")
-@click.option("-n", "--games", type=click.IntRange(min=1), default=1000, show_default=True,
+@click.option("-n", "--games", type=click.IntRange(1, 10**9), default=1000, show_default=True,
               help="Training games per machine.")
 @click.option("--vs", "opponent", default="perfect", show_default=True, metavar="NAME", callback=_opponent,
               help="The opponent every machine trains against (see menace opponents).")
@@ -90,9 +90,9 @@ OUT_FILE = click.Path(dir_okay=False, writable=True, path_type=Path)
               help="Beads for every empty square (all) or only for distinct moves. Repeatable.")
 @click.option("--side", "sides", multiple=True, type=click.Choice(["X", "O", "both"]),
               help="MENACE moves first (X), second (O) or both (alternating). Repeatable.")
-@click.option("--workers", type=click.IntRange(min=1),
+@click.option("--workers", type=click.IntRange(1, 1024),
               help=f"Processes to train on [default: every core, here {os.cpu_count() or 1}].")
-@click.option("--eval-games", type=click.IntRange(min=0), default=EVAL_GAMES, show_default=True,
+@click.option("--eval-games", type=click.IntRange(0, 10**9), default=EVAL_GAMES, show_default=True,
               help=f"Games of each trained machine, frozen, against {EVAL_OPPONENT} (0: skip).")
 @click.option("--csv", "csv_path", type=OUT_FILE, help="Write a row per machine to this CSV file.")
 @click.option("--json", "json_path", type=OUT_FILE, help="Write the summary and every machine's figures as JSON.")

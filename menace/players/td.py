@@ -197,6 +197,13 @@ def parse_param(param: str | None) -> int:
     if param is None:
         return TRAINING_GAMES
     text = param.strip().replace("_", "").replace(",", "")
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit()) or len(text) > 12:
         raise PlayerParamError(f"td takes a number of training games (td:5000), not {param!r}")
-    return int(text)
+    games = int(text)
+    if games > MAX_TRAINING_GAMES:
+        raise PlayerParamError(f"td trains on at most {MAX_TRAINING_GAMES:,} games before play, not {games:,}")
+    return games
+
+
+MAX_TRAINING_GAMES = 10_000_000
+"""About a minute of self-play: more is a typing slip, and would train without visible end."""

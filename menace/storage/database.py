@@ -63,6 +63,10 @@ def resolve_url(db: str | None) -> str:
     """A database URL from ``--db`` (a path or a URL), else ``$MENACE_DB``, else ``menace.db``."""
     target = db or os.environ.get(ENV_VAR) or DEFAULT_DB
     url = target if "://" in target else f"sqlite:///{target}"
+    if "://" not in target and "?" in target:
+        # A path with SQLite URI parameters (x.db?mode=ro): honour them as SQLite does.
+        path, _, query = target.partition("?")
+        url = f"sqlite:///file:{path}?{query}&uri=true"
     try:
         make_url(url)
     except (sa_exc.ArgumentError, ValueError) as exc:
@@ -190,6 +194,13 @@ def check_location(url: str, create: bool) -> None:
     path = sqlite_path(url)
     if path is None:
         return
+    try:
+        _check_path(path, create)
+    except OSError as exc:  # a name too long, a folder we may not look into
+        raise StorageError(f"cannot use {str(path)[:80]}: {exc.strerror or exc}") from None
+
+
+def _check_path(path: Path, create: bool) -> None:
     if not path.parent.exists():
         raise StorageError(f"folder {path.parent} does not exist")
     if path.is_dir():
