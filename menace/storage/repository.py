@@ -230,7 +230,10 @@ def acquire_lock(session: Session, machine_id: int, machine_name: str, holder: s
     from menace.storage.models import MachineLockRow
 
     host, pid, now = socket.gethostname(), os.getpid(), datetime.now()
-    row = session.get(MachineLockRow, machine_id)
+    # Writers queue on the machine's row (SELECT ... FOR UPDATE; SQLite's BEGIN IMMEDIATE already
+    # queues every writer) so that a second one reads the first one's lock instead of inserting its own.
+    session.execute(select(MachineRow.id).where(MachineRow.id == machine_id).with_for_update())
+    row = session.get(MachineLockRow, machine_id, populate_existing=True)
     if row is not None and not (row.host == host and row.pid == pid):
         stale = (
             (row.host == host and not _alive(row.pid))
