@@ -14,7 +14,7 @@ Coordinates are millimetres from the paper's bottom-left corner (as in PDF and m
 >>> boxes = build_boxes(TICTACTOE, MICHIE)
 >>> pages = layout(boxes)
 >>> len(pages), sum(len(p.labels) for p in pages), pages[0].labels[0].rect
-(15, 304, Rect(x=25.5, y=254.5, width=53.0, height=36.0))
+(15, 304, Rect(x=25.5, y=235.5, width=53.0, height=36.0))
 >>> shopping_list(boxes).fill
 1720
 """

@@ -6,6 +6,7 @@ rotation and reflection unless ``symmetry`` is off). An :class:`Engine` holds th
 counts in plain lists and plays whole games against a tabulated opponent fast enough to train
 overnight by the million.
 
+>>> from menace.tictactoe import TICTACTOE
 >>> boxes = build_boxes(TICTACTOE, MICHIE)
 >>> len(boxes), sum(box.total for box in boxes)
 (304, 1720)

@@ -9,7 +9,7 @@ million games in seconds.
 >>> from menace.machine import MICHIE, GameRecord, X_WINS, build_boxes
 >>> from menace.game import Side
 >>> boxes = build_boxes(TICTACTOE, MICHIE)
->>> counts = replay_all(MICHIE, boxes, [GameRecord(Side.X, [4, 0, 8, 2, 6, 1, 3], X_WINS)])
+>>> counts = replay_all(MICHIE, boxes, [GameRecord(Side.X, [4, 1, 0, 8, 6, 3, 2], X_WINS)])
 >>> counts[0][4], boxes[0].initial[4]
 (7, 4)
 """
