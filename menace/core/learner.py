@@ -19,7 +19,7 @@ import enum
 import random
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from menace.core.errors import InvalidInputError
