@@ -198,3 +198,16 @@ def test_a_local_sweep_does_not_import_dask() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                           env={**os.environ, "MENACE_DASK": ""})
     assert done.stdout.strip() == "[]"
+
+
+def test_the_clusters_own_failures_become_one_line_errors() -> None:
+    from distributed import KilledWorker
+
+    from menace.app.pools import _explained
+
+    killed = _explained(KilledWorker("batch-1", None, 3))  # type: ignore[arg-type]
+    assert isinstance(killed, ClusterError) and "keep dying" in str(killed)
+    missing = _explained(ModuleNotFoundError("No module named 'menace'", name="menace"))
+    assert isinstance(missing, ClusterError) and missing.hint == "install it where every worker runs: " + pools.EXTRA
+    other = ValueError("from the run itself")
+    assert _explained(other) is other

@@ -7,7 +7,7 @@ sends the same calls to a Dask distributed scheduler. Dask is an optional extra
 (``pip install 'menace[dask]'``), imported only when a cluster is asked for.
 
 A Dask worker that dies mid-batch costs nothing but time: the scheduler gives the batch to
-another worker (up to its ``distributed.scheduler.allowed-failures``, 3 by default), and a batch
+another worker (up to ``distributed.scheduler.allowed-failures`` times, 3 by default), and a batch
 depends on its seeds alone, so the result is the same. Results come back through the client:
 nothing is stored by a worker.
 """
