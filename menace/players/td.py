@@ -205,5 +205,5 @@ def parse_param(param: str | None) -> int:
     return games
 
 
-MAX_TRAINING_GAMES = 10_000_000
-"""About a minute of self-play: more is a typing slip, and would train without visible end."""
+MAX_TRAINING_GAMES = 1_000_000_000
+"""A night of self-play at most: more is a typing slip (td:10**30 would train for ever)."""
