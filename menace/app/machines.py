@@ -316,6 +316,8 @@ def learning_partner(url: str, name: str, against: OpenMachine, side: Side | Non
         raise InvalidInputError("a machine cannot play itself here", hint="build a second machine to play against it")
     sides = (side,) if side else against.learner.settings.sides
     with open_machine(url, partner, holder=f"a tournament against {opponent_of}") as m:
+        if m.game.name != against.game.name:
+            raise InvalidInputError(f"machine {partner!r} plays {m.game.title}, not {against.game.title}")
         needed = {s.other for s in sides}
         missing = needed - set(m.learner.settings.sides)
         if missing:

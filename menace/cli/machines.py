@@ -120,6 +120,8 @@ def init(app: AppContext, game: str, preset: str | None, side: str | None, sched
         changes["symmetry"] = symmetry
     if empty_box is not None:
         changes["empty_policy"] = EmptyPolicy(empty_box)
+    if colours is not None:
+        machine_colours(None, colours, needed=chosen.colours)  # enough of them for the game
     settings = Settings(**{**base.__dict__, **changes})
     label = preset if settings == base else f"{preset}, modified"
     summary = init_machine(app.url, app.machine, settings, label, replace, game=chosen,
@@ -236,6 +238,9 @@ def colours(app: AppContext, colour_list: tuple[BeadColour, ...] | None, standar
     """
     from menace.app.machines import machine_colours_text, set_machine_colours
 
+    if colour_list is not None:
+        _, game = machine_colours_text(app.url, app.machine)
+        machine_colours(None, colour_list, needed=game.colours)
     if colour_list is not None or standard:
         set_machine_colours(app.url, app.machine, None if standard else format_colours(colour_list or ()))
     text, game = machine_colours_text(app.url, app.machine)

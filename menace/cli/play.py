@@ -59,7 +59,8 @@ def _show_menace_move(s: PlaySession, mv: MenaceMove, colours: tuple[BeadColour,
         click.echo("  The box was empty and is refilled with its first beads.")
     assert t.bead is not None
     c = _colour_of(s, colours, t.box_position, t.bead)
-    click.echo(f"  It draws a {c.name} bead ({paint(c.letter, c, colour)}): {s.game.move_name(t.bead)} on the "
+    article = "an" if c.name[:1].lower() in "aeiou" else "a"
+    click.echo(f"  It draws {article} {c.name} bead ({paint(c.letter, c, colour)}): {s.game.move_name(t.bead)} on the "
                f"drawing, {mv.move_name} on your board.")
 
 
@@ -188,7 +189,7 @@ def operate(app: AppContext, first: str | None, colours: tuple[BeadColour, ...] 
     colour = use_colour(sys.stdout.isatty())
     with PlaySession.open(app.url, app.machine, holder="an operated game (menace operate)", menace_side=side,
                           operated=True) as s:
-        palette = machine_colours(s.machine.stored.colours, colours, places_pieces(s.game))
+        palette = machine_colours(s.machine.stored.colours, colours, places_pieces(s.game), s.game.colours)
         g = s.game
         click.echo(f"MENACE ({printable(app.machine)!r}) plays {g.side_names[s.menace_side]}; the other side is "
                    f"{g.side_names[s.menace_side.other]}.")
@@ -297,7 +298,7 @@ def reconcile(app: AppContext, box: int, counts: tuple[str, ...], colours: tuple
 
     given: dict[int, int] = {}
     with open_machine(app.url, app.machine, holder="a recount (menace reconcile)") as m:
-        palette = machine_colours(m.stored.colours, colours, places_pieces(m.game))
+        palette = machine_colours(m.stored.colours, colours, places_pieces(m.game), m.game.colours)
         learner = m.learner
         if box > len(learner.boxes):
             raise click.BadParameter(f"no box {box}: {printable(app.machine)!r} has boxes 1 to {len(learner.boxes)}",
