@@ -147,6 +147,8 @@ def stats(app: AppContext) -> None:
     click.echo(f"Machine {printable(s.name)!r} ({s.game.title}, {s.preset or 'custom'}), built "
                f"{s.created_at:%Y-%m-%d %H:%M}")
     for key, value in s.settings.describe().items():
+        if key == "side":
+            value = " and ".join(s.game.side_names[side] for side in s.settings.sides)
         click.echo(f"  {key:<14} {value}")
     click.echo(f"  {'matchboxes':<14} {s.boxes:,} ({by_move(s.boxes_by_move)} by move)")
     click.echo(f"  {'beads now':<14} {s.beads:,} ({by_move(s.beads_by_move)} by move)")
@@ -214,7 +216,8 @@ def machines(app: AppContext) -> None:
     width = max(8, *(len(printable(s.name)) for s in found))
     click.echo(f"{'machine':<{width}}  {'game':<11} {'side':<4} {'boxes':>7} {'beads':>11} {'games':>15}")
     for s in found:
-        click.echo(f"{printable(s.name):<{width}}  {s.game.name:<11} {s.settings.side:<4} {s.boxes:>7,} "
+        side = "/".join(s.game.side_names[x] for x in s.settings.sides)
+        click.echo(f"{printable(s.name):<{width}}  {s.game.name:<11} {side:<4} {s.boxes:>7,} "
                    f"{s.beads:>11,} {s.games:>15,}")
 
 
