@@ -379,3 +379,33 @@ def load_stored(url: str, name: str) -> repo.StoredMachine:
             return repo.load_machine(s, name)
     finally:
         db.dispose()
+
+
+@dataclass(frozen=True)
+class Recount:
+    """A box being counted by hand (``menace reconcile``), under the machine's lease."""
+
+    machine: OpenMachine
+    box: Box
+    beads: dict[int, int]
+    """What the database says the box holds now, by bead."""
+
+    def apply(self, counts: dict[int, int], reason: str) -> list[tuple[int, int, int]]:
+        """Set the counted beads, recorded as a correction; ``(bead, before, after)`` for each change."""
+        unknown = [m for m in counts if m not in self.box.initial]
+        if unknown:
+            what = self.machine.game.move_name(unknown[0])
+            raise InvalidInputError(f"box {self.box.number} holds no beads for {what}")
+        return self.machine.correct(self.box.number - 1, {**self.beads, **counts}, reason)
+
+
+@contextmanager
+def recount(url: str, name: str, box_number: int, holder: str) -> Iterator[Recount]:
+    """Open box ``box_number`` of a machine to be recounted; the lease is held until the block ends."""
+    with open_machine(url, name, holder=holder) as m:
+        boxes = m.learner.boxes
+        if not 1 <= box_number <= len(boxes):
+            raise BoxNotFoundError(f"no box {box_number}: {name!r} has boxes 1 to {len(boxes)}")
+        box = boxes[box_number - 1]
+        counts = m.learner.counts[box_number - 1]
+        yield Recount(m, box, {mv: counts[mv] for mv in box.initial})
