@@ -5,13 +5,23 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from sqlalchemy import Engine as DbEngine
 
 from menace.core.game import Game, IllegalMoveError, Side, canonical
-from menace.core.learner import Box, Engine, GameRecord, Settings
+from menace.core.learner import (
+    Box,
+    EmptyPolicy,
+    Engine,
+    GameRecord,
+    Settings,
+    SettingsError,
+    find_preset,
+    parse_reinforcement,
+    parse_schedule,
+)
 from menace.core.match import MenacePlayer
 from menace.core.records import GameBuffer
 from menace.games.tictactoe import TICTACTOE
@@ -67,6 +77,38 @@ def summarize(stored: repo.StoredMachine, boxes: Sequence[Box]) -> MachineSummar
         dict(sorted(by_move.items())), sum(beads_by_move.values()), dict(sorted(beads_by_move.items())),
         [b.number for b in boxes if b.total == 0],
     )
+
+
+def settings_for(preset: str = "michie", *, side: str | None = None, schedule: str | None = None,
+                 reinforcement: str | None = None, all_squares: bool | None = None, symmetry: bool | None = None,
+                 empty_box: str | None = None) -> tuple[Settings, str]:
+    """The settings ``menace init`` builds from a preset and its options given as text, and the
+    label stored with them (``"michie"``, or ``"michie, modified"``). :class:`SettingsError`
+    for anything that makes no sense.
+
+    >>> settings_for("michie", schedule="8,4,2,1")[0].schedule, settings_for("michie", schedule="8,4,2,1")[1]
+    ((8, 4, 2, 1), 'michie, modified')
+    """
+    base = find_preset(preset)
+    changes: dict[str, object] = {}
+    if side is not None:
+        changes["side"] = side
+    if schedule is not None:
+        changes["schedule"] = parse_schedule(schedule)
+    if reinforcement is not None:
+        changes["win"], changes["draw"], changes["loss"] = parse_reinforcement(reinforcement)
+    if all_squares is not None:
+        changes["all_squares"] = all_squares
+    if symmetry is not None:
+        changes["symmetry"] = symmetry
+    if empty_box is not None:
+        try:
+            changes["empty_policy"] = EmptyPolicy(empty_box)
+        except ValueError:
+            raise SettingsError(f"empty-box policy must be one of {', '.join(p.value for p in EmptyPolicy)}, "
+                                f"not {empty_box!r}") from None
+    settings = replace(base, **changes)  # type: ignore[arg-type]
+    return settings, preset if not changes else f"{preset}, modified"
 
 
 def init_machine(url: str, name: str, settings: Settings, preset: str | None, replace: bool = False) -> MachineSummary:

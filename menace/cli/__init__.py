@@ -75,6 +75,7 @@ LAZY_COMMANDS = {
     "arena": "menace.cli.arena:arena",
     "sweep": "menace.cli.sweep:sweep",
     "puzzle": "menace.cli.puzzle:puzzle",
+    "serve": "menace.cli.serve:serve",
 }
 
 

@@ -1,0 +1,116 @@
+"""Library values as JSON for the pages: boards as game-generic data, boxes, series.
+
+A board is sent as rows, columns and one glyph per cell; a bead as the cell it plays to, or a
+``from`` -> ``to`` arrow for a game whose pieces move (Hexapawn), so the pages draw any game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from menace.app.machines import MachineSummary
+from menace.app.wall import BoxSeries, LearningSeries, Wall
+from menace.core.colours import DEFAULT_COLOURS, BeadColour
+from menace.core.game import Game, Move, State
+from menace.core.learner import Box
+
+JSON = dict[str, Any]
+
+
+def colours_json(colours: Sequence[BeadColour] = DEFAULT_COLOURS) -> list[JSON]:
+    """The bead colours in index order: letter, name and hex shade."""
+    return [{"index": i, "letter": c.letter, "name": c.name, "hex": c.hex} for i, c in enumerate(colours)]
+
+
+def shape_json(game: Game) -> JSON:
+    """How to draw the game's board: rows, columns, the glyph of each cell value, cell names."""
+    rows = int(getattr(game, "rows", 3))
+    cols = int(getattr(game, "cols", 3))
+    glyphs = getattr(game, "glyphs", None) or ("", "X", "O")
+    return {"game": game.name, "rows": rows, "cols": cols, "glyphs": ["" if g == "." else g for g in glyphs],
+            "cells": [_cell_name(r, c) for r in range(rows) for c in range(cols)]}
+
+
+def _cell_name(row: int, col: int) -> str:
+    return f"{'abcdefgh'[row]}{col + 1}"
+
+
+def move_cells(game: Game, move: Move) -> tuple[int | None, int]:
+    """``(from, to)`` cells of a move: ``from`` is None where a piece is placed, not moved."""
+    cells = getattr(game, "move_cells", None)
+    if callable(cells):
+        start, end = cells(move)
+        return (None if start is None else int(start)), int(end)
+    return None, int(move)
+
+
+def colour_index(game: Game, box_moves: Sequence[Move], move: Move) -> int:
+    """The colour of a bead: the square's colour where the game has one move per colour, else the
+    bead's place in its box."""
+    if game.move_count <= len(DEFAULT_COLOURS):
+        return int(move)
+    return sorted(box_moves).index(move) % len(DEFAULT_COLOURS)
+
+
+def cells_of(game: Game, state: State) -> list[int]:
+    """The board part of a state (a state may carry more, such as whose turn it is)."""
+    shape = shape_json(game)
+    return list(state[: shape["rows"] * shape["cols"]])
+
+
+def bead_json(game: Game, box_moves: Sequence[Move], move: Move, count: int, initial: int | None = None) -> JSON:
+    start, end = move_cells(game, move)
+    colour = DEFAULT_COLOURS[colour_index(game, box_moves, move)]
+    out: JSON = {"bead": move, "name": game.move_name(move), "from": start, "to": end, "count": count,
+                 "colour": colour_index(game, box_moves, move), "letter": colour.letter, "hex": colour.hex,
+                 "colour_name": colour.name}
+    if initial is not None:
+        out["initial"] = initial
+    return out
+
+
+def box_json(game: Game, box: Box, counts: dict[Move, int] | None = None) -> JSON:
+    """One box: number, move, side, cells of its drawing, beads with counts and colours, empty flag."""
+    beads = box.beads if counts is None else counts
+    moves = sorted(box.initial)
+    total = sum(beads.get(m, 0) for m in moves)
+    return {
+        "number": box.number, "move": box.move_number, "side": box.side.name, "cells": cells_of(game, box.position),
+        "beads": [bead_json(game, moves, m, beads.get(m, 0), box.initial[m]) for m in moves],
+        "total": total, "empty": total == 0,
+    }
+
+
+def wall_json(game: Game, wall: Wall) -> JSON:
+    return {
+        "machine": wall.machine, "games_played": wall.games_played, "shape": shape_json(game),
+        "colours": colours_json(), "boxes": [box_json(game, b) for b in wall.boxes],
+    }
+
+
+def summary_json(s: MachineSummary) -> JSON:
+    return {
+        "name": s.name, "preset": s.preset, "created_at": s.created_at.isoformat(timespec="seconds"),
+        "settings": s.settings.describe(), "side": s.settings.side, "boxes": s.boxes,
+        "boxes_by_move": s.boxes_by_move, "beads": s.beads, "empty_boxes": s.empty_boxes, "games": s.games,
+        "wins": s.wins, "draws": s.draws, "losses": s.losses,
+    }
+
+
+def box_series_json(game: Game, series: BoxSeries) -> JSON:
+    moves = sorted(series.box.initial)
+    return {
+        "box": box_json(game, series.box), "games_played": series.games_played, "games": series.games,
+        "series": [{**bead_json(game, moves, m, col[-1] if col else 0), "counts": col}
+                   for m, col in zip(series.beads, series.counts)],
+    }
+
+
+def learning_json(s: LearningSeries) -> JSON:
+    return {
+        "machine": s.machine, "rule": s.rule, "games_played": s.games_played, "wins": s.wins, "draws": s.draws,
+        "losses": s.losses, "window": s.window, "first": s.first, "last": s.last, "games": s.games,
+        "cumulative": s.cumulative, "win": s.win, "draw": s.draw, "loss": s.loss,
+        "opponents": [{"game": g, "opponent": o} for g, o in s.opponents],
+    }
