@@ -12,11 +12,17 @@ import asyncio
 import json
 import threading
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Protocol
 
 QUEUE_SIZE = 256
 KEEPALIVE_SECONDS = 15.0
 _CLOSE = ""
+
+
+class Publish(Protocol):
+    """:meth:`Hub.publish`'s shape, for the parts that only publish."""
+
+    def __call__(self, event: str, data: dict[str, Any], *, remember: bool = True) -> None: ...
 
 
 class Hub:

@@ -11,9 +11,10 @@ import importlib
 import secrets
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from menace.web.hub import Publish
 
 IDLE_SECONDS = 15 * 60
 """A game nobody has touched for this long is abandoned."""
@@ -52,7 +53,7 @@ class Table:
 class GameTables:
     """Every game in progress in this server."""
 
-    def __init__(self, url: str, publish: Callable[[str, dict[str, Any]], None]) -> None:
+    def __init__(self, url: str, publish: Publish) -> None:
         self.url = url
         self.publish = publish
         self._tables: dict[str, Table] = {}

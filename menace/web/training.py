@@ -12,18 +12,15 @@ import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from menace.app.machines import learning_partner, open_machine
 from menace.app.tournament import OPENING_EMPTY, PARTNER_EMPTY, Progress, StopFlag, run_tournament
 from menace.core.game import Side
 from menace.players import Player, find_player, split_name
+from menace.web.hub import Publish
 
 HOLDER = "a tournament from the browser (menace serve)"
-
-
-class Publish(Protocol):
-    def __call__(self, event: str, data: dict[str, Any], *, remember: bool = True) -> None: ...
 
 
 class TrainingBusyError(RuntimeError):

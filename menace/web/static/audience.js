@@ -33,5 +33,6 @@
     if (document.fullscreenElement) document.exitFullscreen(); else document.documentElement.requestFullscreen().catch(() => {});
   });
   M.events({ table: show, machine: (m) => { M.setMachine(m.machine); curve(); } });
-  curve().catch((err) => M.flash(err.message));
+  await curve().catch((err) => M.flash(err.message));
+  document.body.dataset.ready = "1";
 })();

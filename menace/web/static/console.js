@@ -55,6 +55,8 @@
   const other = (cell) => { if (table && !table.over && !table.menace_to_move && !busy) call(`/operate/${table.id}/other`, { move: cell }); };
 
   document.getElementById("new-game").addEventListener("click", start);
+  document.getElementById("new-game").disabled = false;
+  document.body.dataset.ready = "1";
   abandonBtn.addEventListener("click", async () => {
     if (!table) return;
     try { await M.api(`/operate/${table.id}/abandon`, { method: "POST" }); } catch (err) { M.flash(err.message); }

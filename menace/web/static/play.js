@@ -44,6 +44,8 @@
   }
 
   document.getElementById("new-game").addEventListener("click", start);
+  document.getElementById("new-game").disabled = false;
+  document.body.dataset.ready = "1";
   document.addEventListener("keydown", (e) => {
     if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
     if (/^[1-9]$/.test(e.key) && table) move(Number(e.key) - 1);
