@@ -26,7 +26,7 @@ from datetime import date
 from pathlib import Path
 
 from menace.core.game import Side
-from menace.core.learner import MICHIE, Engine, build_boxes
+from menace.core.learner import MICHIE, Learner, build_boxes
 from menace.games.tictactoe import TICTACTOE
 from menace.players import RulePlayer, find_player
 from menace.storage.database import database_bytes
@@ -37,13 +37,13 @@ MENACE = [sys.executable, "-m", "menace"]
 
 
 def in_memory_rate(opponent: str, games: int, seed: int = 1) -> float:
-    """Games per second of our learner (Engine.play_table) on a fresh Michie machine."""
-    engine = Engine(TICTACTOE, MICHIE, build_boxes(TICTACTOE, MICHIE))
+    """Games per second of our learner (Learner.play_table) on a fresh Michie machine."""
+    learner = Learner(TICTACTOE, MICHIE, build_boxes(TICTACTOE, MICHIE))
     rng = random.Random(seed)
     player = find_player(opponent).create(TICTACTOE, rng)
     assert isinstance(player, RulePlayer)
-    table = engine.options_table(player.options)
-    play = engine.play_table
+    table = learner.options_table(player.options)
+    play = learner.play_table
     t0 = time.perf_counter()
     for _ in range(games):
         play(Side.X, table, rng)

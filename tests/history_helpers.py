@@ -18,11 +18,11 @@ def play_person_games(m: OpenMachine, n: int, seed: int) -> None:
     """``n`` games against a 'person' who plays at random, stored as ``menace play`` stores them."""
     rng = random.Random(seed)
     for i in range(n):
-        sides = m.engine.settings.sides
+        sides = m.learner.settings.sides
         side = sides[i % len(sides)]
-        if side is Side.X and m.engine.opening_empty(Side.X):
+        if side is Side.X and m.learner.opening_empty(Side.X):
             return
-        g = TurnByTurnGame(m.engine, side, rng)
+        g = TurnByTurnGame(m.learner, side, rng)
         while not g.over:
             if g.menace_to_move:
                 g.menace_move()
@@ -37,7 +37,7 @@ def stored_machine(url: str, name: str = "menace") -> repo.StoredMachine:
     db = open_database(url)
     try:
         with session_scope(db) as s:
-            return repo.load_machine(s, name, TICTACTOE)
+            return repo.load_machine(s, name)
     finally:
         db.dispose()
 

@@ -14,16 +14,16 @@ from menace.app.arena import (
     EntrantFactory,
     Tally,
     format_table,
-    heatmap,
     pairings,
     run_arena,
 )
 from menace.core.game import Side
-from menace.core.learner import Engine, Settings, build_boxes
+from menace.core.learner import Learner, Settings, build_boxes
 from menace.core.match import MenacePlayer
 from menace.games.tictactoe import TICTACTOE
 from menace.players import Player, all_players
 from menace.players.basic import RandomPlayer
+from menace.render.arena import heatmap
 
 G = TICTACTOE
 GAMES = 20
@@ -74,7 +74,7 @@ def test_table_shape(seven: ArenaResult) -> None:
 
 def test_same_seed_same_arena() -> None:
     def once() -> ArenaResult:
-        entrants = [(name, RandomPlayer()) for name in ("a", "b", "c")]
+        entrants = [(name, RandomPlayer(G)) for name in ("a", "b", "c")]
         return run_arena(G, entrants, 10, random.Random(42))
 
     assert once() == once()
@@ -84,12 +84,12 @@ def test_factories_make_a_fresh_player_for_every_pairing() -> None:
     made: list[Player] = []
 
     def factory(rng: random.Random) -> Player:
-        made.append(RandomPlayer())
+        made.append(RandomPlayer(G))
         return made[-1]
 
-    shared = RandomPlayer()
+    shared = RandomPlayer(G)
     entrants: list[tuple[str, Player | EntrantFactory]] = [
-        ("fresh", factory), ("shared", shared), ("other", RandomPlayer())
+        ("fresh", factory), ("shared", shared), ("other", RandomPlayer(G))
     ]
     result = run_arena(G, entrants, 3, random.Random(0))
     assert len(made) == 4  # one per pairing it plays: twice as X, twice as O
@@ -98,25 +98,25 @@ def test_factories_make_a_fresh_player_for_every_pairing() -> None:
 
 def test_a_frozen_menace_does_not_learn_and_plays_only_its_sides() -> None:
     settings = Settings(side="X")
-    engine = Engine(G, settings, build_boxes(G, settings))
-    before = engine.snapshot()
-    menace = MenacePlayer(engine, Side.X, learn=False)
-    entrants = [Entrant("menace:x", menace, (Side.X,)), Entrant("random", RandomPlayer())]
+    learner = Learner(G, settings, build_boxes(G, settings))
+    before = learner.snapshot()
+    menace = MenacePlayer(learner, Side.X, learn=False)
+    entrants = [Entrant("menace:x", menace, (Side.X,)), Entrant("random", RandomPlayer(G))]
     assert pairings(entrants) == 1
     result = run_arena(G, entrants, 50, random.Random(0))
     assert list(result.pairs) == [("menace:x", "random")]
     assert result.versus("menace:x", "random").games == 50
-    assert engine.snapshot() == before
+    assert learner.snapshot() == before
     assert result.as_x("random", "menace:x").games == 0  # MENACE has no boxes for O
 
 
 def test_bad_arenas_are_refused() -> None:
     with pytest.raises(ArenaError, match="at least two"):
-        run_arena(G, [("a", RandomPlayer())], 1, random.Random(0))
+        run_arena(G, [("a", RandomPlayer(G))], 1, random.Random(0))
     with pytest.raises(ArenaError, match="listed twice"):
-        run_arena(G, [("a", RandomPlayer()), ("a", RandomPlayer())], 1, random.Random(0))
+        run_arena(G, [("a", RandomPlayer(G)), ("a", RandomPlayer(G))], 1, random.Random(0))
     with pytest.raises(ArenaError, match="at least one game"):
-        run_arena(G, [("a", RandomPlayer()), ("b", RandomPlayer())], 0, random.Random(0))
+        run_arena(G, [("a", RandomPlayer(G)), ("b", RandomPlayer(G))], 0, random.Random(0))
 
 
 def test_tally_arithmetic() -> None:

@@ -2,32 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from menace.cli.arena import arena, opponents
-from menace.core.game import Side
-from menace.core.learner import Engine, Settings, build_boxes
-from menace.core.match import MenacePlayer
-from menace.games.tictactoe import TICTACTOE
-from menace.players import Player, all_players
-
-
-@dataclass
-class FakeApp:
-    """Stands in for the main group's context object, which can resolve ``menace:NAME``."""
-
-    asked: list[str]
-
-    def resolve_player(self, name: str) -> Player:
-        self.asked.append(name)
-        if name != "menace:first":
-            raise ValueError(f"no machine named {name.partition(':')[2]!r}")
-        settings = Settings(side="X")
-        engine = Engine(TICTACTOE, settings, build_boxes(TICTACTOE, settings))
-        return MenacePlayer(engine, Side.X, learn=False)
+from menace.players import all_players
 
 
 def test_opponents_lists_every_player_with_its_help() -> None:
@@ -38,11 +18,11 @@ def test_opponents_lists_every_player_with_its_help() -> None:
         if spec.param_help:
             assert spec.param_help in result.output
     assert "random (dumb)" in result.output
-    assert "menace:NAME" not in result.output
+    assert "menace:NAME" in result.output
 
 
 def test_opponents_mentions_menace_machines_when_the_group_can_resolve_them() -> None:
-    result = CliRunner().invoke(opponents, [], obj=FakeApp([]), catch_exceptions=False)
+    result = CliRunner().invoke(opponents, [], catch_exceptions=False)
     assert "menace:NAME" in result.output
 
 
@@ -87,27 +67,23 @@ def test_unknown_player_is_a_usage_error() -> None:
     error = [line for line in result.stderr.splitlines() if line.startswith("Error")]
     assert error == [
         "Error: Invalid value for '--players': unknown opponent 'chess'; choose from "
-        "movetable, oxo, perfect, posswin, random, smart, td"
+        "random, smart, movetable, posswin, perfect, oxo, td or menace:NAME"
     ]
     assert "Traceback" not in result.output
 
 
-def test_menace_names_need_the_group_to_resolve_them() -> None:
-    result = CliRunner().invoke(arena, ["--players", "menace:first,random"])
-    assert result.exit_code == 2
-    assert "unknown opponent 'menace:first'" in result.stderr
+def test_menace_names_are_machines_in_the_database(tmp_path: Path) -> None:
+    from menace.cli import cli
 
-
-def test_menace_names_are_resolved_through_the_context_object() -> None:
-    app = FakeApp([])
-    result = CliRunner().invoke(arena, ["-n", "4", "--players", "menace:first,random", "--seed", "2"],
-                                obj=app, catch_exceptions=False)
+    db = str(tmp_path / "arena.db")
+    CliRunner().invoke(cli, ["--db", db, "-m", "first", "init"], catch_exceptions=False)
+    result = CliRunner().invoke(cli, ["--db", db, "arena", "-n", "4", "--players", "menace:first,random",
+                                      "--seed", "2"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    assert app.asked == ["menace:first"]
     # A machine built for X only plays its one side: 4 games in all.
     assert "(4 games)" in result.output
-    unknown = CliRunner().invoke(arena, ["--players", "menace:second,random"], obj=FakeApp([]))
-    assert unknown.exit_code == 2 and "no machine named 'second'" in unknown.stderr
+    unknown = CliRunner().invoke(cli, ["--db", db, "arena", "--players", "menace:second,random"])
+    assert unknown.exit_code == 1 and "no machine named 'second'" in unknown.stderr
 
 
 def test_bad_options_are_usage_errors(tmp_path: Path) -> None:

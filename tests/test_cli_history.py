@@ -12,21 +12,11 @@ from conftest import Invoke
 from history_helpers import stored_beads
 
 from menace.cli import cli
-from menace.cli.history import COMMANDS
+from menace.cli.history import history, plot, replay, undo
+
+COMMANDS = (history, replay, undo, plot)
 
 SIGNATURES = {"png": b"\x89PNG", "svg": b"<?xml", "pdf": b"%PDF"}
-
-
-@pytest.fixture(autouse=True)
-def attached() -> Iterator[None]:
-    """The history commands on the main group (the lead attaches them in menace.cli)."""
-    added = [c for c in COMMANDS if c.name not in cli.commands]
-    for c in added:
-        cli.add_command(c)
-    yield
-    for c in added:
-        assert c.name is not None
-        del cli.commands[c.name]
 
 
 @pytest.fixture

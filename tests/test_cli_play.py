@@ -64,5 +64,5 @@ def test_play_refuses_an_exhausted_opening_box(menace: Invoke, db_path: Path) ->
     con.close()
     result = menace("play", input=EVERY_SQUARE, ok=False)
     assert result.exit_code == 1
-    assert "the opening box (box 1) of 'menace' is empty" in result.output
-    assert "menace -m menace reconcile 1" in result.output
+    assert "box 1 of 'menace', for MENACE's first move, is empty" in result.output
+    assert "menace reconcile BOX" in result.output

@@ -50,14 +50,11 @@ def test_repeated_options_cross(tmp_path: Path) -> None:
 def test_store_keeps_each_machine_and_refuses_taken_names(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
 
-    class Obj:
-        url = f"sqlite:///{db}"
-
-    args = ["--seeds", "2", "--games", "30", "--eval-games", "0", "--store", "sw"]
-    result = CliRunner().invoke(sweep, args, obj=Obj(), catch_exceptions=False)
+    args = ["--seeds", "2", "--games", "30", "--eval-games", "0", "--store", "sw", "--db", str(db)]
+    result = CliRunner().invoke(sweep, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert "stored 2 machines, sw-1-1 to sw-1-2" in result.stdout
-    again = CliRunner().invoke(sweep, args, obj=Obj())
+    again = CliRunner().invoke(sweep, args)
     assert again.exit_code == 1
     assert "Error: machines named sw-1-1, sw-1-2 exist; choose another --store prefix" in again.output
 

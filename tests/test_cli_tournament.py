@@ -66,25 +66,25 @@ def test_interrupted_tournament_keeps_its_games_and_resumes(db_url: str) -> None
     flag = StopFlag()
     flag.requested = True
     flag.signal_name = "SIGINT"
-    with open_machine(db_url, "menace") as m:
+    with open_machine(db_url, "menace", holder="a test") as m:
         result = run_tournament(m, "random", games=1000, seed=1, stop=flag)
         assert result.stopped == "SIGINT" and result.games == 1
-        beads = m.engine.snapshot()
-    with open_machine(db_url, "menace") as m:
-        assert m.engine.snapshot() == beads and m.games_played == 1
+        beads = m.learner.snapshot()
+    with open_machine(db_url, "menace", holder="a test") as m:
+        assert m.learner.snapshot() == beads and m.games_played == 1
         result = run_tournament(m, "random", games=100, seed=2)
         assert result.total_games == 101
 
 
 def test_tournament_stops_when_the_opening_box_empties(db_url: str) -> None:
     init_machine(db_url, "menace", Settings(win=0, draw=0, loss=-1), None)
-    with open_machine(db_url, "menace") as m:
+    with open_machine(db_url, "menace", holder="a test") as m:
         # one opening bead left, never more: the first lost game takes it, and the tournament must stop there
-        m.engine.counts[0][:] = [1, 0, 0, 0, 0, 0, 0, 0, 0]
+        m.learner.counts[0][:] = [1, 0, 0, 0, 0, 0, 0, 0, 0]
         result = run_tournament(m, "random", games=100_000, seed=1)
         assert result.stopped == OPENING_EMPTY
         assert result.games < 100_000 and result.losses >= 1
-        assert m.engine.opening_empty(m.engine.settings.sides[0])
+        assert m.learner.opening_empty(m.learner.settings.sides[0])
         assert m.games_played == result.games  # every game up to the last one is stored
 
 
@@ -133,11 +133,11 @@ def test_sigint_stops_after_the_current_game(tmp_path: Path) -> None:
 
 def test_a_second_player_stops_when_a_first_move_box_empties(db_url: str) -> None:
     init_machine(db_url, "menace", Settings(side="O", win=0, draw=0, loss=-1), None)
-    with open_machine(db_url, "menace") as m:
+    with open_machine(db_url, "menace", holder="a test") as m:
         result = run_tournament(m, "smart", games=50_000, seed=3)
         assert result.stopped == OPENING_EMPTY and result.games < 50_000
-        empty = [m.engine.boxes[i].number for i in m.engine.first_boxes(m.engine.settings.sides[0])
-                 if not any(m.engine.counts[i])]
+        empty = [m.learner.boxes[i].number for i in m.learner.first_boxes(m.learner.settings.sides[0])
+                 if not any(m.learner.counts[i])]
         assert empty
 
 

@@ -22,7 +22,7 @@ from menace.app.machines import init_machine, open_machine
 from menace.cli import cli
 from menace.core.learner import MICHIE
 from menace.storage.database import downgrade, make_engine
-from menace.storage.repository import MachineBusyError
+from menace.storage.leases import MachineBusyError
 
 
 def menace_cmd(*args: str) -> list[str]:
@@ -126,7 +126,7 @@ def test_lock_in_process(db_url: str) -> None:
 
 def test_check_names_a_hand_corrupted_box(db_url: str, db_path: Path) -> None:
     init_machine(db_url, "menace", MICHIE, "michie")
-    with open_machine(db_url, "menace") as m:
+    with open_machine(db_url, "menace", holder="a test") as m:
         from menace.app.tournament import run_tournament
 
         run_tournament(m, "smart", games=400, seed=5)
@@ -181,7 +181,7 @@ def test_bad_inputs_are_one_line_errors_and_change_nothing(tmp_path: Path) -> No
         (["init", "--beads", "-4,3,2,1"], 2, "every move needs at least 1 bead"),
         (["init", "--beads", "4,3,two"], 2, "not a comma-separated list"),
         (["init", "--reinforce", "3,1"], 2, "needs exactly 3 numbers"),
-        (["init"], 1, "exists; use --replace"),
+        (["init"], 1, "exists; rebuild it with --replace"),
         (["tournament", "-n", "0"], 2, "-n"),
         (["tournament", "--vs", "grandmaster"], 2, "unknown opponent 'grandmaster'"),
         (["tournament", "--vs", "random:3"], 2, "random takes no parameter"),
@@ -251,9 +251,9 @@ def test_newer_and_older_schemas(tmp_path: Path) -> None:
 
     older = tmp_path / "older.db"
     assert runner_result(older, "init")[0] == 0
-    engine = make_engine(f"sqlite:///{older}")
-    downgrade(engine, "0001")
-    engine.dispose()
+    db = make_engine(f"sqlite:///{older}")
+    downgrade(db, "0001")
+    db.dispose()
     code, out = runner_result(older, "stats")
     assert code == 1 and "run 'menace upgrade' (it backs the file up first)" in out
     code, out = runner_result(older, "upgrade")

@@ -21,7 +21,7 @@ def test_bytes_per_game_stay_under_the_bound(db_path: Path, db_url: str, opponen
     init_machine(db_url, "menace", MICHIE, None)
     before = database_bytes(db_path)
     games = 20_000
-    with open_machine(db_url, "menace") as m:
+    with open_machine(db_url, "menace", holder="a test") as m:
         # Flushing often makes many small blocks: the worst case for the per-block overhead.
         result = run_tournament(m, opponent, games=games, seed=1, flush_seconds=0.02)
     assert result.games == games

@@ -12,7 +12,7 @@ from menace.core.learner import (
     Draw,
     EmptyBoxError,
     EmptyPolicy,
-    Engine,
+    Learner,
     Settings,
     SettingsError,
     build_boxes,
@@ -63,7 +63,7 @@ def test_rubyquiz_preset() -> None:
 
 def test_every_bead_maps_to_an_empty_square_under_every_transform() -> None:
     boxes = build_boxes(TICTACTOE, MICHIE)
-    engine = Engine(TICTACTOE, MICHIE, boxes)
+    learner = Learner(TICTACTOE, MICHIE, boxes)
     seen = 0
     for box in boxes:
         for sym in TICTACTOE.symmetries:
@@ -73,7 +73,7 @@ def test_every_bead_maps_to_an_empty_square_under_every_transform() -> None:
             for i, cell in enumerate(sym.cells):
                 real_list[cell] = box.position[i]
             real = tuple(real_list)
-            found = engine.box_for(real)
+            found = learner.box_for(real)
             assert found is not None and found[0] == box.number - 1
             _, real_moves = found
             for bead in box.beads:
@@ -85,9 +85,9 @@ def test_every_bead_maps_to_an_empty_square_under_every_transform() -> None:
 def test_draws_follow_bead_counts() -> None:
     boxes = build_boxes(TICTACTOE, MICHIE)
     boxes[0].beads = {0: 1, 1: 3, 4: 6}
-    engine = Engine(TICTACTOE, MICHIE, boxes)
+    learner = Learner(TICTACTOE, MICHIE, boxes)
     rng = random.Random(7)
-    tally = Counter(engine.draw(TICTACTOE.initial(), rng)[0] for _ in range(20000))
+    tally = Counter(learner.draw(TICTACTOE.initial(), rng)[0] for _ in range(20000))
     assert tally[0] + tally[1] + tally[4] == 20000
     for square, share in ((0, 0.1), (1, 0.3), (4, 0.6)):
         assert abs(tally[square] / 20000 - share) < 0.015
@@ -95,60 +95,60 @@ def test_draws_follow_bead_counts() -> None:
 
 def test_reinforcement_arithmetic() -> None:
     boxes = build_boxes(TICTACTOE, MICHIE)
-    engine = Engine(TICTACTOE, MICHIE, boxes)
+    learner = Learner(TICTACTOE, MICHIE, boxes)
     drawn = [Draw(0, 4), Draw(5, boxes[5].initial and next(iter(boxes[5].initial)))]
-    engine.reinforce(drawn, Result.WIN)
-    assert engine.counts[0][4] == 4 + 3
-    engine.reinforce(drawn, Result.DRAW)
-    assert engine.counts[0][4] == 4 + 3 + 1
+    learner.reinforce(drawn, Result.WIN)
+    assert learner.counts[0][4] == 4 + 3
+    learner.reinforce(drawn, Result.DRAW)
+    assert learner.counts[0][4] == 4 + 3 + 1
     for _ in range(20):
-        engine.reinforce(drawn, Result.LOSS)
-    assert engine.counts[0][4] == 0  # never negative
+        learner.reinforce(drawn, Result.LOSS)
+    assert learner.counts[0][4] == 0  # never negative
 
 
 def test_empty_box_policies() -> None:
     for policy, expect in ((EmptyPolicy.RESIGN, "resign"), (EmptyPolicy.RESTOCK, "restock"),
                            (EmptyPolicy.KEEP_LAST, "keep")):
         settings = Settings(empty_policy=policy)
-        engine = Engine(TICTACTOE, settings, build_boxes(TICTACTOE, settings))
-        opening = engine.counts[0]
+        learner = Learner(TICTACTOE, settings, build_boxes(TICTACTOE, settings))
+        opening = learner.counts[0]
         for _ in range(30):
             for m in (0, 1, 4):
-                engine.reinforce([Draw(0, m)], Result.LOSS)
+                learner.reinforce([Draw(0, m)], Result.LOSS)
         if expect == "keep":
             assert sum(opening) == 1
             continue
         assert sum(opening) == 0
         if expect == "resign":
             with pytest.raises(EmptyBoxError):
-                engine.draw(TICTACTOE.initial(), random.Random(1))
-            assert engine.opening_empty(Side.X)
+                learner.draw(TICTACTOE.initial(), random.Random(1))
+            assert learner.opening_empty(Side.X)
         else:
-            engine.draw(TICTACTOE.initial(), random.Random(1))
+            learner.draw(TICTACTOE.initial(), random.Random(1))
             assert opening[0] == opening[1] == opening[4] == 4
-            assert not engine.opening_empty(Side.X)
+            assert not learner.opening_empty(Side.X)
 
 
 def test_resigning_tournament_game_is_a_loss_and_reinforces_earlier_boxes() -> None:
-    engine = Engine(TICTACTOE, MICHIE, build_boxes(TICTACTOE, MICHIE))
-    for i in range(len(engine.counts)):
+    learner = Learner(TICTACTOE, MICHIE, build_boxes(TICTACTOE, MICHIE))
+    for i in range(len(learner.counts)):
         if i:
-            engine.counts[i][:] = [0] * 9
+            learner.counts[i][:] = [0] * 9
     rng = random.Random(3)
-    table = engine.options_table(TICTACTOE.legal_moves)
-    res, moves = engine.play_table(Side.X, table, rng)
+    table = learner.options_table(TICTACTOE.legal_moves)
+    res, moves = learner.play_table(Side.X, table, rng)
     assert res == 2 and len(moves) == 2  # X moved once, O replied, X resigned at box 2+
-    assert sum(engine.counts[0]) == 12 - 1
+    assert sum(learner.counts[0]) == 12 - 1
 
 
 def test_same_seed_same_beads() -> None:
     def train(seed: int) -> list[list[int]]:
-        engine = Engine(TICTACTOE, MICHIE, build_boxes(TICTACTOE, MICHIE))
-        table = engine.options_table(TICTACTOE.legal_moves)
+        learner = Learner(TICTACTOE, MICHIE, build_boxes(TICTACTOE, MICHIE))
+        table = learner.options_table(TICTACTOE.legal_moves)
         rng = random.Random(seed)
         for _ in range(3000):
-            engine.play_table(Side.X, table, rng)
-        return engine.counts
+            learner.play_table(Side.X, table, rng)
+        return learner.counts
     assert train(5) == train(5)
     assert train(5) != train(6)
 

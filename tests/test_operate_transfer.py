@@ -13,7 +13,7 @@ from conftest import Invoke
 from menace.app.check import check_database
 from menace.cli import cli
 from menace.core.colours import DEFAULT_COLOURS
-from menace.core.learner import MICHIE, Engine, build_boxes
+from menace.core.learner import MICHIE, Learner, build_boxes
 from menace.games.tictactoe import TICTACTOE, square_name
 
 PREFERENCE = [4, 0, 8, 2, 6, 1, 3, 5, 7]
@@ -28,7 +28,7 @@ def bead_counts(db: Path) -> dict[tuple[int, int], int]:
         con.close()
 
 
-def operator_script(engine: Engine, pick: int = 0, first_bead: int | None = None) -> tuple[str, list[int]]:
+def operator_script(learner: Learner, pick: int = 0, first_bead: int | None = None) -> tuple[str, list[int]]:
     """What an operator types for one game: the bead colour for each MENACE move (the
     ``pick``-th colour the twin has in the box; ``first_bead`` for the first move, confirmed
     as a correction) and the other side's squares."""
@@ -37,7 +37,7 @@ def operator_script(engine: Engine, pick: int = 0, first_bead: int | None = None
     boxes: list[int] = []
     while TICTACTOE.outcome(state) is None:
         if TICTACTOE.to_move(state).name == "X":
-            found = engine.box_for(state)
+            found = learner.box_for(state)
             if found is None:
                 square = TICTACTOE.legal_moves(state)[0]
             else:
@@ -47,7 +47,7 @@ def operator_script(engine: Engine, pick: int = 0, first_bead: int | None = None
                     lines.append(DEFAULT_COLOURS[bead].name)
                     lines.append("y")
                 else:
-                    have = [m for m in engine.boxes[index].initial if engine.counts[index][m] > 0]
+                    have = [m for m in learner.boxes[index].initial if learner.counts[index][m] > 0]
                     bead = have[min(pick, len(have) - 1)]
                     lines.append(DEFAULT_COLOURS[bead].letter)
                 boxes.append(index + 1)
@@ -61,8 +61,8 @@ def operator_script(engine: Engine, pick: int = 0, first_bead: int | None = None
 
 def test_an_operated_game_leaves_the_twin_as_the_ledger_says(menace: Invoke, db_path: Path) -> None:
     menace("init")
-    engine = Engine(TICTACTOE, MICHIE, build_boxes(TICTACTOE, MICHIE))
-    script, boxes = operator_script(engine, pick=1)
+    learner = Learner(TICTACTOE, MICHIE, build_boxes(TICTACTOE, MICHIE))
+    script, boxes = operator_script(learner, pick=1)
     before = bead_counts(db_path)
     out = menace("operate", input=script).output
     assert "Open box 1 (move 1 shelf, row 1, place 1 from the left)." in out
@@ -91,9 +91,9 @@ def test_a_colour_the_twin_lacks_is_confirmed_and_recorded_as_a_correction(menac
                 "VALUES (1, 0, (SELECT id FROM boxes WHERE number = 1), 4, 0, 'test: drift', '2026-01-01')")
     con.commit()
     con.close()
-    engine = Engine(TICTACTOE, MICHIE, build_boxes(TICTACTOE, MICHIE))
-    engine.counts[0][4] = 0
-    script, _ = operator_script(engine, first_bead=4)
+    learner = Learner(TICTACTOE, MICHIE, build_boxes(TICTACTOE, MICHIE))
+    learner.counts[0][4] = 0
+    script, _ = operator_script(learner, first_bead=4)
     out = menace("operate", input=script).output
     assert "The twin says box 1 has no green beads. Did a green bead come out?" in out
     assert "Noted: the twin now has 1 green bead in box 1 (a correction)." in out
@@ -179,7 +179,7 @@ def test_bad_machine_files_are_refused_and_change_nothing(menace: Invoke, db_pat
         assert message in r.output, (name, r.output)
         assert "Traceback" not in r.output
     r = menace("import", str(good), ok=False)
-    assert r.exit_code == 1 and "use --replace" in r.output
+    assert r.exit_code == 1 and "replace it with --replace" in r.output
     con = sqlite3.connect(db_path)
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     con.close()

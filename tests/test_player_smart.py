@@ -39,4 +39,4 @@ def test_x_o_x_diagonal_defence_picks_a_free_edge() -> None:
 
 def test_else_any_free_square() -> None:
     state = G.decode("XOX.O.OX.")
-    assert SMART.options(state) == G.legal_moves(state) == RandomPlayer().options(state)
+    assert SMART.options(state) == G.legal_moves(state) == RandomPlayer(G).options(state)

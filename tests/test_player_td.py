@@ -96,7 +96,7 @@ def test_trial_it_does_not_lose_to_a_random_player() -> None:
     results = {side: {r: 0 for r in Result} for side in Side}
     for side in (Side.X, Side.O):
         for _ in range(100):
-            x, o = (player, RandomPlayer()) if side is Side.X else (RandomPlayer(), player)
+            x, o = (player, RandomPlayer(G)) if side is Side.X else (RandomPlayer(G), player)
             results[side][play_game(G, x, o, rng).result_for(side)] += 1
     assert results[Side.X][Result.LOSS] == results[Side.O][Result.LOSS] == 0
     assert results[Side.X][Result.WIN] > 90 and results[Side.O][Result.WIN] > 80
@@ -106,7 +106,7 @@ def test_it_keeps_learning_from_the_games_it_plays() -> None:
     player = find_player("td").create(G, random.Random(5), "200")
     assert isinstance(player, TdPlayer)
     before = dict(player.values)
-    game = play_game(G, RandomPlayer(), player, random.Random(1))
+    game = play_game(G, RandomPlayer(G), player, random.Random(1))
     changed = {c for c in set(before) | set(player.values) if before.get(c) != player.values.get(c)}
     state, mine = G.initial(), set()
     for i, move in enumerate(game.moves):
@@ -117,7 +117,7 @@ def test_it_keeps_learning_from_the_games_it_plays() -> None:
 
     player.learn = False
     frozen = dict(player.values)
-    play_game(G, player, RandomPlayer(), random.Random(2))
+    play_game(G, player, RandomPlayer(G), random.Random(2))
     assert player.values == frozen
 
 

@@ -8,14 +8,10 @@ import numpy as np
 import pytest
 from history_helpers import play_person_games, stored_machine
 
-from menace.app.history import (
-    beads_plot_data,
-    boxes_plot_data,
-    learning_plot_data,
-    plot_beads,
-    plot_boxes,
-    plot_learning,
-)
+from menace.app import series
+from menace.app.history import beads_series as beads_plot_data
+from menace.app.history import learning_series as learning_plot_data
+from menace.app.history import wall as boxes_plot_data
 from menace.app.machines import init_machine, machine_summary, open_machine
 from menace.app.tournament import run_tournament
 from menace.core.learner import MICHIE, Settings
@@ -29,7 +25,7 @@ SIGNATURES = {"png": b"\x89PNG\r\n\x1a\n", "svg": b"<?xml", "pdf": b"%PDF-"}
 def trained(db_url: str) -> str:
     """Michie's machine after 200 games against random, 2 at the terminal, 300 against smart, 100 random."""
     init_machine(db_url, "menace", MICHIE, None)
-    with open_machine(db_url, "menace") as m:
+    with open_machine(db_url, "menace", holder="a test") as m:
         run_tournament(m, "random", games=200, seed=1)
         play_person_games(m, 2, seed=2)
         run_tournament(m, "smart", games=300, seed=3)
@@ -81,7 +77,7 @@ def test_learning_series_equal_the_results(trained: str) -> None:
 
 def test_learning_window_and_rule_follow_the_machine(db_url: str) -> None:
     init_machine(db_url, "ruby", Settings(win=2, draw=0, loss=-1), None)
-    with open_machine(db_url, "ruby") as m:
+    with open_machine(db_url, "ruby", holder="a test") as m:
         run_tournament(m, "random", games=50, seed=1)
     data = learning_plot_data(db_url, "ruby", window=500)
     assert data.window == 50 and len(data.win_rate) == 1  # a window longer than the history: all of it
@@ -107,11 +103,26 @@ def test_boxes_data_are_the_stored_boxes(trained: str) -> None:
     assert [b.beads for b in data.boxes] == [b.beads for b in stored.boxes]
 
 
+def plot_beads(url: str, name: str, out: Path, box: int = 1) -> None:
+    plots.output_format(out)  # as the command does: a bad file name is refused before any work
+    plots.render_beads(beads_plot_data(url, name, box), out)
+
+
+def plot_learning(url: str, name: str, out: Path) -> None:
+    plots.output_format(out)
+    plots.render_learning(learning_plot_data(url, name), out)
+
+
+def plot_boxes(url: str, name: str, out: Path) -> None:
+    plots.output_format(out)
+    plots.render_boxes(boxes_plot_data(url, name), out)
+
+
 def test_dot_sizes() -> None:
-    assert plots.dot_fraction(0, 10) == 0
-    assert plots.dot_fraction(10, 10) == 1
-    assert plots.dot_fraction(5, 10) == 0.5
-    assert plots.dot_fraction(1, 1000) == plots.MIN_DOT
+    assert series.dot_fraction(0, 10) == 0
+    assert series.dot_fraction(10, 10) == 1
+    assert series.dot_fraction(5, 10) == 0.5
+    assert series.dot_fraction(1, 1000) == series.MIN_DOT
 
 
 @pytest.mark.parametrize("fmt", ["png", "svg", "pdf"])
@@ -134,8 +145,7 @@ def test_vector_files_are_byte_identical_for_the_same_data(trained: str, tmp_pat
 def test_png_size_reads_on_a_projector(trained: str, tmp_path: Path) -> None:
     import struct
 
-    out = plot_beads(trained, "menace", tmp_path / "b.png")
-    del out
+    plot_beads(trained, "menace", tmp_path / "b.png")
     header = (tmp_path / "b.png").read_bytes()[16:24]
     assert struct.unpack(">II", header) == (1800, 1050)  # 12 x 7 inches at 150 dpi
 

@@ -20,7 +20,7 @@ from menace.core.replay import (
     UnknownBoxError,
     bead_history,
     compare,
-    fresh_engine,
+    fresh_learner,
     game_detail,
     replay_all,
 )
@@ -38,7 +38,8 @@ def assert_replay_equals_stored(url: str) -> int:
     assert report.faults == []
     games = report.games
     stored = stored_machine(url)
-    counts = replay_all(stored.settings, stored.boxes, stored_records(url), corrections=stored_corrections(url))
+    counts = replay_all(TICTACTOE, stored.settings, stored.boxes, stored_records(url),
+                        corrections=stored_corrections(url))
     assert compare(stored.boxes, counts) == []
     return games
 
@@ -50,13 +51,13 @@ def assert_replay_equals_stored(url: str) -> int:
 )
 def test_replay_of_play_tournaments_and_undos_equals_stored_beads(db_url: str, settings: Settings) -> None:
     init_machine(db_url, "menace", settings, None)
-    with open_machine(db_url, "menace") as m:
+    with open_machine(db_url, "menace", holder="a test") as m:
         play_person_games(m, 3, seed=1)
         played = 3 + run_tournament(m, "random", games=400, seed=2).games
         play_person_games(m, 2, seed=3)
         played += 2 + run_tournament(m, "smart", games=300, seed=4).games
     undo_games(db_url, "menace", 3)
-    with open_machine(db_url, "menace") as m:
+    with open_machine(db_url, "menace", holder="a test") as m:
         played += run_tournament(m, "smart", games=50, seed=5).games - 3
         play_person_games(m, 2, seed=6)
     undo_games(db_url, "menace")
@@ -67,11 +68,11 @@ def test_replay_of_play_tournaments_and_undos_equals_stored_beads(db_url: str, s
 
 def test_restocked_boxes_replay_exactly(db_url: str) -> None:
     init_machine(db_url, "menace", RESTOCKING, None)
-    with open_machine(db_url, "menace") as m:
+    with open_machine(db_url, "menace", holder="a test") as m:
         run_tournament(m, "smart", games=500, seed=9)
     stored = stored_machine(db_url)
     # The history really did restock boxes: some game met an empty box.
-    r = Replayer(stored.settings, stored.boxes)
+    r = Replayer(TICTACTOE, stored.settings, stored.boxes)
     empties = 0
     for record in stored_records(db_url):
         detail_before = [not any(c) for c in r.counts]
@@ -84,7 +85,7 @@ def test_restocked_boxes_replay_exactly(db_url: str) -> None:
 def test_resignations_replay_exactly(db_url: str) -> None:
     harsh = Settings(schedule=(1,), loss=-3)  # resign: boxes empty and MENACE resigns
     init_machine(db_url, "menace", harsh, None)
-    with open_machine(db_url, "menace") as m:
+    with open_machine(db_url, "menace", holder="a test") as m:
         result = run_tournament(m, "smart", games=2000, seed=3)
     records = stored_records(db_url)
     resigned = [r for r in records if TICTACTOE.outcome(_board(r.moves)) is None]
@@ -103,13 +104,13 @@ def _board(moves: list[int]) -> tuple[int, ...]:
 @pytest.mark.parametrize("settings", [MICHIE, RUBYQUIZ, RESTOCKING, Settings(side="both")])
 def test_fast_replay_draws_the_beads_the_engine_draws(settings: Settings) -> None:
     boxes = build_boxes(TICTACTOE, settings)
-    player = fresh_engine(settings, boxes)
+    player = fresh_learner(TICTACTOE, settings, boxes)
     rng = random.Random(7)
     random_player = find_player("random").create(TICTACTOE, rng)
     assert isinstance(random_player, RulePlayer)
     table = player.options_table(random_player.options)
-    slow = fresh_engine(settings, boxes)
-    fast = Replayer(settings, boxes)
+    slow = fresh_learner(TICTACTOE, settings, boxes)
+    fast = Replayer(TICTACTOE, settings, boxes)
     for i in range(2000):
         side = settings.sides[i % len(settings.sides)]
         winner, moves = player.play_table(side, table, rng)
@@ -122,22 +123,22 @@ def test_fast_replay_draws_the_beads_the_engine_draws(settings: Settings) -> Non
 
 def test_an_illegal_stored_move_is_refused() -> None:
     boxes = build_boxes(TICTACTOE, MICHIE)
-    r = Replayer(MICHIE, boxes)
+    r = Replayer(TICTACTOE, MICHIE, boxes)
     with pytest.raises(ReplayError, match="game 1: move 2"):
         r.apply(GameRecord(Side.X, [4, 4], 1))
     with pytest.raises(ReplayError):
-        Replayer(MICHIE, boxes).apply(GameRecord(Side.O, [4, 0], 1))
+        Replayer(TICTACTOE, MICHIE, boxes).apply(GameRecord(Side.O, [4, 0], 1))
 
 
 def test_bead_history_recovers_any_box_at_any_game(db_url: str) -> None:
     init_machine(db_url, "menace", MICHIE, None)
-    with open_machine(db_url, "menace") as m:
+    with open_machine(db_url, "menace", holder="a test") as m:
         run_tournament(m, "random", games=300, seed=11)
     stored = stored_machine(db_url)
     records = stored_records(db_url)
-    checkpoints = {n: replay_all(stored.settings, stored.boxes, records[:n]) for n in (1, 17, 150, 299)}
+    checkpoints = {n: replay_all(TICTACTOE, stored.settings, stored.boxes, records[:n]) for n in (1, 17, 150, 299)}
     for box_index in (0, 5, 40):
-        series = bead_history(stored.settings, stored.boxes, records, box_index)
+        series = bead_history(TICTACTOE, stored.settings, stored.boxes, records, box_index)
         assert series.games[0] == 0 and series.games[-1] == len(records)
         assert series.games == sorted(set(series.games))
         assert series.at(0) == stored.boxes[box_index].initial
@@ -146,21 +147,21 @@ def test_bead_history_recovers_any_box_at_any_game(db_url: str) -> None:
             row = counts[box_index]
             assert series.at(n) == {m: row[m] for m in stored.boxes[box_index].initial}
     with pytest.raises(UnknownBoxError):
-        bead_history(stored.settings, stored.boxes, records, 304)
+        bead_history(TICTACTOE, stored.settings, stored.boxes, records, 304)
 
 
 def test_game_detail_shows_boxes_symmetries_and_beads(db_url: str) -> None:
     init_machine(db_url, "menace", MICHIE, None)
-    with open_machine(db_url, "menace") as m:
+    with open_machine(db_url, "menace", holder="a test") as m:
         run_tournament(m, "random", games=60, seed=12)
     stored = stored_machine(db_url)
     records = stored_records(db_url)
     by_name = {s.name: s for s in SYMMETRIES}
     for number in (1, 30, 60):
-        d = game_detail(stored.settings, stored.boxes, records, number)
+        d = game_detail(TICTACTOE, stored.settings, stored.boxes, records, number)
         assert d.record == records[number - 1]
         assert [p.square for p in d.plies] == records[number - 1].moves
-        r = Replayer(stored.settings, stored.boxes)
+        r = Replayer(TICTACTOE, stored.settings, stored.boxes)
         r.apply_all(records[: number - 1])
         for ply in d.plies:
             if ply.box_number is None:
@@ -172,12 +173,12 @@ def test_game_detail_shows_boxes_symmetries_and_beads(db_url: str) -> None:
         for line in d.reinforcement:
             assert line.change == d.delta or (line.after == 0 and d.delta < 0)
     with pytest.raises(GameNotFoundError):
-        game_detail(stored.settings, stored.boxes, records, 61)
+        game_detail(TICTACTOE, stored.settings, stored.boxes, records, 61)
 
 
 def test_corrections_take_effect_after_their_game(db_url: str) -> None:
     init_machine(db_url, "menace", MICHIE, None)
-    with open_machine(db_url, "menace") as m:
+    with open_machine(db_url, "menace", holder="a test") as m:
         run_tournament(m, "random", games=100, seed=13)
         box_id = m.stored.box_ids[0]
     db = open_database(db_url)
@@ -186,13 +187,13 @@ def test_corrections_take_effect_after_their_game(db_url: str) -> None:
             repo.add_corrections(s, repo.machine_id(s, "menace"), 100, [(box_id, 4, 50)], "test")
     finally:
         db.dispose()
-    with open_machine(db_url, "menace") as m:
-        assert m.engine.counts[0][4] == 50
+    with open_machine(db_url, "menace", holder="a test") as m:
+        assert m.learner.counts[0][4] == 50
         run_tournament(m, "random", games=100, seed=14)
     assert_replay_equals_stored(db_url)
     stored = stored_machine(db_url)
     fixes = stored_corrections(db_url)
     assert [(f.after_game, f.box_number, f.move, f.count) for f in fixes] == [(100, 1, 4, 50)]
-    series = bead_history(stored.settings, stored.boxes, stored_records(db_url), 0, corrections=fixes)
+    series = bead_history(TICTACTOE, stored.settings, stored.boxes, stored_records(db_url), 0, corrections=fixes)
     assert series.at(100)[4] == 50
     assert series.at(200) == stored.boxes[0].beads

@@ -22,37 +22,37 @@ from menace.storage.database import (
 
 
 def test_fresh_database_matches_the_models(db_url: str) -> None:
-    engine = open_database(db_url, create=True)
-    with engine.begin() as conn:
+    db = open_database(db_url, create=True)
+    with db.begin() as conn:
         command.check(alembic_config(conn))  # raises if models and migrations drift apart
-    engine.dispose()
+    db.dispose()
 
 
 def test_sqlite_connection_settings(db_url: str) -> None:
-    engine = open_database(db_url, create=True)
-    with engine.connect() as conn:
+    db = open_database(db_url, create=True)
+    with db.connect() as conn:
         assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
         assert conn.execute(text("PRAGMA foreign_keys")).scalar() == 1
         assert conn.execute(text("PRAGMA busy_timeout")).scalar() > 0
-    engine.dispose()
+    db.dispose()
 
 
 def test_reopened_database_shows_the_same_beads(db_url: str) -> None:
     init_machine(db_url, "menace", MICHIE, "michie")
-    with open_machine(db_url, "menace") as m:
+    with open_machine(db_url, "menace", holder="a test") as m:
         run_tournament(m, "random", games=500, seed=3)
-        after = m.engine.snapshot()
-    with open_machine(db_url, "menace") as m:
-        assert m.engine.snapshot() == after
+        after = m.learner.snapshot()
+    with open_machine(db_url, "menace", holder="a test") as m:
+        assert m.learner.snapshot() == after
         assert m.games_played == 500
 
 
 def test_several_machines_in_one_database(db_url: str) -> None:
     init_machine(db_url, "first", MICHIE, "michie")
     init_machine(db_url, "second", Settings(side="O"), None)
-    with open_machine(db_url, "second") as m:
+    with open_machine(db_url, "second", holder="a test") as m:
         assert len(m.stored.boxes) == 289
-    with open_machine(db_url, "first") as m:
+    with open_machine(db_url, "first", holder="a test") as m:
         assert len(m.stored.boxes) == 304
 
 
@@ -100,21 +100,21 @@ def test_down_to_base_and_up_to_head_keeps_every_row(db_url: str, tmp_path: Path
 
     init_machine(db_url, "menace", MICHIE, "michie")
     init_machine(db_url, "second", Settings(side="O"), None)
-    with open_(db_url, "menace") as m:
+    with open_(db_url, "menace", holder="a test") as m:
         run_tournament(m, "smart", games=300, seed=1)
         m.correct(0, {0: 7, 1: 2, 4: 9}, "test recount")
         run_tournament(m, "random", games=200, seed=2)
     before = {name: export_machine(db_url, name) for name in ("menace", "second")}
-    engine = make_engine(db_url)
-    downgrade(engine, "base")
-    with engine.connect() as conn:
+    db = make_engine(db_url)
+    downgrade(db, "base")
+    with db.connect() as conn:
         tables = set(inspect(conn).get_table_names())
     assert tables <= {"alembic_version", "menace_archive"}  # the schema is gone; the rows wait
-    upgrade(engine)
-    with engine.begin() as conn:
+    upgrade(db)
+    with db.begin() as conn:
         assert "menace_archive" not in inspect(conn).get_table_names()
         command.check(alembic_config(conn))
-    engine.dispose()
+    db.dispose()
     after = {name: export_machine(db_url, name) for name in ("menace", "second")}
     assert after == before
     from menace.app.check import check_database

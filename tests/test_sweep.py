@@ -14,7 +14,6 @@ from menace.app.sweep import (
     expand_settings,
     format_table,
     last_games,
-    plot_distributions,
     run_one,
     run_sweep,
     store_machines,
@@ -24,6 +23,7 @@ from menace.app.sweep import (
 )
 from menace.core.learner import MICHIE, RUBYQUIZ, EmptyPolicy
 from menace.players import UnknownPlayerError
+from menace.render.sweep import plot_distributions
 
 MICHIE_SETTING = SweepSetting("michie", MICHIE)
 

@@ -18,8 +18,10 @@ from menace.app.tournament import run_tournament
 from menace.core.game import Result
 from menace.core.learner import MICHIE, EmptyPolicy, Settings
 from menace.core.replay import Replayer
+from menace.games.tictactoe import TICTACTOE
 from menace.storage import repository as repo
 from menace.storage.database import open_database, session_scope
+from menace.storage.leases import MachineBusyError
 from menace.storage.models import GameBlockRow, MachineLockRow, RunRow
 
 FLOORING = Settings(schedule=(1,), loss=-3, empty_policy=EmptyPolicy.RESTOCK)
@@ -44,11 +46,11 @@ def rows(url: str) -> tuple[int, int, int]:
 @pytest.mark.parametrize("settings", [MICHIE, FLOORING], ids=["michie", "floored-losses"])
 def test_undo_five_times_returns_the_beads_of_five_games_earlier(db_url: str, settings: Settings) -> None:
     init_machine(db_url, "menace", settings, None)
-    with open_machine(db_url, "menace") as m:
+    with open_machine(db_url, "menace", holder="a test") as m:
         run_tournament(m, "smart", games=200, seed=1)
     before = stored_beads(db_url)
     played, blocks, runs = rows(db_url)
-    with open_machine(db_url, "menace") as m:
+    with open_machine(db_url, "menace", holder="a test") as m:
         play_person_games(m, 2, seed=2)  # two games at the terminal: a run each
         run_tournament(m, "smart", games=3, seed=3)
     assert rows(db_url)[0] == played + 5
@@ -66,14 +68,14 @@ def floored_in_last_games(url: str, last: int) -> int:
     """How many beads the last ``last`` games' losses found too few of to take the rule's full toll."""
     stored = stored_machine(url)
     records = stored_records(url)
-    r = Replayer(stored.settings, stored.boxes)
+    r = Replayer(TICTACTOE, stored.settings, stored.boxes)
     r.apply_all(records[:-last])
     floored = 0
     for record in records[-last:]:
         before = [list(c) for c in r.counts]
         for b, m in r.apply(record):
             # The count the loss met: a box found empty was restocked with its first beads.
-            met = before[b][m] if any(before[b]) else r.engine.initial[b][m]
+            met = before[b][m] if any(before[b]) else r.learner.initial[b][m]
             if record.result is Result.LOSS and met < -FLOORING.loss:
                 assert r.counts[b][m] == 0
                 floored += 1
@@ -82,11 +84,11 @@ def floored_in_last_games(url: str, last: int) -> int:
 
 def test_undo_is_exact_where_a_loss_found_no_bead_to_take(db_url: str) -> None:
     init_machine(db_url, "menace", FLOORING, None)
-    with open_machine(db_url, "menace") as m:
+    with open_machine(db_url, "menace", holder="a test") as m:
         run_tournament(m, "smart", games=30, seed=4)
     for seed in range(5, 40):
         before = stored_beads(db_url)
-        with open_machine(db_url, "menace") as m:
+        with open_machine(db_url, "menace", holder="a test") as m:
             run_tournament(m, "random", games=5, seed=seed)
         if floored_in_last_games(db_url, 5):
             break
@@ -99,7 +101,7 @@ def test_undo_is_exact_where_a_loss_found_no_bead_to_take(db_url: str) -> None:
 
 def test_undo_several_at_once_equals_one_at_a_time(db_path: Path, db_url: str) -> None:
     init_machine(db_url, "menace", MICHIE, None)
-    with open_machine(db_url, "menace") as m:
+    with open_machine(db_url, "menace", holder="a test") as m:
         run_tournament(m, "random", games=139, seed=6)
         play_person_games(m, 1, seed=7)
         run_tournament(m, "smart", games=11, seed=8)
@@ -119,7 +121,7 @@ def test_undo_with_no_games_or_too_many_is_refused(db_url: str) -> None:
     init_machine(db_url, "menace", MICHIE, None)
     with pytest.raises(NothingToUndoError, match="'menace' has played no games: nothing to undo"):
         undo_games(db_url, "menace")
-    with open_machine(db_url, "menace") as m:
+    with open_machine(db_url, "menace", holder="a test") as m:
         run_tournament(m, "random", games=3, seed=1)
     with pytest.raises(NothingToUndoError, match="has played only 3 games; cannot undo 4"):
         undo_games(db_url, "menace", 4)
@@ -141,12 +143,12 @@ def correct(url: str, box_id: int, move: int, count: int, reason: str) -> None:
 
 def test_undo_removes_corrections_made_after_the_games_it_takes_back(db_url: str) -> None:
     init_machine(db_url, "menace", MICHIE, None)
-    with open_machine(db_url, "menace") as m:
+    with open_machine(db_url, "menace", holder="a test") as m:
         run_tournament(m, "random", games=10, seed=2)
         box_id = m.stored.box_ids[0]
     correct(db_url, box_id, 0, 40, "kept: after game 10")
     before = stored_beads(db_url)
-    with open_machine(db_url, "menace") as m:
+    with open_machine(db_url, "menace", holder="a test") as m:
         run_tournament(m, "random", games=10, seed=3)
     correct(db_url, box_id, 1, 30, "goes: after game 20")
     assert check_database(db_url, "menace").faults == []
@@ -158,7 +160,7 @@ def test_undo_removes_corrections_made_after_the_games_it_takes_back(db_url: str
 
 def test_undo_is_refused_while_another_process_holds_the_machine(db_url: str) -> None:
     init_machine(db_url, "menace", MICHIE, None)
-    with open_machine(db_url, "menace") as m:
+    with open_machine(db_url, "menace", holder="a test") as m:
         run_tournament(m, "random", games=5, seed=3)
     db = open_database(db_url)
     try:
@@ -168,6 +170,6 @@ def test_undo_is_refused_while_another_process_holds_the_machine(db_url: str) ->
                                  host=socket.gethostname(), pid=os.getppid(), acquired_at=now, heartbeat_at=now))
     finally:
         db.dispose()
-    with pytest.raises(repo.MachineBusyError, match="in use by a tournament"):
+    with pytest.raises(MachineBusyError, match="in use by a tournament"):
         undo_games(db_url, "menace")
     assert rows(db_url)[0] == 5

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from conftest import Invoke
-from web_browser_helpers import launch_browser, use_play_session
+from web_browser_helpers import launch_browser
 
 from menace.app.transfer import export_machine
 from menace.web.server import BackgroundServer
@@ -109,9 +109,7 @@ def _click_through_game(page: Any, prefix: str) -> None:
     assert page.get_attribute("body", "data-over") == "1"
 
 
-def test_a_whole_game_by_clicks_and_the_wall_shows_the_reinforcement(machine: str, browser: Any,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    use_play_session(monkeypatch)
+def test_a_whole_game_by_clicks_and_the_wall_shows_the_reinforcement(machine: str, browser: Any) -> None:
     with BackgroundServer(machine, "menace") as srv:
         context = browser.new_context(viewport={"width": 1366, "height": 768})
         context.set_default_timeout(10_000)
@@ -142,9 +140,7 @@ def test_a_whole_game_by_clicks_and_the_wall_shows_the_reinforcement(machine: st
         context.close()
 
 
-def test_an_operated_game_followed_by_the_audience_view(machine: str, browser: Any,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    use_play_session(monkeypatch)
+def test_an_operated_game_followed_by_the_audience_view(machine: str, browser: Any) -> None:
     with BackgroundServer(machine, "menace") as srv:
         context = browser.new_context(viewport={"width": 1366, "height": 768})
         context.set_default_timeout(10_000)

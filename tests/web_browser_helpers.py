@@ -38,15 +38,3 @@ def launch_browser() -> Iterator[Any]:
         finally:
             browser.close()
 
-
-def use_play_session(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The library's PlaySession when it is there; until then the stand-in of fake_session."""
-    import importlib
-    import sys
-
-    try:
-        importlib.import_module("menace.app.session")
-    except ImportError:
-        import fake_session
-
-        monkeypatch.setitem(sys.modules, "menace.app.session", fake_session)

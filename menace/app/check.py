@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from menace.app.machines import game_named
 from menace.core.game import IllegalMoveError, canonical
 from menace.core.learner import build_boxes
 from menace.core.records import CorruptHistoryError
 from menace.core.replay import Replayer, ReplayError, compare
+from menace.games import find_game
 from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo
 from menace.storage.database import (
@@ -63,11 +63,11 @@ def _check_machine(s: object, name: str, report: CheckReport) -> None:
     assert isinstance(s, Session)
     faults = report.faults
     try:
-        stored = repo.load_machine(s, name, game_named("tictactoe"))
+        stored = repo.load_machine(s, name)
     except (IllegalMoveError, ValueError) as exc:
         faults.append(f"{name}: a box cannot be read: {exc}")
         return
-    game = game_named(stored.game)
+    game = find_game(stored.game)
     settings = stored.settings
     expected = build_boxes(game, settings)
     if len(expected) != len(stored.boxes):
@@ -94,7 +94,7 @@ def _check_machine(s: object, name: str, report: CheckReport) -> None:
             if exp.position != box.position or exp.initial != box.initial:
                 faults.append(f"{where}: position or initial beads differ from what the settings build")
     # Replay: initial beads + every stored game + every correction, in order, must give the beads.
-    replayer = Replayer(settings, expected, game, repo.corrections(s, stored.id))
+    replayer = Replayer(game, settings, expected, repo.corrections(s, stored.id))
     try:
         for g in hrepo.stream_games(s, stored.id):
             if g.number != replayer.games + 1:

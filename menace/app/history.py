@@ -11,15 +11,15 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import islice
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from sqlalchemy.orm import Session
 
-from menace.core.game import Result
-from menace.core.learner import GameRecord
+from menace.app import series
+from menace.core.errors import InvalidInputError
+from menace.core.game import Game, Result
+from menace.core.learner import Box, GameRecord
 from menace.core.replay import (
     GameDetail,
     GameNotFoundError,
@@ -29,16 +29,14 @@ from menace.core.replay import (
     game_detail,
     rule_text,
 )
-from menace.games.tictactoe import TICTACTOE
+from menace.games import find_game
 from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo
 from menace.storage.database import open_database, session_scope
-
-if TYPE_CHECKING:
-    from menace.render import plots  # matplotlib: imported only by the commands that draw
+from menace.storage.leases import acquire as acquire_lease
 
 
-class NothingToUndoError(ValueError):
+class NothingToUndoError(InvalidInputError):
     """Undo asked of a machine with no games (or fewer than asked)."""
 
 
@@ -47,22 +45,23 @@ def _reading(url: str, name: str) -> Iterator[tuple[Session, repo.StoredMachine]
     db = open_database(url)
     try:
         with session_scope(db) as s:
-            yield s, repo.load_machine(s, name, TICTACTOE)
+            yield s, repo.load_machine(s, name)
     finally:
         db.dispose()
 
 
-def ended_by_resignation(record: GameRecord) -> bool:
+def ended_by_resignation(game: Game, record: GameRecord) -> bool:
     """The game stopped on an undecided board: MENACE found its box empty and resigned."""
-    state = TICTACTOE.initial()
+    state = game.initial()
     for move in record.moves:
-        state = TICTACTOE.play(state, move)
-    return TICTACTOE.outcome(state) is None
+        state = game.play(state, move)
+    return game.outcome(state) is None
 
 
 # -- menace history ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class GameList:
+    game: Game
     machine: str
     played: int
     games: list[repo.StoredGame]
@@ -86,16 +85,20 @@ def list_games(
         with closing(hrepo.stream_games(s, stored.id, start=first or 1, stop=last_number,
                                         reverse=last is not None, opponent=opponent, result=result)) as found:
             games = list(found) if last is None else list(islice(found, last))[::-1]
-    return GameList(name, played, games)
+    return GameList(find_game(stored.game), name, played, games)
 
 
 # -- menace replay -------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ReplayedGame:
+    game: Game
     machine: str
     stored: repo.StoredGame
     detail: GameDetail
     rule: str
+    colours: str | None = None
+    boxes: list[Box] = field(default_factory=list)
+    """The machine's boxes (for their positions)."""
 
 
 def replay_game(url: str, name: str, number: int) -> ReplayedGame:
@@ -110,9 +113,10 @@ def replay_game(url: str, name: str, number: int) -> ReplayedGame:
         with closing(hrepo.stream_games(s, stored.id, start=number, stop=number)) as found:
             one = next(found)
         with closing(hrepo.iter_records(s, stored.id, stop=number)) as records:
-            detail = game_detail(stored.settings, stored.boxes, records, number,
+            detail = game_detail(find_game(stored.game), stored.settings, stored.boxes, records, number,
                                  corrections=repo.corrections(s, stored.id))
-    return ReplayedGame(name, one, detail, rule_text(stored.settings))
+    return ReplayedGame(find_game(stored.game), name, one, detail, rule_text(stored.settings), stored.colours,
+                        stored.boxes)
 
 
 # -- menace undo ---------------------------------------------------------------------------------
@@ -126,6 +130,7 @@ class BeadChange:
 
 @dataclass(frozen=True)
 class UndoResult:
+    game: Game
     machine: str
     removed: list[repo.StoredGame]
     """The games taken back, oldest first."""
@@ -134,74 +139,81 @@ class UndoResult:
     played: int
     """Games left."""
     seconds: float
+    colours: str | None = None
+    boxes: list[Box] = field(default_factory=list)
 
 
 def undo_games(url: str, name: str, n: int = 1) -> UndoResult:
-    """``menace undo``: take back the last ``n`` games and their reinforcement, exactly.
+    """Take back the last ``n`` games and their reinforcement, exactly.
 
     The beads are recomputed by replaying every remaining game from the initial beads (the
-    rule is not invertible: a loss on a colour with no beads took nothing), then the changed
-    counts are written and the games removed, in one transaction.
+    rule is not invertible: a loss on a colour with no beads took nothing). The replay reads the
+    history outside any write transaction, under the machine's lease, so that a long undo never
+    holds up other machines' writers; then the changed counts are written and the games removed
+    in one short transaction.
     """
     if n < 1:
         raise NothingToUndoError("undo at least one game")
     start = time.perf_counter()
     db = open_database(url)
     try:
+        # Refused while a tournament or a game holds the machine: it would write its beads back.
         with session_scope(db, write=True) as s:
-            stored = repo.load_machine(s, name, TICTACTOE)
-            played = repo.games_played(s, stored.id)
-            if played == 0:
-                raise NothingToUndoError(f"{name!r} has played no games: nothing to undo")
-            if n > played:
-                raise NothingToUndoError(f"{name!r} has played only {played:,} games; cannot undo {n:,}")
-            # Refused while a tournament or a game holds the machine: it would write its beads back.
-            repo.acquire_lock(s, stored.id, name, "menace undo")
-            keep = played - n
-            fixes = [c for c in repo.corrections(s, stored.id) if c.after_game <= keep]
-            replayer = Replayer(stored.settings, stored.boxes, corrections=fixes)
-            if keep:
-                replayer.apply_all(hrepo.iter_records(s, stored.id, stop=keep))
+            lease = acquire_lease(s, repo.machine_id(s, name), name, "an undo")
+        try:
+            with session_scope(db) as s:
+                stored = repo.load_machine(s, name)
+                played = repo.games_played(s, stored.id)
+                if played == 0:
+                    raise NothingToUndoError(f"{name!r} has played no games: nothing to undo")
+                if n > played:
+                    raise NothingToUndoError(f"{name!r} has played only {played:,} games; cannot undo {n:,}")
+                keep = played - n
+                fixes = [c for c in repo.corrections(s, stored.id) if c.after_game <= keep]
+                replayer = Replayer(find_game(stored.game), stored.settings, stored.boxes, corrections=fixes)
+                if keep:
+                    replayer.apply_all(hrepo.iter_records(s, stored.id, stop=keep))
             changes: list[BeadChange] = []
             updates: list[tuple[int, int, int]] = []
             for d in compare(stored.boxes, replayer.counts):
                 changes.append(BeadChange(d.box_number, d.bead, d.stored, d.replayed))
                 updates.append((stored.box_ids[d.box_number - 1], d.bead, d.replayed))
-            hrepo.write_beads(s, updates)
-            removed = hrepo.remove_last_games(s, stored.id, n)
-            repo.release_lock(s, stored.id)
+            with session_scope(db, write=True) as s:
+                lease.prove(s)
+                hrepo.write_beads(s, updates)
+                removed = hrepo.remove_last_games(s, stored.id, n)
+        finally:
+            with session_scope(db, write=True) as s:
+                lease.release(s)
     finally:
         db.dispose()
-    return UndoResult(name, removed, changes, keep, time.perf_counter() - start)
+    return UndoResult(find_game(stored.game), name, removed, changes, keep, time.perf_counter() - start,
+                      stored.colours, stored.boxes)
 
 
-# -- menace verify (a check for tests and the curious) -----------------------------------------
-# -- menace plot ---------------------------------------------------------------------------------
-def beads_plot_data(url: str, name: str, box: int = 1) -> plots.BeadsData:
-    from menace.render import plots
-
-    tracker = plots.OpponentTracker()
+# -- the series behind the plots ----------------------------------------------------------------
+def beads_series(url: str, name: str, box: int = 1) -> series.BeadsData:
+    """Box ``box``'s beads after every game, with the changes of opponent."""
+    tracker = series.OpponentTracker()
     with _reading(url, name) as (s, stored):
         games = tracker.follow((g.record, opponent_label(g)) for g in hrepo.stream_games(s, stored.id))
-        series = bead_history(stored.settings, stored.boxes, games, box - 1,
-                              corrections=repo.corrections(s, stored.id))
-    return plots.beads_data(name, stored.settings, series, tracker.changes)
+        beads = bead_history(find_game(stored.game), stored.settings, stored.boxes, games, box - 1,
+                             corrections=repo.corrections(s, stored.id))
+    return series.beads_data(name, stored.settings, beads, tracker.changes)
 
 
-def learning_plot_data(url: str, name: str, window: int | None = None) -> plots.LearningData:
-    from menace.render import plots
-
+def learning_series(url: str, name: str, window: int | None = None) -> series.LearningData:
+    """Every game's result and the running reinforcement, with rolling rates."""
     with _reading(url, name) as (s, stored):
         games = ((g.record.result, opponent_label(g)) for g in hrepo.stream_games(s, stored.id))
-        return plots.learning_data(name, stored.settings, games, window)
+        return series.learning_data(name, stored.settings, games, window)
 
 
-def boxes_plot_data(url: str, name: str) -> plots.BoxesData:
-    from menace.render import plots
-
+def wall(url: str, name: str) -> series.BoxesData:
+    """Every box with its beads now, grouped by MENACE's move."""
     with _reading(url, name) as (s, stored):
         played = repo.games_played(s, stored.id)
-    return plots.boxes_data(name, stored.boxes, played)
+    return series.boxes_data(name, stored.boxes, played)
 
 
 def opponent_label(game: repo.StoredGame) -> str:
@@ -209,31 +221,3 @@ def opponent_label(game: repo.StoredGame) -> str:
     return game.opponent if game.kind == "tournament" else f"{game.opponent} ({game.kind})"
 
 
-def plot_beads(url: str, name: str, out: str | Path, box: int = 1) -> plots.BeadsData:
-    """``menace plot beads``: the beads of one box over the games, written to ``out``."""
-    from menace.render import plots
-
-    plots.output_format(out)  # refuse a bad file name before any work
-    data = beads_plot_data(url, name, box)
-    plots.render_beads(data, out)
-    return data
-
-
-def plot_learning(url: str, name: str, out: str | Path, window: int | None = None) -> plots.LearningData:
-    """``menace plot learning``: cumulative reinforcement and rolling results, written to ``out``."""
-    from menace.render import plots
-
-    plots.output_format(out)
-    data = learning_plot_data(url, name, window)
-    plots.render_learning(data, out)
-    return data
-
-
-def plot_boxes(url: str, name: str, out: str | Path) -> plots.BoxesData:
-    """``menace plot boxes``: every box with its beads, written to ``out``."""
-    from menace.render import plots
-
-    plots.output_format(out)
-    data = boxes_plot_data(url, name)
-    plots.render_boxes(data, out)
-    return data

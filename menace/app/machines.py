@@ -5,33 +5,38 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from sqlalchemy import Engine as DbEngine
+from sqlalchemy.orm import Session
 
+from menace.core.errors import InvalidInputError, NotFoundError
 from menace.core.game import Game, IllegalMoveError, Side, canonical
 from menace.core.learner import (
+    DEFAULT_PRESETS,
+    PRESET_GAMES,
+    PRESETS,
     Box,
     EmptyPolicy,
-    Engine,
     GameRecord,
+    Learner,
+    Scope,
     Settings,
     SettingsError,
-    find_preset,
     parse_reinforcement,
     parse_schedule,
 )
 from menace.core.match import MenacePlayer
 from menace.core.records import GameBuffer
-from menace.games.tictactoe import TICTACTOE
+from menace.games import find_game
 from menace.storage import repository as repo
 from menace.storage.database import open_database, session_scope
+from menace.storage.leases import Heartbeat, Lease, break_lease, holder_of
+from menace.storage.leases import acquire as acquire_lease
 
-GAMES: dict[str, Game] = {TICTACTOE.name: TICTACTOE}
 
-
-class BoxNotFoundError(LookupError):
+class BoxNotFoundError(NotFoundError):
     """No box with that number or position."""
 
 
@@ -45,12 +50,9 @@ class PendingCorrection:
     reason: str
 
 
-def game_named(name: str) -> Game:
-    return GAMES[name]
-
-
 @dataclass
 class MachineSummary:
+    game: Game
     name: str
     settings: Settings
     preset: str | None
@@ -73,71 +75,89 @@ def summarize(stored: repo.StoredMachine, boxes: Sequence[Box]) -> MachineSummar
         by_move[b.move_number] += 1
         beads_by_move[b.move_number] += b.total
     return MachineSummary(
-        stored.name, stored.settings, stored.preset, stored.created_at, len(boxes),
+        find_game(stored.game), stored.name, stored.settings, stored.preset, stored.created_at, len(boxes),
         dict(sorted(by_move.items())), sum(beads_by_move.values()), dict(sorted(beads_by_move.items())),
         [b.number for b in boxes if b.total == 0],
     )
 
 
-def settings_for(preset: str = "michie", *, side: str | None = None, schedule: str | None = None,
-                 reinforcement: str | None = None, all_squares: bool | None = None, symmetry: bool | None = None,
-                 empty_box: str | None = None) -> tuple[Settings, str]:
-    """The settings ``menace init`` builds from a preset and its options given as text, and the
-    label stored with them (``"michie"``, or ``"michie, modified"``). :class:`SettingsError`
-    for anything that makes no sense.
+SIDE_WORDS = {"x": "X", "o": "O", "both": "both", "first": "X", "second": "O", "white": "X", "black": "O",
+              "him": "X", "her": "O"}
+"""Ways to name MENACE's side: first or second, and Hexapawn's colours and names."""
 
-    >>> settings_for("michie", schedule="8,4,2,1")[0].schedule, settings_for("michie", schedule="8,4,2,1")[1]
+
+def settings_for(game: str = "tictactoe", preset: str | None = None, *, side: str | None = None,
+                 schedule: str | None = None, reinforcement: str | None = None, scope: str | None = None,
+                 all_squares: bool | None = None, symmetry: bool | None = None,
+                 empty_box: str | None = None) -> tuple[Game, Settings, str]:
+    """What ``menace init`` builds from its options given as text (a web form, say): the game,
+    the settings and the label stored with them (``"michie"`` or ``"michie, modified"``).
+    :class:`SettingsError` (or an unknown game's error) for anything that makes no sense.
+
+    >>> settings_for(schedule="8,4,2,1")[1].schedule, settings_for(schedule="8,4,2,1")[2]
     ((8, 4, 2, 1), 'michie, modified')
     """
-    base = find_preset(preset)
+    chosen = find_game(game)
+    preset = preset or DEFAULT_PRESETS[chosen.name]
+    if preset not in PRESETS:
+        raise SettingsError(f"unknown preset {preset!r}; choose from {', '.join(PRESETS)}")
+    if PRESET_GAMES[preset] != chosen.name:
+        raise SettingsError(f"{preset} is a preset for {PRESET_GAMES[preset]}, not {chosen.name}")
+    base = PRESETS[preset]
     changes: dict[str, object] = {}
     if side is not None:
-        changes["side"] = side
+        if side.lower() not in SIDE_WORDS:
+            raise SettingsError(f"side must be X, O or both, not {side!r}")
+        changes["side"] = SIDE_WORDS[side.lower()]
     if schedule is not None:
         changes["schedule"] = parse_schedule(schedule)
     if reinforcement is not None:
         changes["win"], changes["draw"], changes["loss"] = parse_reinforcement(reinforcement)
+    for key, value, kind in (("scope", scope, Scope), ("empty_policy", empty_box, EmptyPolicy)):
+        if value is not None:
+            try:
+                changes[key] = kind(value)
+            except ValueError:
+                raise SettingsError(f"{key.replace('_', ' ')} must be one of "
+                                    f"{', '.join(str(v.value) for v in kind)}, not {value!r}") from None
     if all_squares is not None:
         changes["all_squares"] = all_squares
     if symmetry is not None:
         changes["symmetry"] = symmetry
-    if empty_box is not None:
-        try:
-            changes["empty_policy"] = EmptyPolicy(empty_box)
-        except ValueError:
-            raise SettingsError(f"empty-box policy must be one of {', '.join(p.value for p in EmptyPolicy)}, "
-                                f"not {empty_box!r}") from None
     settings = replace(base, **changes)  # type: ignore[arg-type]
-    return settings, preset if not changes else f"{preset}, modified"
+    return chosen, settings, preset if settings == base else f"{preset}, modified"
 
 
-def init_machine(url: str, name: str, settings: Settings, preset: str | None, replace: bool = False) -> MachineSummary:
-    """``menace init``: create the database if need be and build a machine in it."""
+def init_machine(url: str, name: str, settings: Settings, preset: str | None, replace: bool = False,
+                 game: Game | None = None, colours: str | None = None) -> MachineSummary:
+    """Create the database if need be and build a machine of ``game`` (tic-tac-toe by default) in it."""
+    game = game or find_game("tictactoe")
     db = open_database(url, create=True)
     try:
         with session_scope(db, write=True) as s:
             if replace and name in repo.machine_names(s):
-                repo.acquire_lock(s, repo.machine_id(s, name), name, "menace init --replace")
-            stored = repo.create_machine(s, name, TICTACTOE, settings, preset, replace)
+                acquire_lease(s, repo.machine_id(s, name), name, "a rebuild of the machine")
+            stored = repo.create_machine(s, name, game, settings, preset, replace, colours)
         return summarize(stored, stored.boxes)
     finally:
         db.dispose()
 
 
 class OpenMachine:
-    """A stored machine loaded into a learning :class:`Engine`, written back in batches.
+    """A stored machine loaded into a learning :class:`Learner`, written back in batches.
 
     The engine plays on plain lists in memory; :meth:`save` writes a block of finished games
     and the bead counts that changed since the last save, in one transaction.
     """
 
-    def __init__(self, db: DbEngine, stored: repo.StoredMachine, locked: bool = False) -> None:
+    def __init__(self, db: DbEngine, stored: repo.StoredMachine, lease: Lease | None = None) -> None:
         self.db = db
-        self.locked = locked
+        self.lease = lease
+        """Held while this machine may be written; every write proves it (None: read only)."""
         self.stored = stored
-        self.game = game_named(stored.game)
-        self.engine = Engine(self.game, stored.settings, stored.boxes)
-        self._saved = self.engine.snapshot()
+        self.game = find_game(stored.game)
+        self.learner = Learner(self.game, stored.settings, stored.boxes)
+        self._saved = self.learner.snapshot()
         with session_scope(db) as s:
             self.games_played = repo.games_played(s, stored.id)
 
@@ -145,18 +165,23 @@ class OpenMachine:
     def name(self) -> str:
         return self.stored.name
 
-    def start_run(self, kind: str, opponent: str, seed: int | None) -> int:
+    @contextmanager
+    def writing(self) -> Iterator[Session]:
+        """A write transaction that first proves this holder still has the machine's lease."""
+        if self.lease is None:
+            raise RuntimeError("this machine was opened to read, not to write")
         with session_scope(self.db, write=True) as s:
-            return repo.start_run(s, self.stored.id, kind, opponent, seed)
+            self.lease.prove(s)
+            yield s
 
-    def end_run(self, run_id: int) -> None:
-        with session_scope(self.db, write=True) as s:
-            repo.end_run(s, run_id)
+    def start_run(self, kind: str, opponent: str, seed: int | None) -> int:
+        with self.writing() as s:
+            return repo.start_run(s, self.stored.id, kind, opponent, seed)
 
     def changed_beads(self) -> list[tuple[int, int, int]]:
         out: list[tuple[int, int, int]] = []
         ids = self.stored.box_ids
-        for i, (now, then) in enumerate(zip(self.engine.counts, self._saved)):
+        for i, (now, then) in enumerate(zip(self.learner.counts, self._saved)):
             if now != then:
                 out.extend((ids[i], m, now[m]) for m in self.stored.boxes[i].initial if now[m] != then[m])
         return out
@@ -173,31 +198,29 @@ class OpenMachine:
         for c in corrections:
             # A corrected count may have changed again in the game (or come back to where it was
             # before the correction): write it whatever the diff says, after the correction.
-            row = (ids[c.box], c.move, self.engine.counts[c.box][c.move])
+            row = (ids[c.box], c.move, self.learner.counts[c.box][c.move])
             if row not in updates:
                 updates.append(row)
-        with session_scope(self.db, write=True) as s:
+        with self.writing() as s:
             for c in corrections:
                 repo.add_corrections(s, self.stored.id, self.games_played,
                                      [(self.stored.box_ids[c.box], c.move, c.count)], c.reason)
             repo.save_games(s, self.stored.id, run_id, self.games_played + 1, records, updates)
-            if self.locked:
-                repo.heartbeat(s, self.stored.id)
             if end_run:
                 repo.end_run(s, run_id)
         self.games_played += records.games if isinstance(records, GameBuffer) else len(records)
-        self._saved = self.engine.snapshot()
+        self._saved = self.learner.snapshot()
 
     def correct(self, box: int, counts: dict[int, int], reason: str) -> list[tuple[int, int, int]]:
         """Set box ``box`` (an index)'s counts by hand, recorded as corrections in the history.
 
         Returns ``(move, before, after)`` for each colour that changed.
         """
-        current = self.engine.counts[box]
+        current = self.learner.counts[box]
         changed = [(m, current[m], c) for m, c in counts.items() if current[m] != c]
         if not changed:
             return []
-        with session_scope(self.db, write=True) as s:
+        with self.writing() as s:
             repo.add_corrections(s, self.stored.id, self.games_played,
                                  [(self.stored.box_ids[box], m, c) for m, _, c in changed], reason)
         for m, _, c in changed:
@@ -207,29 +230,33 @@ class OpenMachine:
 
     def discard_unsaved(self) -> None:
         """Forget bead changes not yet saved (an abandoned game)."""
-        for counts, saved in zip(self.engine.counts, self._saved):
+        for counts, saved in zip(self.learner.counts, self._saved):
             counts[:] = saved
 
 
 @contextmanager
 def open_machine(url: str, name: str, holder: str | None = None) -> Iterator[OpenMachine]:
-    """A machine loaded for play. With ``holder`` (what is writing, e.g. "a tournament") the
-    machine is locked for this process until the block ends, and a second writer is refused
-    at once with a message naming the first."""
+    """A machine loaded for play. With ``holder`` (what is writing, e.g. "a tournament") it
+    holds the machine's lease until the block ends, renewed by a heartbeat while it waits, and
+    a second writer is refused at once with a message naming the first."""
     db = open_database(url)
     try:
-        if holder is not None:
-            with session_scope(db, write=True) as s:
-                row_id = repo.machine_id(s, name)
-                repo.acquire_lock(s, row_id, name, holder)
+        if holder is None:
+            with session_scope(db) as s:
+                stored = repo.load_machine(s, name)
+            yield OpenMachine(db, stored)
+            return
+        with session_scope(db, write=True) as s:
+            lease = acquire_lease(s, repo.machine_id(s, name), name, holder)
+        beat = Heartbeat(db, lease).start()
         try:
             with session_scope(db) as s:
-                stored = repo.load_machine(s, name, TICTACTOE)
-            yield OpenMachine(db, stored, locked=holder is not None)
+                stored = repo.load_machine(s, name)
+            yield OpenMachine(db, stored, lease)
         finally:
-            if holder is not None:
-                with session_scope(db, write=True) as s:
-                    repo.release_lock(s, row_id)
+            beat.stop()
+            with session_scope(db, write=True) as s:
+                lease.release(s)
     finally:
         db.dispose()
 
@@ -239,7 +266,7 @@ def machine_summary(url: str, name: str) -> MachineSummary:
     db = open_database(url)
     try:
         with session_scope(db) as s:
-            stored = repo.load_machine(s, name, TICTACTOE)
+            stored = repo.load_machine(s, name)
             summary = summarize(stored, stored.boxes)
             summary.wins, summary.draws, summary.losses = repo.totals(s, stored.id)
             summary.games = repo.games_played(s, stored.id)
@@ -260,12 +287,14 @@ def list_machines(url: str) -> list[MachineSummary]:
 
 @dataclass
 class BoxView:
+    game: Game
     box: Box
     machine: str
     settings: Settings
     matched_from: tuple[int, ...] | None = None
     symmetry: str | None = None
-    raw_beads: dict[int, int] = field(default_factory=dict)
+    colours: str | None = None
+    """The machine's own bead colours (None: the standard set)."""
 
 
 def find_box(url: str, name: str, which: str) -> BoxView:
@@ -273,30 +302,26 @@ def find_box(url: str, name: str, which: str) -> BoxView:
     db = open_database(url)
     try:
         with session_scope(db) as s:
-            stored = repo.load_machine(s, name, TICTACTOE)
+            stored = repo.load_machine(s, name)
     finally:
         db.dispose()
     boxes = stored.boxes
-    if which.strip().isdigit():
+    if which.strip().isascii() and which.strip().isdigit():  # not "٣": a digit of another script
         n = int(which)
         if not 1 <= n <= len(boxes):
             raise BoxNotFoundError(f"no box {n}: {name!r} has boxes 1 to {len(boxes)}")
-        return BoxView(boxes[n - 1], name, stored.settings)
-    game = TICTACTOE
+        return BoxView(find_game(stored.game), boxes[n - 1], name, stored.settings, colours=stored.colours)
+    game = find_game(stored.game)
     state = game.decode(which)
     target, sym = canonical(game, state) if stored.settings.symmetry else (state, game.symmetries[0])
     for box in boxes:
         if box.position == target:
-            return BoxView(box, name, stored.settings, state, sym.name)
+            return BoxView(game, box, name, stored.settings, state, sym.name, stored.colours)
     if game.outcome(state) is not None:
         raise IllegalMoveError(f"{which!r} is a finished game: no box for it")
     raise BoxNotFoundError(
         f"no box for {which!r}: MENACE ({stored.settings.side}) is not to move there or the move is forced"
     )
-
-
-def box_sides(stored: repo.StoredMachine) -> set[Side]:
-    return {b.side for b in stored.boxes}
 
 
 MENACE_PREFIX = "menace:"
@@ -315,11 +340,11 @@ def frozen_player(url: str, name: str) -> MenacePlayer:
     db = open_database(url)
     try:
         with session_scope(db) as s:
-            stored = repo.load_machine(s, partner_name(name), TICTACTOE)
+            stored = repo.load_machine(s, partner_name(name))
     finally:
         db.dispose()
-    engine = Engine(game_named(stored.game), stored.settings, stored.boxes)
-    return MenacePlayer(engine, stored.settings.sides[0], learn=False, name=name)
+    learner = Learner(find_game(stored.game), stored.settings, stored.boxes)
+    return MenacePlayer(learner, stored.settings.sides[0], learn=False, name=name)
 
 
 class LearningPartner(MenacePlayer):
@@ -327,15 +352,17 @@ class LearningPartner(MenacePlayer):
     beads are stored with it (``menace tournament --vs menace:NAME``)."""
 
     def __init__(self, machine: OpenMachine, side: Side, run_id: int, name: str) -> None:
-        super().__init__(machine.engine, side, learn=True, name=name)
+        super().__init__(machine.learner, side, learn=True, name=name)
         self.machine = machine
         self.run_id = run_id
         self.buffer = GameBuffer()
 
-    def note_game(self, moves: Sequence[int], winner: int) -> None:
+    def record_game(self, moves: Sequence[int], winner: int) -> None:
+        """Keep a game it played, to be stored with it at the next :meth:`save`."""
         self.buffer.add(int(self.side), moves, winner)
 
-    def save_partner(self, end: bool) -> None:
+    def save(self, end: bool) -> None:
+        """Store the games it played since the last save, and its beads."""
         self.machine.save(self.run_id, self.buffer, end_run=end)
         self.buffer.clear()
 
@@ -346,16 +373,66 @@ def learning_partner(url: str, name: str, against: OpenMachine, side: Side | Non
     """Open ``menace:NAME`` for a tournament against ``against``, locked while it plays."""
     partner = partner_name(name)
     if partner == against.name:
-        raise repo.UnknownMachineError("a machine cannot play itself here; build a second one (menace -m other init)")
-    sides = (side,) if side else against.engine.settings.sides
-    with open_machine(url, partner, holder=f"a tournament against {opponent_of} (menace tournament)") as m:
+        raise InvalidInputError("a machine cannot play itself here", hint="build a second machine to play against it")
+    sides = (side,) if side else against.learner.settings.sides
+    with open_machine(url, partner, holder=f"a tournament against {opponent_of}") as m:
         needed = {s.other for s in sides}
-        missing = needed - set(m.engine.settings.sides)
+        missing = needed - set(m.learner.settings.sides)
         if missing:
             names = "/".join(sorted(x.name for x in missing))
-            raise repo.UnknownMachineError(
-                f"machine {partner!r} has no boxes for {names}; build one with: menace -m {partner} init --side "
-                f"{'both' if len(needed) > 1 else names}"
+            raise InvalidInputError(
+                f"machine {partner!r} has no boxes for {names}",
+                hint=f"build it to play {'both sides' if len(needed) > 1 else names}",
             )
         run = m.start_run("tournament", f"menace:{against.name}", None)
         yield LearningPartner(m, next(iter(needed)), run, name)
+
+
+def machine_colours_text(url: str, name: str) -> str | None:
+    """The bead colours kept with the machine, as text (None: the standard set)."""
+    db = open_database(url)
+    try:
+        with session_scope(db) as s:
+            return repo.load_machine(s, name).colours
+    finally:
+        db.dispose()
+
+
+def set_machine_colours(url: str, name: str, colours: str | None) -> None:
+    """Keep ``colours`` (as :func:`~menace.core.colours.format_colours` writes them) with the machine."""
+    db = open_database(url)
+    try:
+        with session_scope(db, write=True) as s:
+            repo.set_colours(s, repo.machine_id(s, name), colours)
+    finally:
+        db.dispose()
+
+
+def machine_holder(url: str, name: str) -> str | None:
+    """Who holds the machine's lease now, in words; None if nobody (or the lease expired)."""
+    db = open_database(url)
+    try:
+        with session_scope(db) as s:
+            return holder_of(s, repo.machine_id(s, name))
+    finally:
+        db.dispose()
+
+
+def remove_lease(url: str, name: str) -> str | None:
+    """Remove whatever lease is on the machine; who held it, if anyone."""
+    db = open_database(url)
+    try:
+        with session_scope(db, write=True) as s:
+            return break_lease(s, repo.machine_id(s, name))
+    finally:
+        db.dispose()
+
+
+def load_stored(url: str, name: str) -> repo.StoredMachine:
+    """A machine's settings and boxes, read once (for labels and other pictures)."""
+    db = open_database(url)
+    try:
+        with session_scope(db) as s:
+            return repo.load_machine(s, name)
+    finally:
+        db.dispose()

@@ -41,20 +41,20 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from menace.core.game import Side
+from menace.core.errors import InvalidInputError
+from menace.core.game import Game, Side
 from menace.core.learner import (
     DRAWN,
     EmptyPolicy,
-    Engine,
     GameRecord,
+    Learner,
     Settings,
     build_boxes,
     format_numbers,
 )
 from menace.core.match import MenacePlayer, play_game
-from menace.games.tictactoe import TICTACTOE
+from menace.games import DEFAULT_GAME, find_game
 from menace.players import Player, RulePlayer, find_player, split_name
-from menace.render.figures import FORMATS, save_figure
 
 STRETCH = 20
 """A run has learnt when it plays this many games in a row without losing one."""
@@ -63,10 +63,9 @@ LAST_SHARE = 0.2
 EVAL_OPPONENT = "random"
 """The frozen machine is measured against this player."""
 EVAL_GAMES = 1000
-PLOT_FORMATS = tuple(FORMATS)
 
 
-class SweepError(ValueError):
+class SweepError(InvalidInputError):
     """A sweep that cannot be run or saved: no settings, a label used twice, a plot format, ..."""
 
 
@@ -129,6 +128,7 @@ class SweepResult:
     runs: list[RunResult]
     workers: int
     seconds: float
+    game: str = DEFAULT_GAME
 
     def runs_for(self, label: str) -> list[RunResult]:
         return [r for r in self.runs if r.label == label]
@@ -214,63 +214,72 @@ def _unique(values: Sequence[T]) -> list[T]:
 
 
 # -- one run -----------------------------------------------------------------------------------
-# Made once per process and reused: building an engine and tabulating a player take tens of
-# milliseconds, a whole run a few.
-_ENGINES: dict[Settings, Engine] = {}
-_RULE_PLAYERS: dict[str, RulePlayer | None] = {}
-_TABLES: dict[str, list[tuple[int, ...]]] = {}
+class Trainer:
+    """Trains fresh machines of one game, reusing what takes longest to build.
+
+    Building a learner and tabulating an opponent take tens of milliseconds, a whole run a few,
+    so a trainer keeps them between runs (its learners are reset in place). A trainer is not
+    shared: two sweeps in two threads each have their own, and each worker process has one.
+    """
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self._learners: dict[Settings, Learner] = {}
+        self._rule_players: dict[str, RulePlayer | None] = {}
+        self._tables: dict[str, list[tuple[int, ...]]] = {}
+
+    def learner(self, settings: Settings) -> Learner:
+        """A learner for ``settings`` on its initial beads."""
+        learner = self._learners.get(settings)
+        if learner is None:
+            learner = self._learners[settings] = Learner(self.game, settings, build_boxes(self.game, settings))
+        else:
+            # In place: the learner's position tables hold these very lists.
+            for counts, initial in zip(learner.counts, learner.initial):
+                counts[:] = initial
+        return learner
+
+    def rule_player(self, name: str) -> RulePlayer | None:
+        """The one rule player called ``name``; None if that player is not a rule player (it may
+        learn, so each run makes its own). Raises for an unknown name or one not for this game."""
+        if name not in self._rule_players:
+            player = self.make_player(name, random.Random(0))
+            self._rule_players[name] = player if isinstance(player, RulePlayer) else None
+        return self._rule_players[name]
+
+    def make_player(self, name: str, rng: random.Random) -> Player:
+        return find_player(name, self.game).create(self.game, rng, split_name(name)[1])
+
+    def table(self, name: str, learner: Learner) -> list[tuple[int, ...]] | None:
+        """The rule player's choices in every position, tabulated once."""
+        table = self._tables.get(name)
+        if table is None:
+            player = self.rule_player(name)
+            if player is None:
+                return None
+            # Every learner of a game numbers the positions the same way, so one table serves all.
+            table = self._tables[name] = learner.options_table(player.options)
+        return table
+
+    def run_one(self, setting: SweepSetting, opponent: str, games: int, seed: int, eval_games: int = EVAL_GAMES,
+                keep: bool = False) -> RunResult:
+        """See :func:`run_one`."""
+        return _run_one(self, setting, opponent, games, seed, eval_games, keep)
 
 
-def _engine(settings: Settings) -> Engine:
-    """This process's engine for ``settings``, its beads back at the start."""
-    engine = _ENGINES.get(settings)
-    if engine is None:
-        engine = _ENGINES[settings] = Engine(TICTACTOE, settings, build_boxes(TICTACTOE, settings))
-    else:
-        # In place: the engine's position tables hold these very lists.
-        for counts, initial in zip(engine.counts, engine.initial):
-            counts[:] = initial
-    return engine
-
-
-def check_opponent(name: str) -> None:
+def check_opponent(name: str, game: Game | None = None) -> None:
     """Raise :class:`~menace.players.UnknownPlayerError` or
     :class:`~menace.players.PlayerParamError` if ``name`` is not a player a sweep can use."""
-    _rule_player(name)
+    Trainer(game or find_game(DEFAULT_GAME)).rule_player(name)
 
 
-def _rule_player(name: str) -> RulePlayer | None:
-    """The process's one rule player called ``name``; None if that player is not a rule player
-    (it may learn, so each run makes its own)."""
-    if name not in _RULE_PLAYERS:
-        player = _make_player(name, random.Random(0))
-        _RULE_PLAYERS[name] = player if isinstance(player, RulePlayer) else None
-    return _RULE_PLAYERS[name]
-
-
-def _make_player(name: str, rng: random.Random) -> Player:
-    return find_player(name).create(TICTACTOE, rng, split_name(name)[1])
-
-
-def _table(name: str, engine: Engine) -> list[tuple[int, ...]] | None:
-    """The rule player's choices in every position, tabulated once per process."""
-    table = _TABLES.get(name)
-    if table is None:
-        player = _rule_player(name)
-        if player is None:
-            return None
-        # Every engine of a game numbers the positions the same way, so one table serves all.
-        table = _TABLES[name] = engine.options_table(player.options)
-    return table
-
-
-def _opening_boxes(engine: Engine) -> dict[Side, list[int]]:
+def _opening_boxes(learner: Learner) -> dict[Side, list[int]]:
     """The boxes of MENACE's first move on each side, when an empty one means resigning."""
-    if engine.settings.empty_policy is not EmptyPolicy.RESIGN:
+    if learner.settings.empty_policy is not EmptyPolicy.RESIGN:
         return {}
     found = {
-        side: [i for i, box in enumerate(engine.boxes) if box.side is side and box.move_number == 1]
-        for side in engine.settings.sides
+        side: [i for i, box in enumerate(learner.boxes) if box.side is side and box.move_number == 1]
+        for side in learner.settings.sides
     }
     return {side: boxes for side, boxes in found.items() if boxes}
 
@@ -287,6 +296,7 @@ def run_one(
     seed: int,
     eval_games: int = EVAL_GAMES,
     keep: bool = False,
+    game: Game | None = None,
 ) -> RunResult:
     """Train a fresh machine for ``games`` games against ``opponent`` and measure it.
 
@@ -299,16 +309,21 @@ def run_one(
     >>> run.wins
     0
     """
+    return _run_one(Trainer(game or find_game(DEFAULT_GAME)), setting, opponent, games, seed, eval_games, keep)
+
+
+def _run_one(trainer: Trainer, setting: SweepSetting, opponent: str, games: int, seed: int, eval_games: int,
+             keep: bool) -> RunResult:
     if games < 1:
         raise SweepError("a run needs at least one game")
-    engine = _engine(setting.settings)
+    learner = trainer.learner(setting.settings)
     rng = random.Random(seed)
-    table = _table(opponent, engine)
-    player = None if table is not None else _make_player(opponent, rng)
-    sides = engine.settings.sides
+    table = trainer.table(opponent, learner)
+    player = None if table is not None else trainer.make_player(opponent, rng)
+    sides = learner.settings.sides
     nsides = len(sides)
-    opening = _opening_boxes(engine)
-    counts = engine.counts
+    opening = _opening_boxes(learner)
+    counts = learner.counts
     records: list[GameRecord] | None = [] if keep else None
     tally = [0, 0, 0]  # wins, draws, losses
     last = [0, 0, 0]
@@ -317,14 +332,14 @@ def run_one(
     emptied: int | None = None
     stretch: int | None = None
     streak = 0
-    play = engine.play_table
+    play = learner.play_table
     for g in range(games):
         side = sides[g % nsides]
         if table is not None:
             res, moves = play(side, table, rng)
         else:
             assert player is not None
-            res, moves = _play_general(engine, player, side, rng)
+            res, moves = _play_general(learner, player, side, rng)
         if records is not None:
             records.append(GameRecord(side, moves, res))
         if res == DRAWN:
@@ -346,7 +361,7 @@ def run_one(
     trained = TrainedMachine([list(c) for c in counts], records) if records is not None else None
     frozen = [0, 0, 0]
     if eval_games:
-        eval_table = _table(EVAL_OPPONENT, engine)
+        eval_table = trainer.table(EVAL_OPPONENT, learner)
         assert eval_table is not None
         for g in range(eval_games):
             side = sides[g % nsides]
@@ -361,16 +376,17 @@ def run_one(
     )
 
 
-def _play_general(engine: Engine, player: Player, side: Side, rng: random.Random) -> tuple[int, list[int]]:
-    me = MenacePlayer(engine, side)
+def _play_general(learner: Learner, player: Player, side: Side, rng: random.Random) -> tuple[int, list[int]]:
+    me = MenacePlayer(learner, side)
     x, o = (me, player) if side is Side.X else (player, me)
-    record = play_game(TICTACTOE, x, o, rng).record(side)
+    record = play_game(learner.game, x, o, rng).record(side)
     return record.winner, record.moves
 
 
 # -- many runs ---------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Task:
+    game: str
     setting: SweepSetting
     opponent: str
     games: int
@@ -379,8 +395,17 @@ class _Task:
     keep: bool
 
 
-def _run_task(task: _Task) -> list[RunResult]:
-    return [run_one(task.setting, task.opponent, task.games, s, task.eval_games, task.keep) for s in task.seeds]
+_WORKER_TRAINERS: dict[str, Trainer] = {}
+"""In a worker process (which runs one task at a time): its trainer per game, kept between tasks."""
+
+
+def _run_task(task: _Task, trainer: Trainer | None = None) -> list[RunResult]:
+    if trainer is None:
+        trainer = _WORKER_TRAINERS.get(task.game)
+        if trainer is None:
+            trainer = _WORKER_TRAINERS[task.game] = Trainer(find_game(task.game))
+    return [trainer.run_one(task.setting, task.opponent, task.games, s, task.eval_games, task.keep)
+            for s in task.seeds]
 
 
 def run_sweep(
@@ -392,6 +417,7 @@ def run_sweep(
     eval_games: int = EVAL_GAMES,
     progress: Callable[[int, int], None] | None = None,
     keep: bool = False,
+    game: str = DEFAULT_GAME,
 ) -> SweepResult:
     """Train ``seeds`` machines (seeds 1..N) per setting against ``opponent``, on ``workers``
     processes (default: every core); ``progress(done, total)`` hears of finished runs.
@@ -412,23 +438,20 @@ def run_sweep(
     # A few batches per worker keep them all busy to the end, without a task per run.
     size = max(1, math.ceil(seeds * len(settings) / (workers * 4)))
     tasks = [
-        _Task(s, opponent, games, tuple(range(first, min(first + size, seeds + 1))), eval_games, keep)
+        _Task(game, s, opponent, games, tuple(range(first, min(first + size, seeds + 1))), eval_games, keep)
         for s in settings
         for first in range(1, seeds + 1, size)
     ]
     start = time.perf_counter()
-    # Built here first: the opponent is checked before any work, and forked workers inherit it all.
-    check_opponent(opponent)
-    for s in settings:
-        engine = _engine(s.settings)
-        _table(opponent, engine)
-        _table(EVAL_OPPONENT, engine)
+    # The opponent is checked before any work; in this process the trainer serves every task.
+    trainer = Trainer(find_game(game))
+    trainer.rule_player(opponent)
     workers = min(workers, len(tasks))
     done = 0
     results: list[list[RunResult]] = [[] for _ in tasks]
     if workers == 1:
         for i, task in enumerate(tasks):
-            results[i] = _run_task(task)
+            results[i] = _run_task(task, trainer)
             done += len(task.seeds)
             if progress is not None:
                 progress(done, total)
@@ -442,7 +465,8 @@ def run_sweep(
                 if progress is not None:
                     progress(done, total)
     runs = [run for batch in results for run in batch]
-    return SweepResult(settings, opponent, games, seeds, eval_games, runs, workers, time.perf_counter() - start)
+    return SweepResult(settings, opponent, games, seeds, eval_games, runs, workers, time.perf_counter() - start,
+                       game)
 
 
 # -- summing up --------------------------------------------------------------------------------
@@ -588,67 +612,6 @@ def write_json(result: SweepResult, path: str | Path) -> None:
         f.write("\n")
 
 
-def plot_distributions(result: SweepResult, path: str | Path) -> None:
-    """Per setting, the spread over its runs of the games to the first stretch without a loss
-    and of the frozen machine's losses against random; saved as PNG, SVG or PDF by extension."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-    from matplotlib.lines import Line2D
-
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in PLOT_FORMATS:
-        raise SweepError(f"a plot is saved as {', '.join(PLOT_FORMATS)}, not {path.name!r}")
-    rows = summarize(result)
-    n = len(rows)
-    fig = Figure(figsize=(11.0, 1.8 + 0.7 * n), layout="constrained")
-    FigureCanvasAgg(fig)
-    left, right = fig.subplots(1, 2, sharey=True)
-    jitter = random.Random(0)
-    labels = [
-        f"{r.label}\nopening emptied: {r.emptied}/{r.runs}\nno {STRETCH} unlost: {r.stretch_never}/{r.runs}"
-        for r in rows
-    ]
-    panels: list[tuple[Any, Callable[[RunResult], float | None], str]] = [
-        (left, lambda run: run.first_stretch, f"game ending the first {STRETCH} games in a row without a loss"),
-        (right, _losses_per_thousand, f"losses per 1,000 games of the frozen machine vs {EVAL_OPPONENT}"),
-    ]
-    for ax, value_of, xlabel in panels:
-        for y, setting in enumerate(result.settings):
-            runs = [run for run in result.runs_for(setting.label) if value_of(run) is not None]
-            values = [v for run in runs if (v := value_of(run)) is not None]
-            if not values:
-                ax.annotate("no run got there", xy=(0.5, y), xycoords=("axes fraction", "data"),
-                            ha="center", va="center", fontsize="small", color="grey")
-                continue
-            ax.boxplot([values], positions=[y], orientation="horizontal", widths=0.5,
-                       showfliers=False, manage_ticks=False, medianprops={"color": "black"})
-            # One dot per run, red when its opening box emptied: the two kinds of run differ most.
-            colours = ["tab:red" if run.opening_emptied is not None else "tab:blue" for run in runs]
-            ax.scatter(values, [y + jitter.uniform(-0.2, 0.2) for _ in values], s=7, alpha=0.45,
-                       c=colours, linewidths=0)
-        ax.set_xlabel(xlabel)
-        ax.grid(axis="x", alpha=0.3)
-    right.legend(
-        handles=[
-            Line2D([], [], ls="", marker="o", color="tab:blue", label="a run"),
-            Line2D([], [], ls="", marker="o", color="tab:red", label="a run whose opening box emptied"),
-        ],
-        loc="upper center", bbox_to_anchor=(0.5, -0.18), ncols=2, fontsize="small", frameon=False,
-    )
-    left.set_yticks(range(n), labels)
-    left.set_ylim(n - 0.5, -0.5)
-    fig.suptitle(
-        f"MENACE sweep: {result.seeds} machines per setting, {result.games:,} games each vs {result.opponent}",
-        fontsize="medium",
-    )
-    save_figure(fig, path, FORMATS[suffix], dpi=150)
-
-
-def _losses_per_thousand(run: RunResult) -> float | None:
-    return 1000 * run.eval_losses / run.eval_games if run.eval_games else None
-
-
 # -- storing -----------------------------------------------------------------------------------
 def machine_names(settings: Sequence[SweepSetting], seeds: int, prefix: str) -> list[str]:
     """The names sweep machines are stored under: ``PREFIX-K-SEED`` for the K-th setting."""
@@ -692,7 +655,7 @@ def store_machines(url: str, prefix: str, result: SweepResult) -> list[str]:
                     if run.trained is None:
                         raise SweepError("run the sweep with keep=True to store its machines")
                     name = names[k * result.seeds + seed - 1]
-                    stored = repo.create_machine(s, name, TICTACTOE, setting.settings, "sweep")
+                    stored = repo.create_machine(s, name, find_game(result.game), setting.settings, "sweep")
                     updates = [
                         (box_id, m, run.trained.counts[i][m])
                         for i, (box, box_id) in enumerate(zip(stored.boxes, stored.box_ids))

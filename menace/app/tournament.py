@@ -10,9 +10,9 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from types import FrameType
 
-from menace.app.machines import OpenMachine
+from menace.app.machines import LearningPartner, OpenMachine
 from menace.core.game import Side
-from menace.core.learner import DRAWN, Engine
+from menace.core.learner import DRAWN, Learner
 from menace.core.match import MenacePlayer, play_game
 from menace.core.records import GameBuffer
 from menace.players import Player, RulePlayer, find_player, split_name
@@ -134,16 +134,16 @@ def run_tournament(
         raise ValueError("give a number of games or a duration")
     seed = new_seed() if seed is None else seed
     rng = random.Random(seed)
-    engine = machine.engine
-    sides = (side,) if side is not None else engine.settings.sides
-    if any(s not in engine.settings.sides for s in sides):
+    learner = machine.learner
+    sides = (side,) if side is not None else learner.settings.sides
+    if any(s not in learner.settings.sides for s in sides):
         raise ValueError(f"machine {machine.name!r} has no boxes for {side.name if side else ''}")
     base, param = split_name(opponent)
     with interrupt_on_signals() if handle_signals else nullcontext():
         if base == "menace" and resolve is not None:
             player: Player = resolve(opponent)
         else:
-            player = find_player(opponent).create(machine.game, rng, param)
+            player = find_player(opponent, machine.game).create(machine.game, rng, param)
     stop = stop or StopFlag()
     signals = stop_on_signals(stop) if handle_signals else nullcontext(stop)
     with signals:
@@ -156,15 +156,15 @@ def _play_tournament(
     games: int | None, seconds: float | None, stop: StopFlag, progress: Callable[[Progress], None] | None,
     flush_seconds: float,
 ) -> TournamentResult:
-    engine = machine.engine
-    table = engine.options_table(player.options) if isinstance(player, RulePlayer) else None
+    learner = machine.learner
+    table = learner.options_table(player.options) if isinstance(player, RulePlayer) else None
     pending = GameBuffer()
     wins = draws = losses = 0
     run_id = machine.start_run("tournament", opponent, seed)
     start = last_flush = last_report = time.perf_counter()
     stopped: str | None = None
     nsides = len(sides)
-    play_table = engine.play_table
+    play_table = learner.play_table
     s = sides[0]
     try:
         while stopped is None:
@@ -173,7 +173,7 @@ def _play_tournament(
             if batch <= 0:
                 break
             if table is not None and nsides == 1:
-                stopped = _fast_batch(engine, sides[0], table, rng, batch, pending, stop)
+                stopped = _fast_batch(learner, sides[0], table, rng, batch, pending, stop)
             else:
                 for i in range(batch):
                     s = sides[(done + i) % nsides]
@@ -182,7 +182,7 @@ def _play_tournament(
                     else:
                         res, moves = _play_general(machine, player, s, rng)
                     pending.add(s, moves, res)
-                    stopped = _why_stop(engine, s, res, moves, stop, player)
+                    stopped = _why_stop(learner, s, res, moves, stop, player)
                     if stopped:
                         break
             now = time.perf_counter()
@@ -208,14 +208,14 @@ def _play_tournament(
     )
 
 
-def _fast_batch(engine: Engine, side: Side, table: list[tuple[int, ...]], rng: random.Random, batch: int,
+def _fast_batch(learner: Learner, side: Side, table: list[tuple[int, ...]], rng: random.Random, batch: int,
                 pending: GameBuffer, stop: StopFlag) -> str | None:
     """``batch`` games against a tabulated opponent, packed into ``pending`` as they finish.
 
     This is the loop a tournament spends its night in, so :meth:`GameBuffer.add` is inlined.
     Returns why it stopped early, if it did.
     """
-    play_table = engine.play_table
+    play_table = learner.play_table
     data_append, data_extend = pending.data.append, pending.data.extend
     outcomes = pending.outcomes
     side_bits = int(side) << 2
@@ -226,45 +226,43 @@ def _fast_batch(engine: Engine, side: Side, table: list[tuple[int, ...]], rng: r
         data_extend(moves)
         outcomes[code] += 1
         if len(moves) <= 1 or stop.requested:
-            why = _why_stop(engine, side, res, moves, stop)
+            why = _why_stop(learner, side, res, moves, stop)
             if why:
                 return why
     return None
 
 
-def _why_stop(engine: Engine, side: Side, res: int, moves: list[int], stop: StopFlag,
+def _why_stop(learner: Learner, side: Side, res: int, moves: list[int], stop: StopFlag,
               player: Player | None = None) -> str | None:
     """After a game: stop if a signal asked, or if a machine resigned at its first move and will
     go on doing so (MENACE, or a MENACE opponent)."""
     if stop.requested:
         return stop.signal_name or "stopped"
-    if len(moves) <= 1 and res != side and res != DRAWN and engine.opening_empty(side):
+    if len(moves) <= 1 and res != side and res != DRAWN and learner.opening_empty(side):
         return OPENING_EMPTY
     if (isinstance(player, MenacePlayer) and len(moves) <= 2 and res == side
-            and player.engine.opening_empty(player.side)):
+            and player.learner.opening_empty(player.side)):
         return PARTNER_EMPTY
     return None
 
 
 def _play_general(machine: OpenMachine, player: Player, side: Side, rng: random.Random) -> tuple[int, list[int]]:
-    me = MenacePlayer(machine.engine, side)
+    me = MenacePlayer(machine.learner, side)
     if isinstance(player, MenacePlayer):
         player.side = side.other  # a machine playing both sides takes the side left free
     x, o = (me, player) if side is Side.X else (player, me)
     played = play_game(machine.game, x, o, rng)
     rec = played.record(side)
-    note = getattr(player, "note_game", None)
-    if callable(note):
-        note(rec.moves, rec.winner)
+    if isinstance(player, LearningPartner):
+        player.record_game(rec.moves, rec.winner)
     return rec.winner, rec.moves
 
 
 def _save(machine: OpenMachine, player: Player, run_id: int, pending: GameBuffer,
           tally: tuple[int, int, int], end: bool = False) -> tuple[int, int, int]:
     """Write the pending games; the running wins, draws and losses including them."""
-    saver = getattr(player, "save_partner", None)
-    if callable(saver):
-        saver(end)
+    if isinstance(player, LearningPartner):
+        player.save(end)
     machine.save(run_id, pending, end_run=end)
     w, d, l_ = tally
     tally = (w + pending.wins, d + pending.draws, l_ + pending.losses)

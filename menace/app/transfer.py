@@ -14,12 +14,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from menace.app.machines import game_named
-from menace.core.learner import EmptyPolicy, Settings, build_boxes, format_numbers, parse_numbers
+from menace.core.errors import DamagedError
+from menace.core.learner import EmptyPolicy, Scope, Settings, build_boxes, format_numbers, parse_numbers
 from menace.core.records import CorruptHistoryError, decode_block
 from menace.core.replay import Replayer, ReplayError
+from menace.games import find_game
 from menace.storage import repository as repo
 from menace.storage.database import open_database, session_scope
+from menace.storage.leases import acquire as acquire_lease
 from menace.storage.transfer_repo import (
     BlockDump,
     BoxDump,
@@ -34,7 +36,7 @@ FORMAT = "menace-machine"
 VERSION = 1
 
 
-class MachineFileError(ValueError):
+class MachineFileError(DamagedError):
     """A machine file that cannot be imported: damaged, truncated, foreign or from a newer menace."""
 
 
@@ -50,16 +52,18 @@ def export_machine(url: str, name: str) -> dict[str, Any]:
             d = dump_machine(s, name)
     finally:
         db.dispose()
-    game = game_named(d.game)
+    game = find_game(d.game)
     body: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
         "machine": {
             "name": d.name, "game": d.game, "preset": d.preset, "created_at": _time(d.created_at),
+            "colours": d.colours,
             "settings": {
                 "side": d.side, "schedule": list(parse_numbers(d.schedule)),
                 "reinforcement": {"win": d.reward_win, "draw": d.reward_draw, "loss": d.reward_loss},
                 "all_squares": d.all_squares, "symmetry": d.symmetry, "empty_box": d.empty_policy,
+                "scope": d.scope, "forced_boxes": d.forced_boxes,
             },
         },
         "boxes": [
@@ -139,11 +143,12 @@ def _parse_time(text: Any) -> datetime:
 def _to_dump(body: dict[str, Any], rename: str | None) -> tuple[MachineDump, Settings]:
     m = body["machine"]
     st = m["settings"]
-    game = game_named(m["game"])
+    game = find_game(m["game"])
     settings = Settings(
         side=st["side"], schedule=tuple(int(x) for x in st["schedule"]), win=int(st["reinforcement"]["win"]),
         draw=int(st["reinforcement"]["draw"]), loss=int(st["reinforcement"]["loss"]),
         all_squares=bool(st["all_squares"]), symmetry=bool(st["symmetry"]), empty_policy=EmptyPolicy(st["empty_box"]),
+        scope=Scope(st.get("scope", "every")), forced_boxes=bool(st.get("forced_boxes", False)),
     )
     boxes = [
         BoxDump(int(b["number"]), str(b["position"]), str(b["side"]), int(b["move"]),
@@ -160,14 +165,15 @@ def _to_dump(body: dict[str, Any], rename: str | None) -> tuple[MachineDump, Set
     dump = MachineDump(
         rename or str(m["name"]), game.name, settings.side, format_numbers(settings.schedule), settings.win,
         settings.draw, settings.loss, settings.all_squares, settings.symmetry, settings.empty_policy.value,
-        m["preset"], _parse_time(m["created_at"]), boxes, runs, blocks, fixes,
+        m["preset"], _parse_time(m["created_at"]), boxes, runs, blocks, fixes, settings.scope.value,
+        settings.forced_boxes, m.get("colours"),
     )
     return dump, settings
 
 
 def verify(dump: MachineDump, settings: Settings) -> None:
     """The boxes are those the settings build, and replaying the history gives the beads."""
-    game = game_named(dump.game)
+    game = find_game(dump.game)
     expected = build_boxes(game, settings)
     if len(expected) != len(dump.boxes):
         raise MachineFileError(f"the file has {len(dump.boxes)} boxes but its settings build {len(expected)}")
@@ -175,7 +181,7 @@ def verify(dump: MachineDump, settings: Settings) -> None:
         if (exp.number != b.number or game.encode(exp.position) != b.position or exp.side.name != b.side
                 or {mv: ini for mv, ini, _ in b.beads} != exp.initial):
             raise MachineFileError(f"box {b.number} in the file is not the box its settings build")
-    replayer = Replayer(settings, expected, game, dump.corrections)
+    replayer = Replayer(game, settings, expected, dump.corrections)
     try:
         for block in sorted(dump.blocks, key=lambda b: b.first_game):
             if block.first_game != replayer.games + 1 or not 0 <= block.run < len(dump.runs):
@@ -206,9 +212,8 @@ def import_machine(url: str, body: dict[str, Any], rename: str | None = None,
         with session_scope(db, write=True) as s:
             if dump.name in repo.machine_names(s):
                 if not replace:
-                    raise repo.MachineExistsError(
-                        f"a machine named {dump.name!r} exists; use --replace, or --as NAME to import beside it")
-                repo.acquire_lock(s, repo.machine_id(s, dump.name), dump.name, "menace import --replace")
+                    raise repo.MachineExistsError(f"a machine named {dump.name!r} exists")
+                acquire_lease(s, repo.machine_id(s, dump.name), dump.name, "an import replacing it")
                 repo.delete_machine(s, dump.name)
                 s.flush()
             load_machine_dump(s, dump)

@@ -20,10 +20,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from menace.core.colours import DEFAULT_COLOURS, BeadColour, parse_colours
+from menace.core.game import Game
 from menace.core.learner import DRAWN, Box, Settings
 from menace.core.records import CorruptHistoryError, outcome_codes
 from menace.core.replay import UnknownBoxError, bead_history, rule_text
-from menace.games.tictactoe import TICTACTOE
+from menace.games import find_game
 from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo
 from menace.storage.database import open_database, session_scope
@@ -37,11 +39,13 @@ class Wall:
     """Every box of a machine with its beads now."""
 
     machine: str
-    game: str
+    game: Game
     settings: Settings
     preset: str | None
     games_played: int
     boxes: list[Box]
+    colours: tuple[BeadColour, ...]
+    """The machine's own bead colours, or the standard set."""
 
 
 def machine_wall(url: str, name: str) -> Wall:
@@ -49,11 +53,12 @@ def machine_wall(url: str, name: str) -> Wall:
     db = open_database(url)
     try:
         with session_scope(db) as s:
-            stored = repo.load_machine(s, name, TICTACTOE)
+            stored = repo.load_machine(s, name)
             played = repo.games_played(s, stored.id)
     finally:
         db.dispose()
-    return Wall(stored.name, stored.game, stored.settings, stored.preset, played, stored.boxes)
+    colours = parse_colours(stored.colours) if stored.colours else DEFAULT_COLOURS
+    return Wall(stored.name, find_game(stored.game), stored.settings, stored.preset, played, stored.boxes, colours)
 
 
 def sample_indices(n: int, points: int) -> list[int]:
@@ -76,6 +81,8 @@ class BoxSeries:
     games: list[int]
     counts: list[list[int]]
     games_played: int
+    game: Game
+    colours: tuple[BeadColour, ...]
 
 
 def box_series(url: str, name: str, number: int, points: int = 400) -> BoxSeries:
@@ -87,11 +94,11 @@ def box_series(url: str, name: str, number: int, points: int = 400) -> BoxSeries
     db = open_database(url)
     try:
         with session_scope(db) as s:
-            stored = repo.load_machine(s, name, TICTACTOE)
+            stored = repo.load_machine(s, name)
             if not 1 <= number <= len(stored.boxes):
                 raise UnknownBoxError(f"no box {number}: {name!r} has boxes 1 to {len(stored.boxes)}")
             with closing(hrepo.iter_records(s, stored.id)) as records:
-                series = bead_history(stored.settings, stored.boxes, records, number - 1,
+                series = bead_history(find_game(stored.game), stored.settings, stored.boxes, records, number - 1,
                                       corrections=repo.corrections(s, stored.id))
     finally:
         db.dispose()
@@ -104,7 +111,8 @@ def box_series(url: str, name: str, number: int, points: int = 400) -> BoxSeries
     idx = np.searchsorted(games, np.asarray(at, dtype=np.int64), side="right") - 1
     table = np.asarray(series.counts, dtype=np.int64)
     counts = [table[idx, j].tolist() for j in range(len(series.beads))]
-    return BoxSeries(series.box, series.beads, at, counts, played)
+    colours = parse_colours(stored.colours) if stored.colours else DEFAULT_COLOURS
+    return BoxSeries(series.box, series.beads, at, counts, played, find_game(stored.game), colours)
 
 
 # -- the learning curve -----------------------------------------------------------------------
@@ -131,7 +139,7 @@ class LearningCache:
         db = open_database(url)
         try:
             with session_scope(db) as s, self._lock:
-                stored = repo.load_machine(s, name, TICTACTOE)
+                stored = repo.load_machine(s, name)
                 blocks = hrepo.block_index(s, stored.id)
                 runs = hrepo.runs(s, stored.id)
                 have = self._by_key.get((url, name))

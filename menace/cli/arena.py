@@ -1,31 +1,29 @@
 """The ``opponents`` and ``arena`` commands: list the players, and play them all against each other.
 
-The commands stand alone; the main group attaches them. A name beginning ``menace:`` is looked up
-through ``resolve_player(name)`` on the click context object, when the group provides one: it
-returns a frozen MENACE player.
+A name beginning ``menace:`` is a machine stored in the database, playing frozen (it does not learn).
 """
 
 from __future__ import annotations
 
 import random
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import click
 
-from menace.app.arena import HEATMAP_FORMATS, ArenaError, Entrant, format_table, heatmap, pairings, run_arena
-from menace.core.game import Side
-from menace.core.match import MenacePlayer
-from menace.games.tictactoe import TICTACTOE
-from menace.players import Player, PlayerParamError, UnknownPlayerError, all_players, find_player, split_name
+from menace.app.arena import ArenaError, Entrant, format_table, pairings, run_arena
+from menace.cli.common import AppContext, pass_app, where_options
+from menace.core.game import Game
+from menace.games import find_game, game_names
+from menace.players import PlayerParamError, UnknownPlayerError, all_players, find_player, split_name
+from menace.render.figures import FORMATS
 
 MENACE_PREFIX = "menace:"
 
 
 @click.command()
-@click.pass_context
-def opponents(ctx: click.Context) -> None:
+@click.option("--game", type=click.Choice(game_names()), help="Only the players of this game.")
+def opponents(game: str | None) -> None:
     """List every player you can play against or put in the arena.
 
     Some take a parameter after a colon, as in td:5000 or perfect:det.
@@ -35,21 +33,20 @@ def opponents(ctx: click.Context) -> None:
       menace opponents
       menace tournament --vs td:5000
     """
-    specs = all_players()
+    specs = all_players(find_game(game) if game else None)
     names = [spec.name + (f" ({', '.join(spec.aliases)})" if spec.aliases else "") for spec in specs]
     width = max(len(n) for n in names)
     for name, spec in zip(names, specs):
         click.echo(f"{name.ljust(width)}  {spec.description}")
         if spec.param_help:
             click.echo(f"{'':{width}}  parameter: {spec.param_help}")
-    if getattr(ctx.obj, "resolve_player", None) is not None:
-        click.echo(f"{'menace:NAME'.ljust(width)}  another stored MENACE machine: it learns in a tournament, "
+    click.echo(f"{'menace:NAME'.ljust(width)}  another stored MENACE machine: it learns in a tournament, "
                    f"plays frozen in the arena")
 
 
 def _check_heatmap(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
-    if value is not None and value.suffix.lower() not in HEATMAP_FORMATS:
-        raise click.BadParameter(f"give a file ending in {', '.join(HEATMAP_FORMATS)}, not {value.name!r}")
+    if value is not None and value.suffix.lower() not in tuple(FORMATS):
+        raise click.BadParameter(f"give a file ending in {', '.join(tuple(FORMATS))}, not {value.name!r}")
     return value
 
 
@@ -69,24 +66,22 @@ def _split_players(ctx: click.Context, param: click.Parameter, value: str | None
     return names
 
 
-def _entrant(ctx: click.Context, name: str, rng: random.Random) -> Entrant:
+def _entrant(app: AppContext, game: Game, name: str, rng: random.Random) -> Entrant:
     """The player behind ``name``, made once: it plays every pairing (a learner keeps learning)."""
-    resolve: Callable[[str], object] | None = getattr(ctx.obj, "resolve_player", None)
-    if name.lower().startswith(MENACE_PREFIX) and resolve is not None:
-        try:
-            player = resolve(name)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), ctx, param_hint="'--players'") from None
-        if not isinstance(player, Player):
-            raise TypeError(f"resolve_player({name!r}) gave {player!r}, not a Player")
-        sides = player.engine.settings.sides if isinstance(player, MenacePlayer) else (Side.X, Side.O)
-        return Entrant(name, player, sides)
+    if name.lower().startswith(MENACE_PREFIX):
+        from menace.app.machines import frozen_player
+
+        player = frozen_player(app.url, name)
+        if player.learner.game.name != game.name:
+            raise click.BadParameter(f"{name} plays {player.learner.game.name}, not {game.name}",
+                                     param_hint="'--players'")
+        return Entrant(name, player, player.learner.settings.sides)
     try:
-        spec = find_player(name)
+        spec = find_player(name, game)
         base, param = split_name(name)
-        made = spec.create(TICTACTOE, rng, param)
+        made = spec.create(game, rng, param)
     except (UnknownPlayerError, PlayerParamError) as exc:
-        raise click.BadParameter(str(exc), ctx, param_hint="'--players'") from None
+        raise click.BadParameter(str(exc), param_hint="'--players'") from None
     label = base if param is None else f"{base}:{param}"
     return Entrant(label, made)
 
@@ -100,9 +95,12 @@ def _entrant(ctx: click.Context, name: str, rng: random.Random) -> Entrant:
 @click.option("--heatmap", "heatmap_path", metavar="FILE", callback=_check_heatmap,
               type=click.Path(dir_okay=False, writable=True, path_type=Path),
               help="Also draw the results as a heatmap (.png, .svg or .pdf).")
-@click.pass_context
+@click.option("--game", type=click.Choice(game_names()), default="tictactoe", show_default=True,
+              help="The game they play.")
+@where_options
+@pass_app
 def arena(
-    ctx: click.Context, games: int, players: list[str] | None, seed: int | None, heatmap_path: Path | None
+    app: AppContext, games: int, players: list[str] | None, seed: int | None, heatmap_path: Path | None, game: str,
 ) -> None:
     """Play every player against every other, as X and as O, and print who beat whom.
 
@@ -117,22 +115,25 @@ def arena(
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     rng = random.Random(seed)
-    names = players if players is not None else [spec.name for spec in all_players()]
-    entrants = [_entrant(ctx, name, rng) for name in names]
+    chosen = find_game(game)
+    names = players if players is not None else [spec.name for spec in all_players(chosen)]
+    entrants = [_entrant(app, chosen, name, rng) for name in names]
     total = pairings(entrants) * games
     click.echo(f"{len(entrants)} players, {games} game{'s' if games != 1 else ''} per pairing as X and "
                f"as O ({total:,} games), seed {seed}")
     try:
         if sys.stderr.isatty():
             with click.progressbar(length=total, label="playing", file=sys.stderr) as bar:
-                result = run_arena(TICTACTOE, entrants, games, rng, progress=bar.update)
+                result = run_arena(chosen, entrants, games, rng, progress=bar.update)
         else:  # no bar (and no stray "playing" line) in logs and pipes
-            result = run_arena(TICTACTOE, entrants, games, rng)
+            result = run_arena(chosen, entrants, games, rng)
     except ArenaError as exc:
         raise click.ClickException(str(exc)) from None
     for line in format_table(result):
         click.echo(line)
     if heatmap_path is not None:
+        from menace.render.arena import heatmap
+
         try:
             heatmap(result, heatmap_path)
         except OSError as exc:

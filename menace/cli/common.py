@@ -1,34 +1,175 @@
-"""Option callbacks and messages that several command modules share."""
+"""What every command shares: the context (database and machine), the options that choose them,
+the way library errors become one line, and small helpers for prompts and numbers.
+
+Nothing here imports SQLAlchemy or matplotlib, so that ``menace --help`` starts fast.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import os
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NoReturn, TypeVar
 
 import click
 
 from menace.core.colours import DEFAULT_COLOURS, BeadColour, ColourError, parse_colours
+from menace.core.errors import MenaceError
+
+DEFAULT_MACHINE = "menace"
+DEFAULT_DB = "menace.db"
+ENV_VAR = "MENACE_DB"
 
 
-def colours_option(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[BeadColour, ...]:
-    """``--colours``: the builder's nine bead colours (default: the standard set)."""
+@dataclass
+class AppContext:
+    """Where the database is and which machine: from ``--db``/``-m`` before or after the command."""
+
+    db: str | None = None
+    machine: str = DEFAULT_MACHINE
+
+    @property
+    def url(self) -> str:
+        from menace.storage.database import resolve_url
+
+        return resolve_url(self.db)
+
+    @property
+    def where(self) -> str:
+        """The database as a person would name it: the file, or the URL without its password."""
+        target = self.db or os.environ.get(ENV_VAR) or DEFAULT_DB
+        if "://" not in target:
+            return target
+        from sqlalchemy.engine import make_url
+
+        return make_url(target).render_as_string(hide_password=True)
+
+    def m_flag(self) -> str:
+        """``-m NAME `` to repeat in a suggested command, or nothing for the default machine."""
+        return "" if self.machine == DEFAULT_MACHINE else f"-m {self.machine} "
+
+
+pass_app = click.make_pass_decorator(AppContext, ensure=True)
+
+MACHINE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+"""A machine's name: what ``-m``, ``--as``, ``--store`` and an imported file may use."""
+
+
+def check_machine_name(value: str) -> str:
+    """The name, or :class:`click.BadParameter` saying what a name may be."""
+    if not MACHINE_NAME.match(value):
+        raise click.BadParameter(f"{printable(value)!r}: a machine's name is 1 to 64 letters, digits, '-', '_' or "
+                                 f"'.', starting with a letter or digit")
+    return value
+
+
+def _machine_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
-        return DEFAULT_COLOURS
+        return None
+    check_machine_name(value)
+    if ctx.parent is not None:  # after the command name: the group made the context already
+        ctx.ensure_object(AppContext).machine = value
+    return value
+
+
+def _db_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None:
+        ctx.ensure_object(AppContext).db = value
+    return value
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def where_options(command: F) -> F:
+    """``--db`` and ``-m/--machine`` accepted after the command name too (``menace stats -m x``)."""
+    command = click.option("--db", metavar="PATH|URL", expose_value=False, callback=_db_option, is_eager=True,
+                           help="Database file or URL (as before the command).")(command)
+    command = click.option("-m", "--machine", metavar="NAME", expose_value=False, callback=_machine_option,
+                           is_eager=True, help="Which machine in the database (as before the command).")(command)
+    return command
+
+
+# -- errors -------------------------------------------------------------------------------------
+HINTS: dict[str, dict[str, str]] = {
+    # error class name -> command -> what to type; "*" for any command
+    "MachineExistsError": {
+        "init": "rebuild it with --replace (its games go too), or name another with -m NAME",
+        "import": "replace it with --replace, or import it beside it with --as NAME",
+        "*": "choose another name",
+    },
+    "UnknownMachineError": {"*": "create one with: menace init (or choose with -m NAME)"},
+    "OpeningBoxEmptyError": {"*": "refill it (menace reconcile BOX), rebuild it (menace init --replace), or build "
+                                  "one with --empty-box revive"},
+}
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters (ANSI escapes, NUL, ...) shown as escapes, never obeyed."""
+    return "".join(ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode("ascii")
+                   for ch in text)
+
+
+def one_line(exc: MenaceError, command: str | None) -> str:
+    """A library error as the terminal shows it: the message, then the hint for this command."""
+    hints = HINTS.get(type(exc).__name__, {})
+    hint = hints.get(command or "", hints.get("*")) or exc.hint
+    text = exc.message + (f"; {hint}" if hint else "")
+    return printable(" ".join(text.split()))
+
+
+# -- exit statuses ------------------------------------------------------------------------------
+EXIT_ERROR = 1
+"""A library error: the one-line message says what and what to do."""
+EXIT_USAGE = 2
+"""A bad option or argument (click's usage errors)."""
+EXIT_STOPPED_EARLY = 3
+"""A tournament stopped before its games or time were done (an empty first-move box under resign)."""
+EXIT_SIGINT = 130
+EXIT_SIGTERM = 143
+
+
+def leave(code: int) -> NoReturn:
+    sys.exit(code)
+
+
+def ask(prompt: Callable[[], Any], abandon_message: str) -> Any:
+    """Ask something at the terminal. End of input leaves with ``abandon_message`` and status 1;
+    Ctrl-C the same with 130, as everywhere."""
+    try:
+        return prompt()
+    except (click.Abort, EOFError, KeyboardInterrupt) as exc:
+        click.echo(f"\n{abandon_message}", err=True)
+        # click turns both into Abort; what caused it is still its context.
+        interrupted = isinstance(exc, KeyboardInterrupt) or isinstance(exc.__context__, KeyboardInterrupt)
+        leave(EXIT_SIGINT if interrupted else EXIT_ERROR)
+
+
+def by_move(counts: dict[int, int]) -> str:
+    return " + ".join(f"{v:,}" for v in counts.values())
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """``1 game``, ``2 games``, ``1,000 games``."""
+    return f"{n:,} {word if n == 1 else (words or word + 's')}"
+
+
+def colours_option(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[BeadColour, ...] | None:
+    """``--colours``: the builder's nine bead colours (None: the machine's own, or the standard set)."""
+    if value is None:
+        return None
     try:
         return parse_colours(value)
     except ColourError as exc:
         raise click.BadParameter(str(exc)) from None
 
 
-def opening_empty_help(app: Any, engine: Any, side: Any) -> str:
-    """What to say when a box for MENACE's first move is empty under ``resign``, and how to go on."""
-    empty = [engine.boxes[i].number for i in engine.first_boxes(side) if not any(engine.counts[i])]
-    if len(empty) == len(engine.first_boxes(side)) == 1:
-        what, reach = f"the opening box (box {empty[0]}) of {app.machine!r} is empty", "every game"
-    else:
-        boxes = ", ".join(map(str, empty))
-        what = f"first-move box{'es' if len(empty) > 1 else ''} {boxes} of {app.machine!r} " \
-               f"{'are' if len(empty) > 1 else 'is'} empty"
-        reach = "every game that reaches " + ("them" if len(empty) > 1 else "it")
-    return (f"{what}: under 'resign' MENACE resigns {reach}. To go on, refill it "
-            f"(menace -m {app.machine} reconcile {empty[0] if empty else 1}), rebuild the machine "
-            f"(menace -m {app.machine} init --replace), or build one with --empty-box restock")
+def machine_colours(stored: str | None, given: tuple[BeadColour, ...] | None) -> tuple[BeadColour, ...]:
+    """The colours to use: those given now, else those stored with the machine, else the standard set."""
+    if given is not None:
+        return given
+    if stored:
+        return parse_colours(stored)
+    return DEFAULT_COLOURS

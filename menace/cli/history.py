@@ -7,56 +7,22 @@ and import nothing from :mod:`menace.cli`, so that module can import this one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import click
 
-from menace.core.colours import DEFAULT_COLOURS
-from menace.core.game import IllegalMoveError, Result
+from menace.cli.common import AppContext, machine_colours, pass_app, plural, printable, where_options
+from menace.core.game import Game, Result
 from menace.core.learner import GameRecord
-from menace.core.records import CorruptHistoryError
 from menace.core.replay import signed
-from menace.games.tictactoe import draw_board, square_name
+from menace.render.text import beads_text, board_lines, box_lines, paint, use_colour
 
 
-class App(Protocol):
-    """What these commands need from the shared context."""
-
-    @property
-    def url(self) -> str: ...
-
-    machine: str
-
-
-@contextmanager
-def _user_errors(*extra: type[Exception]) -> Iterator[None]:
-    """The library's own errors as one line and exit 1 (whether or not the group does it too)."""
-    from menace.app.history import NothingToUndoError
-    from menace.core.replay import GameNotFoundError, ReplayError, UnknownBoxError
-    from menace.storage.database import StorageError
-    from menace.storage.repository import MachineBusyError, UnknownMachineError
-
-    caught: tuple[type[Exception], ...] = (
-        NothingToUndoError, GameNotFoundError, ReplayError, UnknownBoxError, StorageError, UnknownMachineError,
-        MachineBusyError, CorruptHistoryError, IllegalMoveError, *extra,
-    )
-    try:
-        yield
-    except caught as exc:
-        raise click.ClickException(str(exc)) from None
-
-
-def _plot_errors() -> AbstractContextManager[None]:
-    from menace.render.plots import PlotError  # matplotlib: loaded only when a command draws
-
-    return _user_errors(PlotError)
-
-
-def _moves(record: GameRecord) -> str:
-    return " ".join(square_name(m) for m in record.moves)
+def _moves(game: Game, record: GameRecord) -> str:
+    return " ".join(game.move_name(m) for m in record.moves)
 
 
 def _result_word(record: GameRecord) -> str:
@@ -71,8 +37,9 @@ def _result_word(record: GameRecord) -> str:
 @click.option("--to", "last_number", type=click.IntRange(min=1), metavar="N", help="Up to game number N.")
 @click.option("--last", type=click.IntRange(min=1), metavar="N",
               help="Only the last N matching games [default: 20 when no --from/--to].")
-@click.pass_obj
-def history(app: App, opponent: str | None, result: str | None, first: int | None, last_number: int | None,
+@where_options
+@pass_app
+def history(app: AppContext, opponent: str | None, result: str | None, first: int | None, last_number: int | None,
             last: int | None) -> None:
     """List the games a machine has played, newest last.
 
@@ -90,8 +57,7 @@ def history(app: App, opponent: str | None, result: str | None, first: int | Non
 
     if first is not None and last_number is not None and first > last_number:
         raise click.BadParameter(f"--from {first} is after --to {last_number}", param_hint="'--from'")
-    with _user_errors():
-        found = list_games(app.url, app.machine, opponent=opponent, result=Result(result) if result else None,
+    found = list_games(app.url, app.machine, opponent=opponent, result=Result(result) if result else None,
                            first=first, last_number=last_number, last=last)
     if not found.played:
         click.echo(f"{found.machine!r} has played no games yet; try: menace tournament --vs smart -n 1000")
@@ -103,8 +69,8 @@ def history(app: App, opponent: str | None, result: str | None, first: int | Non
     opp_width = max(8, *(len(g.opponent) for g in found.games))
     click.echo(f"{'game':>{width}}  {'run':<10}  {'opponent':<{opp_width}}  side  result  moves")
     for g in found.games:
-        moves = _moves(g.record)
-        if ended_by_resignation(g.record):
+        moves = _moves(found.game, g.record)
+        if ended_by_resignation(found.game, g.record):
             moves += " (MENACE resigns)"
         click.echo(f"{g.number:>{width},}  {g.kind:<10}  {g.opponent:<{opp_width}}  {g.record.menace_side.name:<4}  "
                    f"{_result_word(g.record):<6}  {moves}")
@@ -120,9 +86,10 @@ def _side_by_side(left: list[str], right: list[str], gap: int = 6) -> list[str]:
 
 
 @click.command()
-@click.argument("game", type=click.IntRange(min=1))
-@click.pass_obj
-def replay(app: App, game: int) -> None:
+@click.argument("number", metavar="GAME", type=click.IntRange(min=1))
+@where_options
+@pass_app
+def replay(app: AppContext, number: int) -> None:
     """Show one stored game move by move, with MENACE's boxes and beads.
 
     For each of MENACE's moves: the box it opened, how the real board maps onto the box's
@@ -134,9 +101,10 @@ def replay(app: App, game: int) -> None:
     """
     from menace.app.history import replay_game
 
-    with _user_errors():
-        shown = replay_game(app.url, app.machine, game)
-    g, d = shown.stored, shown.detail
+    shown = replay_game(app.url, app.machine, number)
+    g, d, game = shown.stored, shown.detail, shown.game
+    colours = machine_colours(shown.colours, None)
+    tty = use_colour(sys.stdout.isatty())
     me = g.record.menace_side
     against = f"{g.kind} against {g.opponent}"
     click.echo(f"Game {g.number:,} of {shown.machine!r} ({against}, run {g.run_id}); MENACE plays {me.name}.")
@@ -144,27 +112,26 @@ def replay(app: App, game: int) -> None:
         click.echo("")
         who = f"MENACE ({ply.side.name})" if ply.by_menace else f"{g.opponent} ({ply.side.name})"
         if not ply.by_menace:
-            click.echo(f"{ply.number}. {who} plays {square_name(ply.square)}.")
-            board = draw_board(ply.board)
+            click.echo(f"{ply.number}. {who} plays {game.move_name(ply.square)}.")
+            board = board_lines(game, ply.board)
             click.echo("\n".join("    " + line for line in board))
             continue
         if ply.box_number is None:
-            click.echo(f"{ply.number}. {who}: one square left, no box: plays {square_name(ply.square)}.")
-            click.echo("\n".join("    " + line for line in draw_board(ply.board)))
+            click.echo(f"{ply.number}. {who}: one move left, no box: plays {game.move_name(ply.square)}.")
+            click.echo("\n".join("    " + line for line in board_lines(game, ply.board)))
             continue
         assert ply.bead is not None and ply.box_position is not None
-        colour = DEFAULT_COLOURS[ply.bead]
-        letters = {m: DEFAULT_COLOURS[m].letter for m in ply.beads}
-        beads = ", ".join(f"{DEFAULT_COLOURS[m].letter}={c}" for m, c in ply.beads.items())
+        colour = colours[game.colour_slot(ply.box_position, ply.bead) % len(colours)]
+        beads = beads_text(game, ply.box_position, ply.beads, colours, tty)
         turn = "the board matches its drawing as it is" if ply.symmetry == "as it is" \
             else f"to match its drawing, {ply.symmetry}"
         click.echo(f"{ply.number}. {who} opens box {ply.box_number}; {turn}.")
         restock = " (empty: restocked with its first beads)" if ply.restocked else ""
         click.echo(f"   beads in the box: {beads}{restock}")
-        click.echo(f"   draws {colour.name} ({colour.letter}): {square_name(ply.bead)} on the drawing = "
-                   f"{square_name(ply.square)} on the board.")
-        rows = _side_by_side(["box's drawing", *draw_board(ply.box_position, letters)],
-                             ["board after the move", *draw_board(ply.board)])
+        click.echo(f"   draws {colour.name} ({paint(colour.letter, colour, tty)}): {game.move_name(ply.bead)} on the "
+                   f"drawing = {game.move_name(ply.square)} on the board.")
+        rows = _side_by_side(["box's drawing", *box_lines(game, ply.box_position, ply.beads, colours)],
+                             ["board after the move", *board_lines(game, ply.board)])
         click.echo("\n".join("    " + line for line in rows))
     click.echo("")
     if d.resigned_box is not None:
@@ -174,11 +141,11 @@ def replay(app: App, game: int) -> None:
     if not d.reinforcement:
         click.echo("No beads were drawn, so no box changed.")
     for line in d.reinforcement:
-        colour = DEFAULT_COLOURS[line.bead]
+        colour = colours[game.colour_slot(shown.boxes[line.box_number - 1].position, line.bead) % len(colours)]
         note = "" if line.change == d.delta else f" (only {line.before} to take)" if line.after == 0 \
             else " (the box's last bead stays)"
-        click.echo(f"  box {line.box_number:>4}: {colour.name} ({colour.letter}) {line.before} -> {line.after} "
-                   f"({line.change:+d}){note}")
+        click.echo(f"  box {line.box_number:>4}: {colour.name} ({paint(colour.letter, colour, tty)}) {line.before} "
+                   f"-> {line.after} ({line.change:+d}){note}")
 
 
 # -- menace undo ---------------------------------------------------------------------------------
@@ -188,8 +155,9 @@ SHOW_AT_MOST = 10
 @click.command()
 @click.option("-n", "--games", "count", type=click.IntRange(min=1), default=1, show_default=True,
               help="How many of the last games to take back.")
-@click.pass_obj
-def undo(app: App, count: int) -> None:
+@where_options
+@pass_app
+def undo(app: AppContext, count: int) -> None:
     """Take back the last game and its reinforcement, exactly.
 
     For a mis-entered game at a demonstration. The beads are recomputed from the machine's
@@ -203,29 +171,30 @@ def undo(app: App, count: int) -> None:
     """
     from menace.app.history import undo_games
 
-    with _user_errors():
-        done = undo_games(app.url, app.machine, count)
+    done = undo_games(app.url, app.machine, count)
+    colours = machine_colours(done.colours, None)
     for g in done.removed[-SHOW_AT_MOST:][::-1]:
         click.echo(f"Undid game {g.number:,} ({g.kind} against {g.opponent}, MENACE {g.record.menace_side.name}, "
-                   f"{g.record.result.value}): {_moves(g.record)}")
+                   f"{g.record.result.value}): {_moves(done.game, g.record)}")
     if len(done.removed) > SHOW_AT_MOST:
         click.echo(f"... and {len(done.removed) - SHOW_AT_MOST:,} earlier games "
                    f"(from game {done.removed[0].number:,})")
     if done.changes:
         click.echo("Beads restored:")
         for c in done.changes[: SHOW_AT_MOST * 2]:
-            colour = DEFAULT_COLOURS[c.bead]
+            colour = colours[done.game.colour_slot(done.boxes[c.box_number - 1].position, c.bead) % len(colours)]
             click.echo(f"  box {c.box_number:>4}: {colour.name} ({colour.letter}) {c.before} -> {c.after}")
         if len(done.changes) > SHOW_AT_MOST * 2:
             click.echo(f"  ... and {len(done.changes) - SHOW_AT_MOST * 2:,} more bead counts")
     else:
         click.echo("No bead count changed (no beads were drawn, or the changes cancelled out).")
-    click.echo(f"{done.machine!r} has played {done.played:,} games now.")
+    click.echo(f"{printable(done.machine)!r} has played {plural(done.played, 'game')} now.")
 
 
 # -- menace plot ---------------------------------------------------------------------------------
 def _out_file(ctx: click.Context, param: click.Parameter, value: str) -> Path:
-    from menace.render.plots import PlotError, output_format
+    from menace.app.series import PlotError
+    from menace.render.plots import output_format
 
     try:
         output_format(value)
@@ -260,8 +229,9 @@ def plot() -> None:
 @plot.command("beads")
 @click.option("--box", type=click.IntRange(min=1), default=1, show_default=True, help="The box's number.")
 @_out_option("menace-beads.png")
-@click.pass_obj
-def plot_beads_command(app: App, box: int, out: Path) -> None:
+@where_options
+@pass_app
+def plot_beads_command(app: AppContext, box: int, out: Path) -> None:
     """The beads of each colour in one box over the games played, stacked.
 
     The default is box 1, the opening box: the classic MENACE plot.
@@ -271,10 +241,11 @@ def plot_beads_command(app: App, box: int, out: Path) -> None:
       menace plot beads
       menace plot beads --box 12 -o box12.svg
     """
-    from menace.app.history import plot_beads
+    from menace.app.history import beads_series
+    from menace.render.plots import render_beads
 
-    with _plot_errors():
-        data = plot_beads(app.url, app.machine, out, box)
+    data = beads_series(app.url, app.machine, box)
+    render_beads(data, out)
     click.echo(f"Wrote {out}: box {box} of {app.machine!r} over {data.games_played:,} games.")
 
 
@@ -282,8 +253,9 @@ def plot_beads_command(app: App, box: int, out: Path) -> None:
 @click.option("--window", type=click.IntRange(min=1), metavar="N",
               help="Games in the rolling win/draw/loss rates [default: 100, fewer for a short history].")
 @_out_option("menace-learning.png")
-@click.pass_obj
-def plot_learning_command(app: App, window: int | None, out: Path) -> None:
+@where_options
+@pass_app
+def plot_learning_command(app: AppContext, window: int | None, out: Path) -> None:
     """The cumulative reinforcement and rolling win/draw/loss rates, opponents marked.
 
     \b
@@ -291,30 +263,30 @@ def plot_learning_command(app: App, window: int | None, out: Path) -> None:
       menace plot learning
       menace plot learning --window 500 -o learning.pdf
     """
-    from menace.app.history import plot_learning
+    from menace.app.history import learning_series
+    from menace.render.plots import render_learning
 
-    with _plot_errors():
-        data = plot_learning(app.url, app.machine, out, window)
+    data = learning_series(app.url, app.machine, window)
+    render_learning(data, out)
     rates = f"{data.window:,} game{'' if data.window == 1 else 's'}"
     click.echo(f"Wrote {out}: {len(data.results):,} games of {app.machine!r}, rates over {rates}.")
 
 
 @plot.command("boxes")
 @_out_option("menace-boxes.png")
-@click.pass_obj
-def plot_boxes_command(app: App, out: Path) -> None:
+@where_options
+@pass_app
+def plot_boxes_command(app: AppContext, out: Path) -> None:
     """Every box of the machine as a small board with its beads: the matchbox wall.
 
     Example: menace plot boxes -o wall.pdf
     """
-    from menace.app.history import plot_boxes
+    from menace.app.history import wall
+    from menace.render.plots import render_boxes
 
-    with _plot_errors():
-        data = plot_boxes(app.url, app.machine, out)
+    data = wall(app.url, app.machine)
+    render_boxes(data, out)
     click.echo(f"Wrote {out}: {len(data.boxes):,} boxes of {app.machine!r} after {data.games_played:,} games.")
 
 
-COMMANDS: tuple[click.Command, ...] = (history, replay, undo, plot)
-"""Everything to attach to the main group."""
 
-__all__ = ["COMMANDS", "history", "plot", "replay", "undo"]

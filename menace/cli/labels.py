@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 import click
 
-from menace.cli.common import colours_option
+from menace.cli.common import AppContext, colours_option, machine_colours, pass_app, where_options
 from menace.core.colours import BeadColour
 from menace.render.labels import (
     DEFAULT_LABEL,
@@ -59,9 +58,10 @@ def _spare(ctx: click.Context, param: click.Parameter, value: str) -> float:
               help="Nine bead colours for squares a1..c3, as name=#rrggbb or name:L=#rrggbb, comma-separated.")
 @click.option("--spare", callback=_spare, default="50%", show_default=True, metavar="PERCENT",
               help="Extra beads to buy per colour, as a share of the initial fill.")
-@click.pass_obj
-def labels(obj: Any, out: Path, fmt: str, paper: str, label_size: LabelSize | None, sheet: str | None,
-           colours: tuple[BeadColour, ...], spare: float) -> None:
+@where_options
+@pass_app
+def labels(obj: AppContext, out: Path, fmt: str, paper: str, label_size: LabelSize | None, sheet: str | None,
+           colours: tuple[BeadColour, ...] | None, spare: float) -> None:
     """Print the build kit for a real MENACE: labels, shopping list, fill list, shelf map.
 
     One label per matchbox: its number, move, the position drawn with a coloured,
@@ -78,7 +78,6 @@ def labels(obj: Any, out: Path, fmt: str, paper: str, label_size: LabelSize | No
       menace -m second labels --out second.pdf              the machine named "second"
       menace labels --format svg --out labels/              one SVG per box
     """
-    from menace.app.machines import open_machine
 
     if sheet is not None:
         sticker = find_sheet(sheet)
@@ -95,10 +94,12 @@ def labels(obj: Any, out: Path, fmt: str, paper: str, label_size: LabelSize | No
         check_readable(label)
     except LabelLayoutError as exc:
         raise click.BadParameter(str(exc), param_hint="'--label-size'") from None
-    with open_machine(obj.url, obj.machine) as m:
-        boxes = m.stored.boxes
-        spec = KitSpec(m.stored.name, m.stored.settings, colours, chosen_paper, label,
-                       find_sheet(sheet) if sheet else None, spare)
+    from menace.app.machines import load_stored
+
+    stored = load_stored(obj.url, obj.machine)
+    boxes = stored.boxes
+    spec = KitSpec(stored.name, stored.settings, machine_colours(stored.colours, colours), chosen_paper, label,
+                   find_sheet(sheet) if sheet else None, spare)
     try:
         if fmt == "svg":
             result = write_svgs(out, boxes, spec)

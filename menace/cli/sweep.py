@@ -18,13 +18,10 @@ import click
 from menace.app.sweep import (
     EVAL_GAMES,
     EVAL_OPPONENT,
-    PLOT_FORMATS,
-    SweepError,
     check_opponent,
     expand_settings,
     format_table,
     machine_names,
-    plot_distributions,
     run_sweep,
     store_machines,
     summarize,
@@ -32,8 +29,10 @@ from menace.app.sweep import (
     write_csv,
     write_json,
 )
+from menace.cli.common import AppContext, check_machine_name, pass_app, where_options
 from menace.core.learner import PRESETS, EmptyPolicy, SettingsError, find_preset, parse_reinforcement, parse_schedule
 from menace.players import PlayerParamError, UnknownPlayerError
+from menace.render.figures import FORMATS
 
 SQUARES = {"all": True, "distinct": False}
 T = TypeVar("T")
@@ -64,18 +63,9 @@ def _opponent(ctx: click.Context, param: click.Parameter, value: str) -> str:
 
 
 def _plot_path(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
-    if value is not None and value.suffix.lower() not in PLOT_FORMATS:
-        raise click.BadParameter(f"give a file ending in {', '.join(PLOT_FORMATS)}, not {value.name!r}")
+    if value is not None and value.suffix.lower() not in FORMATS:
+        raise click.BadParameter(f"give a file ending in {', '.join(FORMATS)}, not {value.name!r}")
     return value
-
-
-def _url(ctx: click.Context) -> str:
-    url = getattr(ctx.obj, "url", None)
-    if isinstance(url, str):
-        return url
-    from menace.storage.database import resolve_url
-
-    return resolve_url(None)
 
 
 OUT_FILE = click.Path(dir_okay=False, writable=True, path_type=Path)
@@ -110,9 +100,10 @@ OUT_FILE = click.Path(dir_okay=False, writable=True, path_type=Path)
               help="Draw each setting's spread over its machines (.png, .svg or .pdf).")
 @click.option("--store", "store_prefix", metavar="PREFIX",
               help="Also store every trained machine, with its games, as PREFIX-K-SEED (K: the setting's number).")
-@click.pass_context
+@where_options
+@pass_app
 def sweep(
-    ctx: click.Context, seeds: int, games: int, opponent: str, preset: str, schedules: list[tuple[int, ...]],
+    app: AppContext, seeds: int, games: int, opponent: str, preset: str, schedules: list[tuple[int, ...]],
     reinforcements: list[tuple[int, int, int]], empty_boxes: tuple[str, ...], squares: tuple[str, ...],
     sides: tuple[str, ...], workers: int | None, eval_games: int, csv_path: Path | None, json_path: Path | None,
     plot_path: Path | None, store_prefix: str | None,
@@ -143,7 +134,8 @@ def sweep(
         raise click.UsageError(str(exc)) from None
     url = ""
     if store_prefix is not None:
-        url = _url(ctx)
+        check_machine_name(f"{store_prefix}-1-1")
+        url = app.url
         names = machine_names(settings, seeds, store_prefix)
         taken = _checked(lambda: taken_names(url, names))
         if taken:
@@ -168,6 +160,8 @@ def sweep(
                f"process{'es' if result.workers != 1 else ''}", err=True)
     for line in format_table(summarize(result)):
         click.echo(line)
+    from menace.render.sweep import plot_distributions
+
     for path, write in ((csv_path, write_csv), (json_path, write_json), (plot_path, plot_distributions)):
         if path is not None:
             _checked(lambda: write(result, path))  # noqa: B023 - called at once, in this iteration
@@ -180,13 +174,8 @@ def sweep(
 
 
 def _checked(action: Callable[[], T]) -> T:
-    """Run ``action``; a file or database problem is one line, exit 1."""
-    from menace.storage.database import StorageError
-    from menace.storage.repository import MachineExistsError
-
+    """Run ``action``; a file that cannot be written is one line, exit 1."""
     try:
         return action()
     except OSError as exc:
         raise click.ClickException(f"cannot write {exc.filename or ''}: {exc.strerror or exc}") from None
-    except (StorageError, MachineExistsError, SweepError) as exc:
-        raise click.ClickException(str(exc)) from None

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from menace.core.errors import InvalidInputError
 
-class ColourError(ValueError):
+
+class ColourError(InvalidInputError):
     """A bead colour set that cannot be used."""
 
 
@@ -31,11 +33,6 @@ DEFAULT_COLOURS: tuple[BeadColour, ...] = (
     BeadColour("vermilion", "V", "#d55e00"),
     BeadColour("purple", "P", "#cc79a7"),
 )
-
-
-def colour_of(move: int, colours: tuple[BeadColour, ...] = DEFAULT_COLOURS) -> BeadColour:
-    """The colour of beads for square ``move`` of a box's drawing."""
-    return colours[move]
 
 
 def parse_colours(text: str) -> tuple[BeadColour, ...]:
@@ -75,3 +72,12 @@ def find_colour(text: str, colours: tuple[BeadColour, ...] = DEFAULT_COLOURS) ->
             return i
     names = ", ".join(f"{c.name} ({c.letter})" for c in colours)
     raise ColourError(f"{text.strip()!r} is not a bead colour; the colours are {names}")
+
+
+def format_colours(colours: tuple[BeadColour, ...]) -> str:
+    """The colours as :func:`parse_colours` reads them back.
+
+    >>> parse_colours(format_colours(DEFAULT_COLOURS)) == DEFAULT_COLOURS
+    True
+    """
+    return ",".join(f"{c.name}:{c.letter}={c.hex}" for c in colours)

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from menace.core.errors import InvalidInputError
+
 State = tuple[int, ...]
 """A position: one value per cell (0 empty, 1 X, 2 O)."""
 
@@ -78,13 +80,50 @@ class Symmetry:
 
 
 class Game(Protocol):
-    """A small two-player game of perfect information, X moving first."""
+    """A small two-player game of perfect information, the first player (``Side.X``) moving first.
+
+    The contract every game keeps, so that the learner, storage, the use cases and the front ends
+    never need to know which game they run:
+
+    * A state is a tuple of small ints (``0 <= v < 256``): the cells, plus whatever else the
+      position needs (Hexapawn adds the side to move, since its pieces move). It is hashable and
+      compared as a tuple: the canonical form of a position is its greatest image.
+    * Moves are ints ``0 .. move_count - 1`` with ``move_count <= 256`` (stored as one byte).
+    * A game ends within :attr:`max_plies` moves, at most 15 (a stored game's header holds its
+      length in four bits). :meth:`legal_moves` is ``()`` exactly when :meth:`outcome` is not None.
+    * ``symmetries[0]`` is the identity, named "as it is"; every symmetry permutes the whole
+      state (``cells``) and the moves consistently, and its name tells a person how to turn or
+      flip the real board to match a box's drawing. A game without symmetry has only the identity.
+    * :meth:`encode` gives at most 16 characters (the stored form of a box's position) and
+      :meth:`decode` reads them back, raising :class:`IllegalMoveError` for text that is not a
+      position; :meth:`move_name` and :meth:`parse_move` likewise for moves.
+    * For drawing: the board is :attr:`rows` x :attr:`cols` cells, state indices ``0 ..
+      rows*cols-1`` row by row from the top; :attr:`glyphs` gives a cell value's one-character mark;
+      :meth:`move_cells` says where a move goes (``(None, cell)`` for a game that places pieces,
+      ``(from, to)`` for one that moves them).
+    * Bead colours: :meth:`colour_slot` is the colour (0 .. ``colours - 1``) of the bead for a
+      move in a box; tic-tac-toe gives each square its colour, Hexapawn colours a box's moves in
+      order.
+    """
 
     name: str
+    title: str
+    """The game's name for people: "noughts and crosses", "Hexapawn"."""
     move_count: int
     """How many distinct moves there are (moves are ``0 .. move_count-1``)."""
+    max_plies: int
     symmetries: tuple[Symmetry, ...]
     """Every symmetry of the board, the identity first."""
+    side_names: dict[Side, str]
+    rows: int
+    cols: int
+    row_labels: str
+    """How people name the rows, top first: "abc" (noughts and crosses), "321" (Hexapawn)."""
+    col_labels: str
+    glyphs: str
+    """The mark of each cell value, by value: ``".XO"``."""
+    colours: int
+    """How many bead colours a machine of this game needs."""
 
     def initial(self) -> State: ...
 
@@ -103,6 +142,10 @@ class Game(Protocol):
     def move_name(self, move: Move) -> str: ...
 
     def parse_move(self, text: str) -> Move: ...
+
+    def move_cells(self, move: Move) -> tuple[int | None, int]: ...
+
+    def colour_slot(self, position: State, move: Move) -> int: ...
 
 
 T = TypeVar("T")
@@ -124,7 +167,7 @@ def once_per_game(build: Callable[[Game], T]) -> Callable[[Game], T]:
     return get
 
 
-class IllegalMoveError(ValueError):
+class IllegalMoveError(InvalidInputError):
     """A move that is not legal in the position, or text that names no move."""
 
 
@@ -133,8 +176,9 @@ def canonical(game: Game, state: State) -> tuple[State, Symmetry]:
 
     The greatest tuple puts the pieces towards the top left, which is how people draw boxes.
 
-    >>> from menace.games.tictactoe import TICTACTOE
-    >>> canonical(TICTACTOE, TICTACTOE.decode("..X......"))[0] == TICTACTOE.decode("X........")
+    >>> from menace.games import find_game
+    >>> game = find_game("tictactoe")
+    >>> canonical(game, game.decode("..X......"))[0] == game.decode("X........")
     True
     """
     best = state

@@ -2,7 +2,7 @@
 
 A :class:`Settings` says how a machine is built and how it learns; :func:`build_boxes` walks the
 positions where MENACE is to move, breadth first, and fills one :class:`Box` per position (up to
-rotation and reflection unless ``symmetry`` is off). An :class:`Engine` holds the boxes' bead
+rotation and reflection unless ``symmetry`` is off). An :class:`Learner` holds the boxes' bead
 counts in plain lists and plays whole games against a tabulated opponent fast enough to train
 overnight by the million.
 
@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
+from menace.core.errors import InvalidInputError
 from menace.core.game import (
     Game,
     IllegalMoveError,
@@ -34,7 +35,7 @@ from menace.core.game import (
 )
 
 
-class SettingsError(ValueError):
+class SettingsError(InvalidInputError):
     """Machine settings that make no sense (a bad schedule, an unknown preset, ...)."""
 
 
@@ -47,6 +48,18 @@ class EmptyPolicy(enum.Enum):
     """The box is refilled with its initial beads and MENACE draws from it."""
     KEEP_LAST = "keep-last"
     """A loss never takes a box's last bead, so no box ever empties."""
+    REVIVE = "revive"
+    """MENACE resigns on an empty box, except a box for its first move, which is refilled with its
+    initial beads (as Michie's operators revived the opening box): training never stalls."""
+
+
+class Scope(enum.Enum):
+    """Which beads a game's result reinforces."""
+
+    EVERY = "every"
+    """Every bead drawn in the game (Michie)."""
+    LAST = "last"
+    """Only the bead of the machine's last move (Gardner's Hexapawn)."""
 
 
 SIDE_CHOICES = {"X": (Side.X,), "O": (Side.O,), "both": (Side.X, Side.O)}
@@ -68,6 +81,10 @@ class Settings:
     symmetry: bool = True
     """One box per position up to rotation and reflection; off: one box per raw position."""
     empty_policy: EmptyPolicy = EmptyPolicy.RESIGN
+    scope: Scope = Scope.EVERY
+    """Which beads the result reinforces: every bead drawn, or only the last."""
+    forced_boxes: bool = False
+    """Boxes also for positions with a single legal move (published Hexapawn kits have them)."""
 
     def __post_init__(self) -> None:
         if self.side not in SIDE_CHOICES:
@@ -95,6 +112,7 @@ class Settings:
             "beads on": "every empty square" if self.all_squares else "moves distinct under symmetry",
             "boxes": "one per position up to symmetry" if self.symmetry else "one per raw position",
             "empty box": self.empty_policy.value,
+            "reinforced": "every bead drawn" if self.scope is Scope.EVERY else "the last bead drawn only",
         }
 
 
@@ -103,7 +121,17 @@ RUBYQUIZ = Settings(
     schedule=(4, 3, 2, 1), win=2, draw=0, loss=-1, all_squares=True, symmetry=False,
     empty_policy=EmptyPolicy.KEEP_LAST,
 )
-PRESETS: dict[str, Settings] = {"michie": MICHIE, "rubyquiz": RUBYQUIZ}
+GARDNER = Settings(
+    side="O", schedule=(1,), win=0, draw=0, loss=-1, empty_policy=EmptyPolicy.RESIGN, scope=Scope.LAST,
+    forced_boxes=True,
+)
+"""Gardner's HER for Hexapawn: one bead per move, nothing added after a win, after a loss only the
+bead of the last move taken away, an empty box resigns (its previous move's bead is still taken)."""
+PRESETS: dict[str, Settings] = {"michie": MICHIE, "rubyquiz": RUBYQUIZ, "gardner": GARDNER}
+PRESET_GAMES: dict[str, str] = {"michie": "tictactoe", "rubyquiz": "tictactoe", "gardner": "hexapawn"}
+"""The game each preset is for."""
+DEFAULT_PRESETS: dict[str, str] = {"tictactoe": "michie", "hexapawn": "gardner"}
+"""The preset a new machine of each game gets unless told otherwise."""
 
 
 def find_preset(name: str) -> Settings:
@@ -169,15 +197,16 @@ class Box:
         return sum(self.beads.values())
 
 
-def _ply(game: Game, state: State) -> int:
-    return sum(1 for v in state if v)
+def walk_with_depth(game: Game, symmetric: bool) -> list[tuple[State, int]]:
+    """Every position reachable from the start, breadth first (canonical ones if ``symmetric``),
+    each with its depth: the plies played to reach it first.
 
-
-def walk(game: Game, symmetric: bool) -> list[State]:
-    """Every position reachable from the start, breadth first (canonical ones if ``symmetric``)."""
+    Move numbers come from the depth, not from counting pieces: in a game where pieces move
+    (Hexapawn) the pieces on the board do not tell how many moves were made.
+    """
     start = game.initial()
-    seen = {start}
-    order = [start]
+    depth = {start: 0}
+    order = [(start, 0)]
     queue = deque([start])
     while queue:
         state = queue.popleft()
@@ -185,30 +214,36 @@ def walk(game: Game, symmetric: bool) -> list[State]:
             child = game.play(state, move)
             if symmetric:
                 child = canonical(game, child)[0]
-            if child not in seen:
-                seen.add(child)
-                order.append(child)
+            if child not in depth:
+                depth[child] = depth[state] + 1
+                order.append((child, depth[child]))
                 queue.append(child)
     return order
 
 
-def needs_box(game: Game, state: State, sides: Sequence[Side]) -> bool:
-    """MENACE is to move, the game is undecided and there is a choice (not one move left)."""
+def walk(game: Game, symmetric: bool) -> list[State]:
+    """Every position reachable from the start, breadth first (canonical ones if ``symmetric``)."""
+    return [state for state, _ in walk_with_depth(game, symmetric)]
+
+
+def needs_box(game: Game, state: State, sides: Sequence[Side], forced: bool = False) -> bool:
+    """MENACE is to move, the game is undecided and there is a choice (not one move left, unless
+    ``forced`` boxes are wanted)."""
     return (
         game.to_move(state) in sides
         and game.outcome(state) is None
-        and len(game.legal_moves(state)) > 1
+        and len(game.legal_moves(state)) > (0 if forced else 1)
     )
 
 
 def build_boxes(game: Game, settings: Settings) -> list[Box]:
     """One box per position where MENACE is to move, numbered in breadth-first walk order."""
     boxes: list[Box] = []
-    for state in walk(game, settings.symmetry):
-        if not needs_box(game, state, settings.sides):
+    for state, depth in walk_with_depth(game, settings.symmetry):
+        if not needs_box(game, state, settings.sides, settings.forced_boxes):
             continue
         side = game.to_move(state)
-        move_number = _ply(game, state) // 2 + 1
+        move_number = depth // 2 + 1
         moves = game.legal_moves(state) if settings.all_squares else distinct_moves(game, state)
         count = settings.beads_for_move(move_number)
         boxes.append(Box(len(boxes) + 1, state, side, move_number, {m: count for m in moves}))
@@ -293,7 +328,7 @@ def game_tree(game: Game) -> GameTree:
     return GameTree(states, index, 0, result, kids, [game.to_move(s) for s in states], legal_of)
 
 
-class Engine:
+class Learner:
     """A machine's boxes in memory, tabulated for speed, plus the learning rule.
 
     Every reachable position gets a dense index; ``kids[i][move]`` is the position after the
@@ -319,6 +354,12 @@ class Engine:
             self.counts.append(counts)
             self.initial.append(initial)
         self._width = range(n)
+        policy = settings.empty_policy
+        self.refill = [
+            policy is EmptyPolicy.RESTOCK or (policy is EmptyPolicy.REVIVE and box.move_number == 1)
+            for box in self.boxes
+        ]
+        """Per box: an empty box is refilled with its initial beads (else MENACE resigns on it)."""
         self.index_of_position = {box.position: i for i, box in enumerate(self.boxes)}
         self._tabulate()
 
@@ -335,7 +376,7 @@ class Engine:
                 if self.result[i] or tree.to_move[i] is not side:
                     continue
                 legal = tree.legal[i]
-                if len(legal) == 1:
+                if len(legal) == 1 and not self.settings.forced_boxes:
                     table[i] = legal[0]
                     continue
                 if self.settings.symmetry:
@@ -358,7 +399,7 @@ class Engine:
     def draw(self, state: State, rng: random.Random) -> tuple[Move, Draw | None]:
         """A bead drawn for ``state``: the real move and what was drawn (None if forced).
 
-        Raises :class:`EmptyBoxError` when the box is empty and the policy is ``resign``.
+        Raises :class:`EmptyBoxError` when the box is empty and is not refilled.
         """
         e = self.entry[self.game.to_move(state)][self.index[state]]
         if e is None:
@@ -368,7 +409,7 @@ class Engine:
         counts, real, b = e
         total = sum(counts)
         if not total:
-            if self.settings.empty_policy is not EmptyPolicy.RESTOCK:
+            if not self.refill[b]:
                 raise EmptyBoxError(f"box {b + 1} is empty")
             counts[:] = self.initial[b]
             total = sum(counts)
@@ -383,9 +424,13 @@ class Engine:
     # -- learning -------------------------------------------------------------------------
     def reinforce(self, drawn: Iterable[Draw], result: Result) -> None:
         """Apply the learning rule to every bead drawn in a game with ``result``."""
-        self._reinforce([(d.box, d.bead) for d in drawn], self.settings.delta(result))
+        self.apply([(d.box, d.bead) for d in drawn], self.settings.delta(result))
 
-    def _reinforce(self, drawn: list[tuple[int, int]], delta: int) -> None:
+    def apply(self, drawn: Sequence[tuple[int, int]], delta: int) -> None:
+        """Add ``delta`` beads (take, when negative) for the beads ``drawn`` as ``(box, bead)``,
+        in the order drawn, under the machine's scope and empty-box policy."""
+        if self.settings.scope is Scope.LAST:
+            drawn = drawn[-1:]
         counts = self.counts
         if delta >= 0:
             for b, m in drawn:
@@ -442,7 +487,7 @@ class Engine:
                 counts, real, b = ent  # type: ignore[misc]
                 total = sum(counts)
                 if not total:
-                    if self.settings.empty_policy is EmptyPolicy.RESTOCK:
+                    if self.refill[b]:
                         counts[:] = self.initial[b]
                         total = sum(counts)
                     else:
@@ -475,7 +520,7 @@ class Engine:
                 d = self.settings.win
             else:
                 d = self.settings.loss
-            self._reinforce(drawn, d)
+            self.apply(drawn, d)
         return res, moves
 
     def opening_empty(self, side: Side) -> bool:
@@ -518,7 +563,6 @@ class Engine:
         states = self.states
         k = self.root
         drawn: list[Draw] = []
-        restock = self.settings.empty_policy is EmptyPolicy.RESTOCK
         for move in record.moves:
             if self.result[k] or not 0 <= move < len(kids[k]) or kids[k][move] < 0:
                 raise IllegalMoveError(f"move {move} is not legal in {self.game.encode(states[k])}")
@@ -526,7 +570,7 @@ class Engine:
                 e = entry[k]
                 if isinstance(e, tuple):
                     counts, real, b = e
-                    if restock and not any(counts):
+                    if self.refill[b] and not any(counts):
                         counts[:] = self.initial[b]
                     drawn.append(Draw(b, real.index(move)))
             k = kids[k][move]

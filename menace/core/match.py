@@ -6,7 +6,7 @@ import random
 from dataclasses import dataclass, field
 
 from menace.core.game import Game, Move, Outcome, Result, Side, State
-from menace.core.learner import WINNER_CODE, Draw, EmptyBoxError, Engine, GameRecord
+from menace.core.learner import WINNER_CODE, Draw, EmptyBoxError, GameRecord, Learner
 
 
 @dataclass
@@ -18,21 +18,21 @@ class MenacePlayer:
     (an empty box under ``resign``), :meth:`choose` raises :class:`EmptyBoxError`.
     """
 
-    engine: Engine
+    learner: Learner
     side: Side
     learn: bool = True
     name: str = "menace"
     drawn: list[Draw] = field(default_factory=list)
 
     def choose(self, state: State, rng: random.Random) -> Move:
-        move, draw = self.engine.draw(state, rng)
+        move, draw = self.learner.draw(state, rng)
         if draw is not None:
             self.drawn.append(draw)
         return move
 
     def game_over(self, state: State, outcome: Outcome) -> None:
         if self.learn:
-            self.engine.reinforce(self.drawn, outcome.for_side(self.side))
+            self.learner.reinforce(self.drawn, outcome.for_side(self.side))
         self.drawn = []
 
 

@@ -16,11 +16,12 @@ from __future__ import annotations
 import zlib
 from collections.abc import Sequence
 
+from menace.core.errors import DamagedError
 from menace.core.game import Side
 from menace.core.learner import DRAWN, O_WINS, X_WINS, GameRecord
 
 
-class CorruptHistoryError(ValueError):
+class CorruptHistoryError(DamagedError):
     """Stored games that cannot be decoded."""
 
 

@@ -8,8 +8,11 @@ million games in seconds.
 
 >>> from menace.core.learner import MICHIE, GameRecord, X_WINS, build_boxes
 >>> from menace.core.game import Side
->>> boxes = build_boxes(TICTACTOE, MICHIE)
->>> counts = replay_all(MICHIE, boxes, [GameRecord(Side.X, [4, 0, 8, 2, 6, 1, 3], X_WINS)])
+>>> from menace.games import find_game
+>>> game = find_game("tictactoe")
+>>> boxes = build_boxes(game, MICHIE)
+>>> won = GameRecord(Side.X, [4, 0, 8, 1, 2, 6, 5], X_WINS)  # X: b2 c3 a3 b3, three down the right
+>>> counts = replay_all(game, MICHIE, boxes, [won])
 >>> counts[0][4], boxes[0].initial[4]
 (7, 4)
 """
@@ -21,21 +24,21 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+from menace.core.errors import DamagedError, NotFoundError
 from menace.core.game import Game, Move, Result, Side, State, canonical
-from menace.core.learner import DRAWN, Box, EmptyPolicy, Engine, GameRecord, Settings
+from menace.core.learner import DRAWN, Box, GameRecord, Learner, Settings
 from menace.core.turns import LedgerLine
-from menace.games.tictactoe import TICTACTOE
 
 
-class GameNotFoundError(LookupError):
+class GameNotFoundError(NotFoundError):
     """No game with that number in the machine's history."""
 
 
-class UnknownBoxError(LookupError):
+class UnknownBoxError(NotFoundError):
     """No box with that number in the machine."""
 
 
-class ReplayError(ValueError):
+class ReplayError(DamagedError):
     """A stored game that cannot have been played on this machine (an illegal move)."""
 
 
@@ -52,9 +55,9 @@ def rule_text(settings: Settings) -> str:
     return f"{signed(settings.win)} win, {signed(settings.draw)} draw, {signed(settings.loss)} loss"
 
 
-def fresh_engine(settings: Settings, boxes: Sequence[Box], game: Game = TICTACTOE) -> Engine:
+def fresh_learner(game: Game, settings: Settings, boxes: Sequence[Box]) -> Learner:
     """An engine on ``boxes`` as they were built: every box holds its initial beads."""
-    return Engine(game, settings, [replace(b, beads=dict(b.initial)) for b in boxes])
+    return Learner(game, settings, [replace(b, beads=dict(b.initial)) for b in boxes])
 
 
 class Correction(Protocol):
@@ -86,20 +89,18 @@ class Replayer:
     """
 
     def __init__(
-        self, settings: Settings, boxes: Sequence[Box], game: Game = TICTACTOE,
-        corrections: Sequence[Correction] = (),
+        self, game: Game, settings: Settings, boxes: Sequence[Box], corrections: Sequence[Correction] = (),
     ) -> None:
-        self.engine = fresh_engine(settings, boxes, game)
+        self.learner = fresh_learner(game, settings, boxes)
         self.settings = settings
         self.games = 0
         self._fixes = sorted(corrections, key=lambda c: c.after_game)  # stable: same game, made in order
         self._fix_at = 0
         self._next_fix: float = NEVER
-        self.restocks = settings.empty_policy is EmptyPolicy.RESTOCK
         # Per side and position: (the box's counts, real square -> bead, box index) or None
         # (not MENACE's turn, finished, or a forced move without a box).
         self._tables: dict[Side, list[tuple[list[int], tuple[int, ...], int] | None]] = {}
-        for side, entries in self.engine.entry.items():
+        for side, entries in self.learner.entry.items():
             table: list[tuple[list[int], tuple[int, ...], int] | None] = []
             for e in entries:
                 if isinstance(e, tuple):
@@ -115,14 +116,14 @@ class Replayer:
 
     @property
     def counts(self) -> list[list[int]]:
-        return self.engine.counts
+        return self.learner.counts
 
     def _settle(self) -> None:
         """Apply the corrections made after the games applied so far."""
         fixes = self._fixes
         while self._fix_at < len(fixes) and fixes[self._fix_at].after_game <= self.games:
             fix = fixes[self._fix_at]
-            self.engine.counts[fix.box_number - 1][fix.move] = fix.count
+            self.learner.counts[fix.box_number - 1][fix.move] = fix.count
             self._fix_at += 1
         self._next_fix = fixes[self._fix_at].after_game if self._fix_at < len(fixes) else NEVER
 
@@ -134,13 +135,15 @@ class Replayer:
 
     def apply(self, record: GameRecord) -> list[tuple[int, Move]]:
         """Play ``record`` on the boxes and learn from it; the beads drawn as (box index, bead)."""
-        drawn = self._learn(record)
+        drawn = self.learn(record)
         if self.games >= self._next_fix:
             self._settle()
         return drawn
 
-    def _learn(self, record: GameRecord) -> list[tuple[int, Move]]:
-        e = self.engine
+    def learn(self, record: GameRecord) -> list[tuple[int, Move]]:
+        """Play ``record`` on the boxes and learn from it, without the corrections that follow it."""
+        e = self.learner
+        refill = e.refill
         kids = e.kids
         try:
             table = self._tables[record.menace_side]
@@ -155,14 +158,14 @@ class Replayer:
                 ent = table[k]
                 if ent is not None:
                     counts, inverse, b = ent
-                    if self.restocks and not any(counts):
+                    if refill[b] and not any(counts):
                         counts[:] = e.initial[b]
                     drawn.append((b, inverse[move]))
             k = kids[k][move] if 0 <= move < len(kids[k]) else -1
             if k < 0:
                 raise ReplayError(f"game {self.games + 1}: move {ply + 1} ({move}) is not legal")
         # The engine's own learning loop, so that replay and play cannot drift apart.
-        e._reinforce(drawn, self.delta(record))
+        e.apply(drawn, self.delta(record))
         self.games += 1
         return drawn
 
@@ -177,11 +180,11 @@ class Replayer:
 
 
 def replay_all(
-    settings: Settings, boxes: Sequence[Box], games: Iterable[GameRecord], game: Game = TICTACTOE,
+    game: Game, settings: Settings, boxes: Sequence[Box], games: Iterable[GameRecord],
     corrections: Sequence[Correction] = (),
 ) -> list[list[int]]:
     """Every box's bead counts after ``games``, replayed from the initial beads."""
-    r = Replayer(settings, boxes, game, corrections)
+    r = Replayer(game, settings, boxes, corrections)
     r.apply_all(games)
     return r.counts
 
@@ -235,13 +238,13 @@ class BeadSeries:
 
 
 def bead_history(
-    settings: Settings, boxes: Sequence[Box], games: Iterable[GameRecord], box_index: int,
-    game: Game = TICTACTOE, corrections: Sequence[Correction] = (),
+    game: Game, settings: Settings, boxes: Sequence[Box], games: Iterable[GameRecord], box_index: int,
+    corrections: Sequence[Correction] = (),
 ) -> BeadSeries:
     """The beads of box ``box_index`` (number - 1) after each game, replayed from the start."""
     if not 0 <= box_index < len(boxes):
         raise UnknownBoxError(f"no box {box_index + 1}: the machine has boxes 1 to {len(boxes)}")
-    r = Replayer(settings, boxes, game, corrections)
+    r = Replayer(game, settings, boxes, corrections)
     box = boxes[box_index]
     beads = tuple(sorted(box.initial))
     row = r.counts[box_index]
@@ -301,7 +304,7 @@ class GameDetail:
 
 
 def _detail(r: Replayer, record: GameRecord, number: int) -> GameDetail:
-    e = r.engine
+    e = r.learner
     game = e.game
     state = game.initial()
     plies: list[Ply] = []
@@ -317,7 +320,7 @@ def _detail(r: Replayer, record: GameRecord, number: int) -> GameDetail:
         counts = e.counts[b]
         sym = canonical(game, state)[1] if r.settings.symmetry else game.symmetries[0]
         before = {m: counts[m] for m in box.initial}
-        restocked = r.restocks and not any(counts)
+        restocked = e.refill[b] and not any(counts)
         state = game.play(state, move)
         plies.append(Ply(i, side, True, move, state, box.number, sym.name, box.position, before,
                          real.index(move), restocked))
@@ -326,7 +329,7 @@ def _detail(r: Replayer, record: GameRecord, number: int) -> GameDetail:
         found = e.box_for(state)
         resigned = None if found is None else found[0] + 1
     counts_before = [list(c) for c in e.counts]
-    drawn = r._learn(record)  # not apply: a correction made after this game is not its learning
+    drawn = r.learn(record)  # not apply: a correction made after this game is not its learning
     ledger: list[LedgerLine] = []
     seen: set[tuple[int, Move]] = set()
     for b, m in drawn:
@@ -334,19 +337,19 @@ def _detail(r: Replayer, record: GameRecord, number: int) -> GameDetail:
             continue
         seen.add((b, m))
         # After a restock the count before learning is the initial one, not the empty box's.
-        before_learning = e.initial[b][m] if r.restocks and not any(counts_before[b]) else counts_before[b][m]
+        before_learning = e.initial[b][m] if e.refill[b] and not any(counts_before[b]) else counts_before[b][m]
         ledger.append(LedgerLine(b + 1, m, before_learning, e.counts[b][m]))
     return GameDetail(number, record, plies, record.result, r.delta(record), ledger, resigned)
 
 
 def game_detail(
-    settings: Settings, boxes: Sequence[Box], games: Iterable[GameRecord], number: int,
-    game: Game = TICTACTOE, corrections: Sequence[Correction] = (),
+    game: Game, settings: Settings, boxes: Sequence[Box], games: Iterable[GameRecord], number: int,
+    corrections: Sequence[Correction] = (),
 ) -> GameDetail:
     """Game ``number`` (1 = the first of ``games``) move by move, replayed on the beads it met."""
     if number < 1:
         raise GameNotFoundError(f"no game {number}: games are numbered from 1")
-    r = Replayer(settings, boxes, game, corrections)
+    r = Replayer(game, settings, boxes, corrections)
     it: Iterator[GameRecord] = iter(games)
     for record in it:
         if r.games == number - 1:

@@ -11,7 +11,7 @@ import random
 from dataclasses import dataclass, field
 
 from menace.core.game import IllegalMoveError, Move, Outcome, Result, Side, State, canonical
-from menace.core.learner import WINNER_CODE, Draw, EmptyBoxError, EmptyPolicy, Engine, GameRecord
+from menace.core.learner import WINNER_CODE, Draw, EmptyBoxError, GameRecord, Learner
 
 
 @dataclass(frozen=True)
@@ -50,11 +50,11 @@ class LedgerLine:
 class TurnByTurnGame:
     """One game of a machine against a person (or a physical machine's operator)."""
 
-    def __init__(self, engine: Engine, menace_side: Side, rng: random.Random) -> None:
-        if menace_side not in engine.settings.sides:
+    def __init__(self, learner: Learner, menace_side: Side, rng: random.Random) -> None:
+        if menace_side not in learner.settings.sides:
             raise ValueError(f"this machine has no boxes for {menace_side.name}")
-        self.engine = engine
-        self.game = engine.game
+        self.learner = learner
+        self.game = learner.game
         self.menace_side = menace_side
         self.rng = rng
         self.state = self.game.initial()
@@ -79,19 +79,19 @@ class TurnByTurnGame:
         """MENACE opens its box, draws a bead and plays (or resigns on an empty box)."""
         if not self.menace_to_move:
             raise IllegalMoveError("it is not MENACE's turn")
-        found = self.engine.box_for(self.state)
+        found = self.learner.box_for(self.state)
         if found is None:
-            square, _ = self.engine.draw(self.state, self.rng)
+            square, _ = self.learner.draw(self.state, self.rng)
             self._play(square)
             return MenaceTurn(square)
         index, _ = found
-        box = self.engine.boxes[index]
-        counts = self.engine.counts[index]
+        box = self.learner.boxes[index]
+        counts = self.learner.counts[index]
         before = {m: counts[m] for m in box.initial}
-        sym = canonical(self.game, self.state)[1] if self.engine.settings.symmetry else self.game.symmetries[0]
-        restocked = not any(before.values()) and self.engine.settings.empty_policy is EmptyPolicy.RESTOCK
+        sym = canonical(self.game, self.state)[1] if self.learner.settings.symmetry else self.game.symmetries[0]
+        restocked = not any(before.values()) and self.learner.refill[index]
         try:
-            square, draw = self.engine.draw(self.state, self.rng)
+            square, draw = self.learner.draw(self.state, self.rng)
         except EmptyBoxError:
             self.outcome = Outcome(self.menace_side.other)
             return MenaceTurn(None, box.number, sym.name, box.position, before, resigned=True)
@@ -104,10 +104,10 @@ class TurnByTurnGame:
         """The box MENACE opens now (index, how to turn the real board), None if forced."""
         if not self.menace_to_move:
             raise IllegalMoveError("it is not MENACE's turn")
-        found = self.engine.box_for(self.state)
+        found = self.learner.box_for(self.state)
         if found is None:
             return None
-        sym = canonical(self.game, self.state)[1] if self.engine.settings.symmetry else self.game.symmetries[0]
+        sym = canonical(self.game, self.state)[1] if self.learner.settings.symmetry else self.game.symmetries[0]
         return found[0], sym.name
 
     def operator_move(self, bead: Move) -> MenaceTurn:
@@ -122,14 +122,14 @@ class TurnByTurnGame:
             self._play(square)
             return MenaceTurn(square)
         index, sym_name = opened
-        box = self.engine.boxes[index]
-        counts = self.engine.counts[index]
+        box = self.learner.boxes[index]
+        counts = self.learner.counts[index]
         if bead not in box.initial:
             raise IllegalMoveError(f"box {box.number} has no beads of that colour")
         if counts[bead] <= 0:
             raise IllegalMoveError(f"box {box.number} has no beads of that colour left, says the twin")
         before = {m: counts[m] for m in box.initial}
-        found = self.engine.box_for(self.state)
+        found = self.learner.box_for(self.state)
         assert found is not None
         real = found[1][bead]
         self.drawn.append(Draw(index, bead))
@@ -139,7 +139,7 @@ class TurnByTurnGame:
     def resign(self) -> MenaceTurn:
         """The box is empty (on the real machine too): MENACE resigns."""
         opened = self.box_to_open()
-        number = self.engine.boxes[opened[0]].number if opened else None
+        number = self.learner.boxes[opened[0]].number if opened else None
         self.outcome = Outcome(self.menace_side.other)
         return MenaceTurn(None, number, resigned=True)
 
@@ -150,7 +150,10 @@ class TurnByTurnGame:
         if self.menace_to_move:
             raise IllegalMoveError("it is MENACE's turn")
         if move not in self.game.legal_moves(self.state):
-            raise IllegalMoveError(f"{self.game.move_name(move)} is taken; choose an empty square")
+            name = self.game.move_name(move)
+            if self.game.move_cells(move)[0] is None:  # a game that places pieces: the cell is taken
+                raise IllegalMoveError(f"{name} is taken; choose an empty square")
+            raise IllegalMoveError(f"{name} is not a legal move here")
         self._play(move)
 
     @property
@@ -161,9 +164,9 @@ class TurnByTurnGame:
 
     def finish(self) -> list[LedgerLine]:
         """Apply the learning rule to the engine; the ledger of every bead drawn."""
-        counts = self.engine.counts
+        counts = self.learner.counts
         before = {(d.box, d.bead): counts[d.box][d.bead] for d in self.drawn}
-        self.engine.reinforce(self.drawn, self.result)
+        self.learner.reinforce(self.drawn, self.result)
         seen: set[tuple[int, int]] = set()
         ledger = []
         for d in self.drawn:

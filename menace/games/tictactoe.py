@@ -85,8 +85,17 @@ class TicTacToe:
     """Noughts and crosses on a 3 x 3 board, X first."""
 
     name = "tictactoe"
+    title = "noughts and crosses"
     move_count = CELLS
+    max_plies = CELLS
     symmetries = SYMMETRIES
+    side_names = {Side.X: "X", Side.O: "O"}
+    rows = 3
+    cols = 3
+    row_labels = ROWS
+    col_labels = "123"
+    glyphs = MARKS
+    colours = CELLS
 
     def initial(self) -> State:
         return (EMPTY,) * CELLS
@@ -131,6 +140,13 @@ class TicTacToe:
 
     def parse_move(self, text: str) -> Move:
         return parse_square(text)
+
+    def move_cells(self, move: Move) -> tuple[int | None, int]:
+        return None, move
+
+    def colour_slot(self, position: State, move: Move) -> int:
+        """A bead's colour is its square: the same nine colours in every box."""
+        return move
 
 
 TICTACTOE = TicTacToe()

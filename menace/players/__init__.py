@@ -4,7 +4,6 @@ A :class:`Player` chooses a move for a position and hears how the game ended. A
 :class:`RulePlayer` is a player whose choice depends on the position alone (uniform among a
 set of equally good moves); tournaments tabulate such players once and play them at full speed.
 
->>> from menace.games.tictactoe import TICTACTOE
 >>> find_player("smart").name
 'smart'
 """
@@ -17,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from menace.core.errors import InvalidInputError
 from menace.core.game import Game, Move, Outcome, State
 
 
@@ -48,11 +48,11 @@ class RulePlayer(ABC):
         """Rule players do not learn: the outcome changes nothing."""
 
 
-class UnknownPlayerError(ValueError):
+class UnknownPlayerError(InvalidInputError):
     """No player is registered under that name."""
 
 
-class PlayerParamError(ValueError):
+class PlayerParamError(InvalidInputError):
     """The text after a player's colon (``td:abc``) is not a parameter that player takes."""
 
 
@@ -73,6 +73,11 @@ class PlayerSpec:
     aliases: tuple[str, ...] = field(default=())
     param_help: str | None = None
     """What the parameter after the colon means, if the player takes one."""
+    games: tuple[str, ...] | None = None
+    """The games it can play, by name; None: any game."""
+
+    def plays(self, game: Game) -> bool:
+        return self.games is None or game.name in self.games
 
     def create(self, game: Game, rng: random.Random | None = None, param: str | None = None) -> Player:
         return self.factory(game, rng or random.Random(), param)
@@ -99,23 +104,28 @@ def split_name(name: str) -> tuple[str, str | None]:
     return base.lower(), (param if sep else None)
 
 
-def find_player(name: str) -> PlayerSpec:
-    """The player registered as ``name`` (or an alias; a ``:parameter`` suffix is ignored);
-    :class:`UnknownPlayerError` otherwise."""
+def find_player(name: str, game: Game | None = None) -> PlayerSpec:
+    """The player registered as ``name`` (or an alias; a ``:parameter`` suffix is ignored), that
+    can play ``game`` if one is given; :class:`UnknownPlayerError` otherwise."""
     _load_builtins()
     key = split_name(name)[0]
     key = _ALIASES.get(key, key)
     try:
-        return _REGISTRY[key]
+        spec = _REGISTRY[key]
     except KeyError:
-        known = ", ".join(sorted(_REGISTRY))
-        raise UnknownPlayerError(f"unknown opponent {name!r}; choose from {known}") from None
+        known = ", ".join(s.name for s in all_players(game))
+        raise UnknownPlayerError(f"unknown opponent {name!r}; choose from {known} or menace:NAME") from None
+    if game is not None and not spec.plays(game):
+        known = ", ".join(s.name for s in all_players(game))
+        raise UnknownPlayerError(f"{spec.name} plays {' and '.join(spec.games or ())} only, not {game.name}; "
+                                 f"for {game.name} choose from {known} or menace:NAME")
+    return spec
 
 
-def all_players() -> list[PlayerSpec]:
-    """Every registered player, in registration order."""
+def all_players(game: Game | None = None) -> list[PlayerSpec]:
+    """Every registered player (that can play ``game``, if given), in registration order."""
     _load_builtins()
-    return list(_REGISTRY.values())
+    return [spec for spec in _REGISTRY.values() if game is None or spec.plays(game)]
 
 
 def _load_builtins() -> None:

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from menace.core.game import Move, Side, State
+from menace.core.game import Game, Move, Side, State
 from menace.games.tictactoe import CENTRE, EDGES, LINES, TICTACTOE, winner
 from menace.players import RulePlayer
 
 
 class RandomPlayer(RulePlayer):
-    """Any legal move, uniformly at random."""
+    """Any legal move, uniformly at random, in any game."""
 
     name = "random"
 
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
     def options(self, state: State) -> tuple[Move, ...]:
-        return TICTACTOE.legal_moves(state)
+        return self.game.legal_moves(state)
 
 
 def completing_squares(state: State, side: Side) -> tuple[Move, ...]:

@@ -10,6 +10,8 @@ from menace.players.movetable import MovetablePlayer
 from menace.players.oxo import OxoPlayer
 
 P = TypeVar("P")
+TTT = ("tictactoe",)
+"""The seed programs play noughts and crosses only."""
 
 
 def no_param(name: str, param: str | None, player: P) -> P:
@@ -21,20 +23,22 @@ def no_param(name: str, param: str | None, player: P) -> P:
 
 register(PlayerSpec(
     "random",
-    "any legal move, uniformly at random (seed 000)",
-    lambda g, rng, param: no_param("random", param, RandomPlayer()),
+    "any legal move, uniformly at random (any game)",
+    lambda g, rng, param: no_param("random", param, RandomPlayer(g)),
     ("dumb",),
 ))
 register(PlayerSpec(
     "smart",
     "seed 000's SmartPlayer: win, block, centre, opposite corner, X-O-X defence, else random",
     lambda g, rng, param: no_param("smart", param, SmartPlayer()),
+    games=TTT,
 ))
 register(PlayerSpec(
     "movetable",
     "Rich & Knight's Program 1: a 19,683-board lookup table, generated from perfect play",
     lambda g, rng, param: no_param("movetable", param, MovetablePlayer()),
     ("program1",),
+    games=TTT,
 ))
 register(PlayerSpec(
     "posswin",
@@ -42,6 +46,7 @@ register(PlayerSpec(
     lambda g, rng, param: posswin.PosswinPlayer(magic=posswin.parse_param(param)),
     ("program2",),
     param_help="posswin:magic finds wins with the magic square (Program 2'); it plays the same moves",
+    games=TTT,
 ))
 register(PlayerSpec(
     "perfect",
@@ -54,6 +59,7 @@ register(PlayerSpec(
     "oxo",
     "McLean's APL OXO: win, block, centre, a random corner, else the first free square",
     lambda g, rng, param: no_param("oxo", param, OxoPlayer()),
+    games=TTT,
 ))
 register(PlayerSpec(
     "td",
@@ -61,4 +67,5 @@ register(PlayerSpec(
     lambda g, rng, param: td.trained(g, rng, td.parse_param(param)),
     ("tttml",),
     param_help="td:N trains on N games against itself first (default 3000)",
+    games=TTT,
 ))

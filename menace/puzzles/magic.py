@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Final
 
+from menace.core.errors import InvalidInputError
+
 Grid = int
 """Nine cells as a 9-bit int: bit ``i`` is cell ``i`` (row by row from the top left)."""
 
@@ -32,7 +34,7 @@ ALL_CELLS: Final = GRID_COUNT - 1
 KEYS: Final = tuple(range(1, 10))
 
 
-class MagicError(ValueError):
+class MagicError(InvalidInputError):
     """Base class for MAGIC puzzle errors."""
 
 

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Final
 
+from menace.core.errors import InvalidInputError
+
 Hole = int
 """A hole's index, 0 for the apex, counting row by row (the hole number minus 1)."""
 
@@ -54,7 +56,7 @@ _RATINGS: Final = {1: "You're Genius", 2: "You're Purty Smart", 3: "Just Plain D
 _WORST_RATING: Final = "Just Plain Eg-no-ra-moose"
 
 
-class PegboardError(ValueError):
+class PegboardError(InvalidInputError):
     """Base class for pegboard errors."""
 
 

@@ -42,6 +42,7 @@ from matplotlib.textpath import TextToPath
 
 from menace.app.shelf import SHELF_WIDTH, shelf_sections
 from menace.core.colours import DEFAULT_COLOURS, BeadColour
+from menace.core.errors import InvalidInputError
 from menace.core.game import Side
 from menace.core.learner import Box, Settings
 from menace.games.tictactoe import MARKS, square_name
@@ -53,7 +54,7 @@ MM_PER_INCH = 25.4
 MM_PER_PT = MM_PER_INCH / 72
 
 
-class LabelLayoutError(ValueError):
+class LabelLayoutError(InvalidInputError):
     """A paper, label size or sticker sheet that cannot be laid out (or read once printed)."""
 
 

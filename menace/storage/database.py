@@ -22,10 +22,12 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.orm import Session
 
+from menace.core.errors import UnavailableError
+
 if TYPE_CHECKING:
     from alembic.config import Config
 
-SCHEMA_REVISIONS = ("0001", "0002")
+SCHEMA_REVISIONS = ("0001", "0002", "0003")
 """Every migration in ``migrations/versions``, oldest first; the last is the head.
 
 Kept here so that opening a database needs no Alembic import (a test checks it against the
@@ -37,7 +39,7 @@ ENV_VAR = "MENACE_DB"
 BUSY_TIMEOUT_MS = 10_000
 
 
-class StorageError(Exception):
+class StorageError(UnavailableError):
     """A database that cannot be used as asked; the message is one line for the user."""
 
 

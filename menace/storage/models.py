@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, LargeBinary, MetaData, String, UniqueConstraint
+from sqlalchemy import ForeignKey, Index, LargeBinary, MetaData, String, Text, UniqueConstraint, false
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 NAMING_CONVENTION = {
@@ -38,6 +38,12 @@ class MachineRow(Base):
     empty_policy: Mapped[str] = mapped_column(String(16))
     preset: Mapped[str | None] = mapped_column(String(32))
     created_at: Mapped[datetime]
+    scope: Mapped[str] = mapped_column(String(8), server_default="every")
+    """Which beads a result reinforces: ``every`` bead drawn (Michie) or the ``last`` (Gardner)."""
+    forced_boxes: Mapped[bool] = mapped_column(server_default=false())
+    """Boxes also for positions with one legal move."""
+    colours: Mapped[str | None] = mapped_column(Text)
+    """The builder's bead colours as given to ``--colours``; None: the standard set."""
 
     boxes: Mapped[list[BoxRow]] = relationship(
         back_populates="machine", cascade="all, delete-orphan", passive_deletes=True,

@@ -9,19 +9,30 @@ from datetime import datetime
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
+from menace.core.errors import ConflictError, NotFoundError
 from menace.core.game import Game, Side
-from menace.core.learner import Box, EmptyPolicy, GameRecord, Settings, build_boxes, format_numbers, parse_numbers
+from menace.core.learner import (
+    Box,
+    EmptyPolicy,
+    GameRecord,
+    Scope,
+    Settings,
+    build_boxes,
+    format_numbers,
+    parse_numbers,
+)
 from menace.core.records import GameBuffer
+from menace.games import find_game
 from menace.storage.models import BeadRow, BoxRow, GameBlockRow, MachineRow, RunRow
 
 DEFAULT_MACHINE = "menace"
 
 
-class UnknownMachineError(LookupError):
+class UnknownMachineError(NotFoundError):
     """No machine of that name in the database."""
 
 
-class MachineExistsError(ValueError):
+class MachineExistsError(ConflictError):
     """A machine of that name exists already."""
 
 
@@ -38,6 +49,8 @@ class StoredMachine:
     boxes: list[Box]
     box_ids: list[int]
     """Row id of each box, in box-number order."""
+    colours: str | None = None
+    """The builder's bead colours, as given to ``--colours`` (None: the standard set)."""
 
 
 def settings_of(row: MachineRow) -> Settings:
@@ -50,6 +63,8 @@ def settings_of(row: MachineRow) -> Settings:
         all_squares=row.all_squares,
         symmetry=row.symmetry,
         empty_policy=EmptyPolicy(row.empty_policy),
+        scope=Scope(row.scope),
+        forced_boxes=row.forced_boxes,
     )
 
 
@@ -72,19 +87,20 @@ def machine_id(session: Session, name: str) -> int:
 
 def create_machine(
     session: Session, name: str, game: Game, settings: Settings, preset: str | None,
-    replace: bool = False,
+    replace: bool = False, colours: str | None = None,
 ) -> StoredMachine:
     """Build a machine's boxes and store them (all rows in bulk)."""
     existing = session.scalar(select(MachineRow).where(MachineRow.name == name))
     if existing is not None:
         if not replace:
-            raise MachineExistsError(f"a machine named {name!r} exists; use --replace to rebuild it")
+            raise MachineExistsError(f"a machine named {name!r} exists")
         session.execute(delete(MachineRow).where(MachineRow.id == existing.id))
     row = MachineRow(
         name=name, game=game.name, side=settings.side, schedule=format_numbers(settings.schedule),
         reward_win=settings.win, reward_draw=settings.draw, reward_loss=settings.loss,
         all_squares=settings.all_squares, symmetry=settings.symmetry,
         empty_policy=settings.empty_policy.value, preset=preset, created_at=datetime.now(),
+        scope=settings.scope.value, forced_boxes=settings.forced_boxes, colours=colours,
     )
     session.add(row)
     session.flush()
@@ -100,12 +116,13 @@ def create_machine(
         for box_id, box in zip(ids, boxes)
         for move, count in box.beads.items()
     ])
-    return StoredMachine(row.id, name, game.name, settings, preset, row.created_at, boxes, ids)
+    return StoredMachine(row.id, name, game.name, settings, preset, row.created_at, boxes, ids, colours)
 
 
-def load_machine(session: Session, name: str, game: Game) -> StoredMachine:
+def load_machine(session: Session, name: str) -> StoredMachine:
     """A machine with every box and bead, in two queries."""
     row = _machine_row(session, name)
+    game = find_game(row.game)
     box_rows = session.execute(
         select(BoxRow.id, BoxRow.number, BoxRow.position, BoxRow.side, BoxRow.move_number)
         .where(BoxRow.machine_id == row.id).order_by(BoxRow.number)
@@ -126,7 +143,7 @@ def load_machine(session: Session, name: str, game: Game) -> StoredMachine:
         ))
     return StoredMachine(
         row.id, row.name, row.game, settings_of(row), row.preset, row.created_at, boxes,
-        [r[0] for r in box_rows],
+        [r[0] for r in box_rows], row.colours,
     )
 
 
@@ -197,76 +214,6 @@ class StoredGame:
     record: GameRecord
 
 
-# -- who holds a machine ------------------------------------------------------------------------
-class MachineBusyError(RuntimeError):
-    """Another process is writing to the machine."""
-
-
-STALE_AFTER_SECONDS = 120
-"""A lock from another host whose holder has not been heard of for this long is abandoned."""
-
-
-def _alive(pid: int) -> bool:
-    import os
-
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def acquire_lock(session: Session, machine_id: int, machine_name: str, holder: str) -> None:
-    """Take the machine for this process, or raise :class:`MachineBusyError` naming the holder.
-
-    A lock whose process has died (same host, pid gone) or fell silent (another host) is taken
-    over: a killed tournament does not keep its machine forever.
-    """
-    import os
-    import socket
-
-    from menace.storage.models import MachineLockRow
-
-    host, pid, now = socket.gethostname(), os.getpid(), datetime.now()
-    row = session.get(MachineLockRow, machine_id)
-    if row is not None and not (row.host == host and row.pid == pid):
-        stale = (
-            (row.host == host and not _alive(row.pid))
-            or (row.host != host and (now - row.heartbeat_at).total_seconds() > STALE_AFTER_SECONDS)
-        )
-        if not stale:
-            raise MachineBusyError(
-                f"machine {machine_name!r} is in use by {row.holder} (pid {row.pid} on {row.host}, "
-                f"since {row.acquired_at:%H:%M:%S}); wait for it or stop it"
-            )
-        session.delete(row)
-        session.flush()
-        row = None
-    if row is None:
-        session.add(MachineLockRow(machine_id=machine_id, holder=holder, host=host, pid=pid,
-                                   acquired_at=now, heartbeat_at=now))
-    else:
-        row.heartbeat_at = now
-
-
-def heartbeat(session: Session, machine_id: int) -> None:
-    from menace.storage.models import MachineLockRow
-
-    session.execute(update(MachineLockRow).where(MachineLockRow.machine_id == machine_id)
-                    .values(heartbeat_at=datetime.now()))
-
-
-def release_lock(session: Session, machine_id: int) -> None:
-    import os
-
-    from menace.storage.models import MachineLockRow
-
-    session.execute(delete(MachineLockRow).where(MachineLockRow.machine_id == machine_id,
-                                                 MachineLockRow.pid == os.getpid()))
-
-
 # -- corrections ------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Correction:
@@ -300,3 +247,8 @@ def corrections(session: Session, machine_id: int) -> list[Correction]:
         .where(CorrectionRow.machine_id == machine_id).order_by(CorrectionRow.id)
     ).all()
     return [Correction(*r) for r in rows]
+
+
+def set_colours(session: Session, machine_id: int, colours: str | None) -> None:
+    """Keep the builder's bead colours with the machine (None: back to the standard set)."""
+    session.execute(update(MachineRow).where(MachineRow.id == machine_id).values(colours=colours))

@@ -71,6 +71,9 @@ class MachineDump:
     runs: list[RunDump]
     blocks: list[BlockDump]
     corrections: list[CorrectionDump]
+    scope: str = "every"
+    forced_boxes: bool = False
+    colours: str | None = None
 
 
 def dump_machine(session: Session, name: str) -> MachineDump:
@@ -105,7 +108,7 @@ def dump_machine(session: Session, name: str) -> MachineDump:
         [BoxDump(number, position, side, move_number, beads.get(box_id, []))
          for box_id, number, position, side, move_number in boxes],
         [RunDump(r.kind, r.opponent, r.seed, r.started_at, r.ended_at) for r in runs],
-        blocks, fixes,
+        blocks, fixes, m.scope, m.forced_boxes, m.colours,
     )
 
 
@@ -114,7 +117,8 @@ def load_machine_dump(session: Session, d: MachineDump) -> None:
     m = MachineRow(
         name=d.name, game=d.game, side=d.side, schedule=d.schedule, reward_win=d.reward_win,
         reward_draw=d.reward_draw, reward_loss=d.reward_loss, all_squares=d.all_squares, symmetry=d.symmetry,
-        empty_policy=d.empty_policy, preset=d.preset, created_at=d.created_at,
+        empty_policy=d.empty_policy, preset=d.preset, created_at=d.created_at, scope=d.scope,
+        forced_boxes=d.forced_boxes, colours=d.colours,
     )
     session.add(m)
     session.flush()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import partial
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -19,10 +20,11 @@ from menace import __version__
 from menace.app import downloads, transfer
 from menace.app import machines as app_machines
 from menace.app import wall as app_wall
+from menace.core.colours import format_colours, parse_colours
 from menace.core.game import Side
-from menace.games.tictactoe import TICTACTOE
+from menace.games import find_game, game_names
 from menace.players import all_players
-from menace.storage.repository import MachineBusyError
+from menace.storage.leases import MachineBusyError
 from menace.web import present
 from menace.web.app import (
     BODY_LIMIT,
@@ -35,8 +37,6 @@ from menace.web.app import (
     state_of,
 )
 from menace.web.play import play_routes
-
-GAME = TICTACTOE
 
 
 # -- reading requests ----------------------------------------------------------------------------
@@ -114,7 +114,8 @@ async def info(request: Request) -> Response:
     assert st.trainer is not None
     return JSONResponse({
         "machine": st.machine, "token_required": st.token is not None, "version": __version__,
-        "shape": present.shape_json(GAME), "colours": present.colours_json(), "training": st.trainer.status.json(),
+        "shape": present.shape_json(find_game("tictactoe")), "colours": present.colours_json(),
+        "games": game_names(), "training": st.trainer.status.json(),
         "upload_limit": UPLOAD_LIMIT,
     })
 
@@ -138,7 +139,7 @@ async def boxes(request: Request) -> Response:
     cells and beads (bead index, target cell or from->to, count, colour index, hex, letter, name)."""
     name = machine_name(request.path_params["name"])
     wall = await run_in_threadpool(app_wall.machine_wall, state_of(request).url, name)
-    return JSONResponse(present.wall_json(GAME, wall))
+    return JSONResponse(present.wall_json(wall))
 
 
 async def box_series(request: Request) -> Response:
@@ -149,7 +150,7 @@ async def box_series(request: Request) -> Response:
     points = query_int(request, "points", 400, 2, app_wall.MAX_POINTS)
     assert points is not None
     series = await run_in_threadpool(app_wall.box_series, state_of(request).url, name, number, points)
-    return JSONResponse(present.box_series_json(GAME, series))
+    return JSONResponse(present.box_series_json(series.game, series, series.colours))
 
 
 async def learning(request: Request) -> Response:
@@ -216,23 +217,28 @@ async def events(request: Request) -> Response:
 
 # -- writing ------------------------------------------------------------------------------------
 async def create_machine(request: Request) -> Response:
-    """``POST /api/machines``: ``menace init`` with every option: ``{"name", "preset": "michie"|"rubyquiz",
-    "side": "X"|"O"|"both", "beads": "4,3,2,1", "reinforce": "3,1,-1", "all_squares": bool,
-    "symmetry": bool, "empty_box": "resign"|"restock"|"keep-last", "replace": bool}``."""
+    """``POST /api/machines``: ``menace init`` with every option: ``{"name", "game": "tictactoe"|"hexapawn",
+    "preset": "michie"|"rubyquiz"|"gardner", "side": "X"|"O"|"both", "beads": "4,3,2,1", "reinforce": "3,1,-1",
+    "scope": "all"|"last", "all_squares": bool, "symmetry": bool, "empty_box": "resign"|"restock"|"keep-last"|
+    "revive", "colours": "name=#rrggbb,...", "replace": bool}``."""
     await authorize(request)
     body = await json_body(request)
     st = state_of(request)
     name = machine_name(field_of(body, "name", str, required=True))
-    preset = field_of(body, "preset", str, "michie")
-    settings, label = app_machines.settings_for(
-        preset, side=field_of(body, "side", str), schedule=field_of(body, "beads", str),
-        reinforcement=field_of(body, "reinforce", str), all_squares=field_of(body, "all_squares", bool),
+    game, settings, label = app_machines.settings_for(
+        field_of(body, "game", str, "tictactoe"), field_of(body, "preset", str), side=field_of(body, "side", str),
+        schedule=field_of(body, "beads", str), reinforcement=field_of(body, "reinforce", str),
+        scope=field_of(body, "scope", str), all_squares=field_of(body, "all_squares", bool),
         symmetry=field_of(body, "symmetry", bool), empty_box=field_of(body, "empty_box", str))
+    colours = field_of(body, "colours", str)
+    if colours is not None:
+        colours = format_colours(parse_colours(colours))
     replace = bool(field_of(body, "replace", bool, False))
     busy = _busy(request)
     if replace and name in busy:
         raise MachineBusyError(f"machine {name!r} is in use by a game or tournament here")
-    s = await run_in_threadpool(app_machines.init_machine, st.url, name, settings, label, replace)
+    s = await run_in_threadpool(partial(app_machines.init_machine, st.url, name, settings, label, replace,
+                                        game=game, colours=colours))
     st.cache = app_wall.LearningCache()
     st.hub.publish("machines", {"created": name}, remember=False)
     return JSONResponse(present.summary_json(s), status_code=201)

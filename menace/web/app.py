@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import importlib
 import re
 import secrets
 from collections.abc import AsyncIterator
@@ -29,20 +28,18 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from menace import __version__
-from menace.app.downloads import DownloadError
-from menace.app.machines import BoxNotFoundError
-from menace.app.transfer import MachineFileError
 from menace.app.wall import LearningCache
-from menace.core.colours import ColourError
-from menace.core.game import IllegalMoveError
-from menace.core.learner import SettingsError
-from menace.core.replay import GameNotFoundError, ReplayError, UnknownBoxError
-from menace.players import PlayerParamError, UnknownPlayerError
-from menace.storage.database import StorageError
-from menace.storage.repository import MachineBusyError, MachineExistsError, UnknownMachineError
+from menace.core.errors import (
+    ConflictError,
+    DamagedError,
+    InvalidInputError,
+    MenaceError,
+    NotFoundError,
+    UnavailableError,
+)
 from menace.web.hub import Hub
-from menace.web.tables import GameTables, SessionGoneError, SessionUnavailableError
-from menace.web.training import Trainer, TrainingBusyError
+from menace.web.tables import GameTables
+from menace.web.training import Trainer
 
 HERE = Path(__file__).parent
 TOKEN_HEADER = "X-Menace-Token"
@@ -55,52 +52,43 @@ MACHINE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
-class BadRequestError(ValueError):
+class BadRequestError(InvalidInputError):
     """A request the API cannot read (bad JSON, a missing or mistyped field)."""
 
 
-class ForbiddenError(PermissionError):
+class ForbiddenError(MenaceError):
     """A write without the access token."""
 
+    kind = "forbidden"
 
-class TooLargeError(ValueError):
+
+class TooLargeError(InvalidInputError):
     """A request body over the size limit."""
 
-
-def _library_errors() -> list[tuple[type[BaseException], int]]:
-    """Library exceptions a visitor's input can cause, and the status each gets."""
-    found: list[tuple[type[BaseException], int]] = [
-        (ForbiddenError, 403), (TooLargeError, 413), (BadRequestError, 400),
-        (UnknownMachineError, 404), (BoxNotFoundError, 404), (UnknownBoxError, 404), (GameNotFoundError, 404),
-        (SessionGoneError, 404), (MachineExistsError, 409), (MachineBusyError, 409), (TrainingBusyError, 409),
-        (SessionUnavailableError, 503), (StorageError, 400), (SettingsError, 400), (IllegalMoveError, 400),
-        (UnknownPlayerError, 400), (PlayerParamError, 400), (MachineFileError, 400), (ColourError, 400),
-        (ReplayError, 400), (DownloadError, 404),
-    ]
-    try:  # the library's common base, once it exists
-        base = getattr(importlib.import_module("menace.core.errors"), "MenaceError", None)
-    except ImportError:
-        base = None
-    if isinstance(base, type) and issubclass(base, BaseException):
-        found.append((base, 400))
-    try:
-        from menace.render.plots import PlotError
-
-        found.append((PlotError, 400))
-    except ImportError:
-        pass
-    return found
+    kind = "too large"
 
 
-ERRORS = _library_errors()
+STATUS = {
+    ForbiddenError: 403, TooLargeError: 413, InvalidInputError: 400, NotFoundError: 404, ConflictError: 409,
+    DamagedError: 422, UnavailableError: 409, MenaceError: 400,
+}
+"""The HTTP status of each kind of library error (the first class that matches, in this order)."""
 
 
 async def error_response(request: Request, exc: Exception) -> Response:
-    """The one place errors become answers: ``{"error": "one line"}`` with a 4xx status."""
+    """The one place errors become answers: ``{"error": "one line"}`` with a 4xx status.
+
+    The library's errors say what went wrong and, apart, what to do (``hint``); both go on the
+    one line. Anything else that reaches here is a bug and stays a 500 (Starlette's own page).
+    """
     if isinstance(exc, HTTPException):
         return JSONResponse({"error": str(exc.detail)}, status_code=exc.status_code)
-    status = next((code for cls, code in ERRORS if isinstance(exc, cls)), 400)
-    message = " ".join(str(exc).split()) or type(exc).__name__
+    status = next((code for cls, code in STATUS.items() if isinstance(exc, cls)), 400)
+    text = str(exc)
+    hint = getattr(exc, "hint", None)
+    if hint:
+        text = f"{text}; {hint}"
+    message = "".join(ch for ch in " ".join(text.split()) if ch.isprintable()) or type(exc).__name__
     return JSONResponse({"error": message}, status_code=status)
 
 
@@ -173,8 +161,7 @@ def create_app(url: str, machine: str, token: str | None = None) -> Starlette:
         Mount("/api", routes=api.routes()),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
-    handlers: dict[Any, Any] = {cls: error_response for cls, _ in ERRORS}
-    handlers[HTTPException] = error_response
+    handlers: dict[Any, Any] = {MenaceError: error_response, HTTPException: error_response}
     middleware = [Middleware(GZipMiddleware, minimum_size=2000)]
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan, middleware=middleware)
     app.state.menace = state

@@ -7,6 +7,7 @@ game is stored by the session in one transaction; an abandoned one stores nothin
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -14,96 +15,82 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from menace.core.colours import DEFAULT_COLOURS, find_colour
-from menace.core.game import IllegalMoveError, Side
-from menace.games.tictactoe import TICTACTOE
+from menace.app.session import BoxToOpen, GameEnd, MenaceMove, PlaySession
+from menace.core.colours import BeadColour
+from menace.core.game import Game, IllegalMoveError, Side
+from menace.core.turns import LedgerLine
 from menace.web import present
 from menace.web.app import BadRequestError, authorize, state_of
 from menace.web.tables import GameTables, Table
 
-GAME = TICTACTOE
 JSON = dict[str, Any]
 
 
-def _get(obj: Any, *names: str, default: Any = None) -> Any:
-    for name in names:
-        if hasattr(obj, name):
-            return getattr(obj, name)
-    return default
-
-
-def _beads(counts: dict[int, int]) -> list[JSON]:
+def _beads(game: Game, counts: dict[int, int], colours: Sequence[BeadColour]) -> list[JSON]:
     moves = sorted(counts)
-    return [present.bead_json(GAME, moves, m, counts[m]) for m in moves]
+    return [present.bead_json(game, moves, m, counts[m], colours=colours) for m in moves]
 
 
-def turn_json(t: Any) -> JSON:
-    """One MENACE move: the box, how to turn the board, its beads before the draw, the bead, the square."""
-    number = _get(t, "box_number")
-    position = _get(t, "box_position")
-    move = _get(t, "move", "square")
+def turn_json(game: Game, m: MenaceMove, colours: Sequence[BeadColour]) -> JSON:
+    """One MENACE move: the box, how to turn the board, its beads before the draw, the bead, the move."""
+    t = m.turn
     return {
-        "box_number": number, "cells": present.cells_of(GAME, position) if position is not None else None,
-        "symmetry": str(_get(t, "symmetry", default="as it is")), "beads": _beads(dict(_get(t, "beads", default={}))),
-        "bead": _get(t, "bead"), "move": move,
-        "move_name": _get(t, "move_name", default=None) or (GAME.move_name(move) if move is not None else None),
-        "restocked": bool(_get(t, "restocked", default=False)), "resigned": bool(_get(t, "resigned", default=False)),
+        "box_number": t.box_number, "cells": None if t.box_position is None else present.cells_of(game, t.box_position),
+        "symmetry": t.symmetry, "beads": _beads(game, t.beads, colours), "bead": t.bead, "move": t.square,
+        "move_name": m.move_name, "restocked": t.restocked, "resigned": t.resigned,
     }
 
 
-def open_json(b: Any) -> JSON | None:
+def open_json(game: Game, b: BoxToOpen | None, colours: Sequence[BeadColour]) -> JSON | None:
     """The box an operator opens now: number, shelf place, how to turn the board, beads in the twin."""
     if b is None:
         return None
-    position = _get(b, "box_position", "position")
-    return {
-        "box_number": _get(b, "box_number", "number"), "shelf": str(_get(b, "shelf_place", "shelf", default="")),
-        "symmetry": str(_get(b, "symmetry", default="as it is")),
-        "cells": present.cells_of(GAME, position) if position is not None else None,
-        "beads": _beads(dict(_get(b, "beads", default={}))),
-    }
+    return {"box_number": b.box_number, "shelf": b.shelf, "symmetry": b.symmetry,
+            "cells": present.cells_of(game, b.position), "beads": _beads(game, b.beads, colours), "empty": b.empty}
 
 
-def ledger_line_json(line: Any) -> JSON:
-    box = int(_get(line, "box_number", "box"))
-    bead = int(_get(line, "bead"))
-    before, after = int(_get(line, "before")), int(_get(line, "after"))
-    colour = DEFAULT_COLOURS[bead] if GAME.move_count <= len(DEFAULT_COLOURS) else DEFAULT_COLOURS[0]
-    back = after - (before - 1)
+def ledger_line_json(game: Game, line: LedgerLine, box_moves: Sequence[int], colours: Sequence[BeadColour]) -> JSON:
+    """A line of the ledger: the box, the colour drawn, its count before and after, what to do."""
+    colour = colours[present.colour_index(game, box_moves, line.bead, colours)]
+    back = line.after - (line.before - 1)
     if back > 0:
         what = f"put {back} {colour.name} in" + (" (the drawn one and more)" if back > 1 else "")
     elif back == 0:
         what = f"keep the drawn {colour.name} bead out"
     else:
         what = f"keep the drawn {colour.name} bead out and take {-back} more out"
-    return {"box": box, "bead": bead, "before": before, "after": after, "change": after - before,
-            "letter": colour.letter, "hex": colour.hex, "colour_name": colour.name,
-            "instruction": f"{what}; it then holds {after}"}
+    return {"box": line.box_number, "bead": line.bead, "before": line.before, "after": line.after,
+            "change": line.after - line.before, "letter": colour.letter, "hex": colour.hex,
+            "colour_name": colour.name, "instruction": f"{what}; it then holds {line.after}"}
 
 
-def end_json(end: Any, machine: str) -> JSON:
-    result = _get(end, "result")
-    return {
-        "machine": machine, "result": getattr(result, "value", str(result)),
-        "ledger": [ledger_line_json(x) for x in _get(end, "ledger", "lines", default=[])],
-        "game_number": _get(end, "game_number", "number"), "games_played": _get(end, "game_number", "number"),
-    }
+def end_json(t: Table, end: GameEnd) -> JSON:
+    """The stored game: result for MENACE, the ledger, its number in the history."""
+    learner = t.session.machine.learner
+    lines = [ledger_line_json(t.session.game, x, sorted(learner.boxes[x.box_number - 1].initial), t.colours)
+             for x in end.ledger]
+    return {"machine": t.machine, "result": end.result.value, "ledger": lines, "game_number": end.game_number,
+            "games_played": end.game_number}
 
 
 def table_json(t: Table) -> JSON:
-    s = t.session
+    """The game as it stands, for the page: board, whose turn, MENACE's turns so far, the end."""
+    s: PlaySession = t.session
+    game = s.game
     moves = list(s.moves)
-    over = bool(s.over)
-    menace_side: Side = s.menace_side
+    over = s.over
+    names = game.side_names
     out: JSON = {
-        "id": t.id, "machine": t.machine, "operated": t.operated, "menace_side": menace_side.name,
-        "person_side": menace_side.other.name, "cells": present.cells_of(GAME, s.state), "moves": moves,
-        "last_move": moves[-1] if moves else None, "over": over,
-        "menace_to_move": bool(s.menace_to_move) and not over,
-        "legal": [] if over else list(s.legal_moves()), "turns": t.turns, "end": t.end, "box_to_open": None,
+        "id": t.id, "machine": t.machine, "operated": t.operated, "shape": present.shape_json(game),
+        "menace_side": names[s.menace_side], "person_side": names[s.menace_side.other],
+        "cells": present.cells_of(game, s.state), "moves": moves,
+        "last_move": game.move_cells(moves[-1])[1] if moves else None, "over": over,
+        "menace_to_move": s.menace_to_move and not over, "legal": list(s.legal_moves()),
+        "legal_cells": [list(game.move_cells(m)) for m in s.legal_moves()],
+        "turns": t.turns, "end": t.end, "box_to_open": None, "resigns_on_empty": s.resigns_on_empty,
     }
     if t.operated and out["menace_to_move"]:
-        out["box_to_open"] = open_json(s.box_to_open())
+        out["box_to_open"] = open_json(game, s.box_to_open(), t.colours)
     return out
 
 
@@ -121,10 +108,10 @@ class Play:
             if t.operated:
                 if s.box_to_open() is not None:
                     return
-                turn = s.operator_move(0)
+                turn = s.operator_move(None)
             else:
                 turn = s.menace_move()
-            t.turns.append(turn_json(turn))
+            t.turns.append(turn_json(s.game, turn, t.colours))
             self.tables.publish("turn", {"machine": t.machine, "table": t.id, **t.turns[-1]}, remember=False)
 
     def _settle(self, t: Table) -> JSON:
@@ -132,7 +119,7 @@ class Play:
         s = t.session
         if s.over and t.end is None:
             end = s.finish()
-            t.end = end_json(end, t.machine)
+            t.end = end_json(t, end)
             view = table_json(t)
             self.tables.drop(t, abandon=False)
             self.tables.publish("end", t.end, remember=False)
@@ -154,23 +141,38 @@ class Play:
                 self.tables.drop(t, abandon=True)
                 raise
 
-    def other_move(self, table_id: str, move: int) -> JSON:
+    def other_move(self, table_id: str, given: int | str) -> JSON:
         t = self.tables.get(table_id)
         with t.lock:
-            if t.session.over:
+            s: PlaySession = t.session
+            if s.over:
                 raise IllegalMoveError("the game is over")
-            t.session.other_move(move)
+            if isinstance(given, str):
+                move = s.parse_move(given)
+            elif not 0 <= given < s.game.move_count:
+                raise IllegalMoveError(f"{given} is not a move of {s.game.title}")
+            else:
+                move = given
+            s.other_move(move)
             self._menace_turns(t)
             return self._settle(t)
 
-    def bead(self, table_id: str, bead: int) -> JSON:
+    def bead(self, table_id: str, bead: int | None, confirm_empty: bool, resign: bool) -> JSON:
         t = self.tables.get(table_id)
         with t.lock:
+            s: PlaySession = t.session
             if not t.operated:
                 raise IllegalMoveError("only an operated game takes the bead that came out")
-            if t.session.over or not t.session.menace_to_move:
+            if s.over or not s.menace_to_move:
                 raise IllegalMoveError("it is not MENACE's turn")
-            t.turns.append(turn_json(t.session.operator_move(bead)))
+            if resign:
+                opened = s.box_to_open()
+                if opened is None or not opened.empty or not s.resigns_on_empty:
+                    raise IllegalMoveError("MENACE resigns only on a box that is empty, under 'resign'")
+                move = s.resign()
+            else:
+                move = s.operator_move(bead, confirm_empty=confirm_empty)
+            t.turns.append(turn_json(s.game, move, t.colours))
             self.tables.publish("turn", {"machine": t.machine, "table": t.id, **t.turns[-1]}, remember=False)
             self._menace_turns(t)
             return self._settle(t)
@@ -194,17 +196,11 @@ def _play(request: Request) -> Play:
     return Play(tables)
 
 
-def _move_of(body: dict[str, Any]) -> int:
+def _move_of(body: dict[str, Any]) -> int | str:
     value = body.get("move")
-    if isinstance(value, bool) or value is None:
-        raise BadRequestError("give 'move': a square 0-8 or its name (a1..c3)")
-    if isinstance(value, int):
-        if not 0 <= value < GAME.move_count:
-            raise IllegalMoveError(f"{value} is not a square: give 0 to {GAME.move_count - 1}")
-        return value
-    if isinstance(value, str):
-        return GAME.parse_move(value)
-    raise BadRequestError("'move' must be a square number or name")
+    if isinstance(value, bool) or value is None or not isinstance(value, (int, str)):
+        raise BadRequestError("give 'move': a move's number or its name (a1..c3, or b1-b2 in Hexapawn)")
+    return value
 
 
 async def _start(request: Request, operated: bool) -> Response:
@@ -220,7 +216,7 @@ async def _start(request: Request, operated: bool) -> Response:
     seed = field_of(body, "seed", int)
     assert st.trainer is not None
     if name in st.trainer.busy_machines():
-        from menace.storage.repository import MachineBusyError
+        from menace.storage.leases import MachineBusyError
 
         raise MachineBusyError(f"machine {name!r} is training here; stop the tournament first")
     view = await run_in_threadpool(_play(request).start, name, first, seed, operated)
@@ -252,20 +248,23 @@ async def play_move(request: Request) -> Response:
 
 
 async def operate_bead(request: Request) -> Response:
-    """``POST /api/operate/{id}/bead``: ``{"bead": 4}`` or ``{"bead": "G"}`` (a colour's letter or
-    name): the bead the operator shook out of the box."""
+    """``POST /api/operate/{id}/bead``: ``{"bead": 4}``: the bead the operator shook out of the box
+    (409 if the twin says none of that colour is left: send ``"confirm_empty": true`` to record the
+    real machine's bead as a correction); ``{"resign": true}`` when the real box is empty too."""
     from menace.web.api import json_body
 
     await authorize(request)
     body = await json_body(request)
     value = body.get("bead")
-    if isinstance(value, str):
-        bead = find_colour(value)
+    resign = body.get("resign") is True
+    if resign:
+        bead = None
     elif isinstance(value, int) and not isinstance(value, bool):
         bead = value
     else:
-        raise BadRequestError("give 'bead': a colour's index, letter or name")
-    view = await run_in_threadpool(_play(request).bead, request.path_params["id"], bead)
+        raise BadRequestError("give 'bead': the bead's number (or 'resign': true for an empty box)")
+    confirm = body.get("confirm_empty") is True
+    view = await run_in_threadpool(_play(request).bead, request.path_params["id"], bead, confirm, resign)
     return JSONResponse(view)
 
 

@@ -24,90 +24,81 @@ def colours_json(colours: Sequence[BeadColour] = DEFAULT_COLOURS) -> list[JSON]:
 
 
 def shape_json(game: Game) -> JSON:
-    """How to draw the game's board: rows, columns, the glyph of each cell value, cell names."""
-    rows = int(getattr(game, "rows", 3))
-    cols = int(getattr(game, "cols", 3))
-    glyphs = getattr(game, "glyphs", None) or ("", "X", "O")
-    return {"game": game.name, "rows": rows, "cols": cols, "glyphs": ["" if g == "." else g for g in glyphs],
-            "cells": [_cell_name(r, c) for r in range(rows) for c in range(cols)]}
+    """How to draw the game's board: rows, columns, the glyph of each cell value, side names."""
+    return {"game": game.name, "title": game.title, "rows": game.rows, "cols": game.cols,
+            "glyphs": ["" if g == "." else g for g in game.glyphs],
+            "sides": {side.name: name for side, name in game.side_names.items()}}
 
 
-def _cell_name(row: int, col: int) -> str:
-    return f"{'abcdefgh'[row]}{col + 1}"
-
-
-def move_cells(game: Game, move: Move) -> tuple[int | None, int]:
-    """``(from, to)`` cells of a move: ``from`` is None where a piece is placed, not moved."""
-    cells = getattr(game, "move_cells", None)
-    if callable(cells):
-        start, end = cells(move)
-        return (None if start is None else int(start)), int(end)
-    return None, int(move)
-
-
-def colour_index(game: Game, box_moves: Sequence[Move], move: Move) -> int:
-    """The colour of a bead: the square's colour where the game has one move per colour, else the
-    bead's place in its box."""
-    if game.move_count <= len(DEFAULT_COLOURS):
+def colour_index(game: Game, box_moves: Sequence[Move], move: Move,
+                 colours: Sequence[BeadColour] = DEFAULT_COLOURS) -> int:
+    """The colour of a bead: the square's colour where the game has one move per colour (noughts
+    and crosses), else the bead's place in its box."""
+    if game.move_count <= len(colours):
         return int(move)
-    return sorted(box_moves).index(move) % len(DEFAULT_COLOURS)
+    return sorted(box_moves).index(move) % len(colours)
 
 
 def cells_of(game: Game, state: State) -> list[int]:
     """The board part of a state (a state may carry more, such as whose turn it is)."""
-    shape = shape_json(game)
-    return list(state[: shape["rows"] * shape["cols"]])
+    return list(state[: game.rows * game.cols])
 
 
-def bead_json(game: Game, box_moves: Sequence[Move], move: Move, count: int, initial: int | None = None) -> JSON:
-    start, end = move_cells(game, move)
-    colour = DEFAULT_COLOURS[colour_index(game, box_moves, move)]
+def bead_json(game: Game, box_moves: Sequence[Move], move: Move, count: int, initial: int | None = None,
+              colours: Sequence[BeadColour] = DEFAULT_COLOURS) -> JSON:
+    """One bead colour of a box: the move (a target cell, or ``from`` -> ``to``), count and colour."""
+    start, end = game.move_cells(move)
+    index = colour_index(game, box_moves, move, colours)
+    colour = colours[index]
     out: JSON = {"bead": move, "name": game.move_name(move), "from": start, "to": end, "count": count,
-                 "colour": colour_index(game, box_moves, move), "letter": colour.letter, "hex": colour.hex,
-                 "colour_name": colour.name}
+                 "colour": index, "letter": colour.letter, "hex": colour.hex, "colour_name": colour.name}
     if initial is not None:
         out["initial"] = initial
     return out
 
 
-def box_json(game: Game, box: Box, counts: dict[Move, int] | None = None) -> JSON:
+def box_json(game: Game, box: Box, colours: Sequence[BeadColour] = DEFAULT_COLOURS) -> JSON:
     """One box: number, move, side, cells of its drawing, beads with counts and colours, empty flag."""
-    beads = box.beads if counts is None else counts
     moves = sorted(box.initial)
-    total = sum(beads.get(m, 0) for m in moves)
+    total = sum(box.beads.get(m, 0) for m in moves)
     return {
         "number": box.number, "move": box.move_number, "side": box.side.name, "cells": cells_of(game, box.position),
-        "beads": [bead_json(game, moves, m, beads.get(m, 0), box.initial[m]) for m in moves],
+        "beads": [bead_json(game, moves, m, box.beads.get(m, 0), box.initial[m], colours) for m in moves],
         "total": total, "empty": total == 0,
     }
 
 
-def wall_json(game: Game, wall: Wall) -> JSON:
+def wall_json(wall: Wall) -> JSON:
+    """The whole wall: the board's shape, the colours, every box."""
     return {
-        "machine": wall.machine, "games_played": wall.games_played, "shape": shape_json(game),
-        "colours": colours_json(), "boxes": [box_json(game, b) for b in wall.boxes],
+        "machine": wall.machine, "games_played": wall.games_played, "shape": shape_json(wall.game),
+        "colours": colours_json(wall.colours), "boxes": [box_json(wall.game, b, wall.colours) for b in wall.boxes],
     }
 
 
 def summary_json(s: MachineSummary) -> JSON:
+    """A machine as ``menace stats`` shows it."""
     return {
-        "name": s.name, "preset": s.preset, "created_at": s.created_at.isoformat(timespec="seconds"),
+        "name": s.name, "game": s.game.name, "preset": s.preset,
+        "created_at": s.created_at.isoformat(timespec="seconds"),
         "settings": s.settings.describe(), "side": s.settings.side, "boxes": s.boxes,
         "boxes_by_move": s.boxes_by_move, "beads": s.beads, "empty_boxes": s.empty_boxes, "games": s.games,
         "wins": s.wins, "draws": s.draws, "losses": s.losses,
     }
 
 
-def box_series_json(game: Game, series: BoxSeries) -> JSON:
+def box_series_json(game: Game, series: BoxSeries, colours: Sequence[BeadColour] = DEFAULT_COLOURS) -> JSON:
+    """One box's beads over the games: one count list per colour, at the sampled games."""
     moves = sorted(series.box.initial)
     return {
-        "box": box_json(game, series.box), "games_played": series.games_played, "games": series.games,
-        "series": [{**bead_json(game, moves, m, col[-1] if col else 0), "counts": col}
+        "box": box_json(game, series.box, colours), "games_played": series.games_played, "games": series.games,
+        "series": [{**bead_json(game, moves, m, col[-1] if col else 0, colours=colours), "counts": col}
                    for m, col in zip(series.beads, series.counts)],
     }
 
 
 def learning_json(s: LearningSeries) -> JSON:
+    """The sampled learning curve."""
     return {
         "machine": s.machine, "rule": s.rule, "games_played": s.games_played, "wins": s.wins, "draws": s.draws,
         "losses": s.losses, "window": s.window, "first": s.first, "last": s.last, "games": s.games,

@@ -14,17 +14,19 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from menace.core.colours import DEFAULT_COLOURS, BeadColour, parse_colours
+from menace.core.errors import NotFoundError, UnavailableError
 from menace.web.hub import Publish
 
 IDLE_SECONDS = 15 * 60
 """A game nobody has touched for this long is abandoned."""
 
 
-class SessionGoneError(LookupError):
+class SessionGoneError(NotFoundError):
     """No game in progress with that id (finished, abandoned or never started)."""
 
 
-class SessionUnavailableError(RuntimeError):
+class SessionUnavailableError(UnavailableError):
     """Play in the browser needs the library's play session, which this install lacks."""
 
 
@@ -44,6 +46,7 @@ class Table:
     machine: str
     operated: bool
     session: Any
+    colours: tuple[BeadColour, ...] = DEFAULT_COLOURS
     lock: threading.Lock = field(default_factory=threading.Lock)
     used: float = field(default_factory=time.monotonic)
     turns: list[dict[str, Any]] = field(default_factory=list)
@@ -69,7 +72,9 @@ class GameTables:
         self.sweep()
         cls = play_session_class()
         session = cls.open(self.url, machine, holder=holder, menace_side=menace_side, seed=seed, operated=operated)
-        table = Table(secrets.token_urlsafe(12), machine, operated, session)
+        stored = session.machine.stored.colours
+        colours = parse_colours(stored) if stored else DEFAULT_COLOURS
+        table = Table(secrets.token_urlsafe(12), machine, operated, session, colours)
         with self._lock:
             self._tables[table.id] = table
         return table

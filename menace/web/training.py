@@ -16,6 +16,7 @@ from typing import Any
 
 from menace.app.machines import learning_partner, open_machine
 from menace.app.tournament import OPENING_EMPTY, PARTNER_EMPTY, Progress, StopFlag, run_tournament
+from menace.core.errors import ConflictError
 from menace.core.game import Side
 from menace.players import Player, find_player, split_name
 from menace.web.hub import Publish
@@ -23,7 +24,7 @@ from menace.web.hub import Publish
 HOLDER = "a tournament from the browser (menace serve)"
 
 
-class TrainingBusyError(RuntimeError):
+class TrainingBusyError(ConflictError):
     """A tournament is already running in this server."""
 
 

@@ -16,11 +16,12 @@
 
   function show(table) {
     if (table.machine !== M.machine) return;
+    if (table.abandoned) { statusEl.textContent = "The game was abandoned: nothing changes."; turnEl.hidden = true; return; }
     boardEl.replaceChildren(G.board(table, { size: Math.min(520, window.innerHeight * 0.5) }));
     statusEl.textContent = table.end ? "Game over." : table.menace_to_move ? (table.box_to_open ? `MENACE opens box ${table.box_to_open.box_number}…` : "MENACE's turn…") : "The other side thinks…";
     const last = table.turns[table.turns.length - 1];
     turnEl.hidden = !last;
-    if (last) turnEl.replaceChildren(...G.turnCard(last, { size: 240 }));
+    if (last) turnEl.replaceChildren(...G.turnCard(last, { size: 240, shape: table.shape }));
     if (table.end) {
       resultEl.textContent = { win: "MENACE wins!", draw: "A draw.", loss: "MENACE loses." }[table.end.result];
       curve();

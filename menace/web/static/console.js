@@ -2,7 +2,7 @@
 "use strict";
 
 (async () => {
-  const info = await G.shape();
+  await G.shape();
   let table = null, busy = false;
   const boardEl = document.getElementById("board"), statusEl = document.getElementById("status");
   const card = document.getElementById("operate-card"), endEl = document.getElementById("end");
@@ -19,7 +19,7 @@
     const open = table.box_to_open;
     card.hidden = false;
     if (open && !table.over) {
-      const drawing = M.board(info.shape, open.cells, open.beads, { size: 220, label: `box ${open.box_number}` });
+      const drawing = M.board(table.shape, open.cells, open.beads, { size: 220, label: `box ${open.box_number}` });
       const buttons = M.el("div", { class: "colour-buttons" }, ...open.beads.map((b) => M.el("button", {
         type: "button", "data-bead": b.bead, style: `background:${b.hex};color:${M.textOn(b.hex)}`,
         text: `${b.letter} ${b.colour_name}`, title: `${b.colour_name}: ${b.name} on the drawing (twin: ${b.count})`, onclick: () => bead(b.bead) })));
@@ -27,12 +27,15 @@
         M.el("li", { class: "shelf", text: `Open box ${open.box_number}: ${open.shelf}.` }),
         M.el("li", { class: "turn-hint", text: open.symmetry === "as it is" ? "The board matches its drawing as it is." : `Turn the real board to match its drawing: ${open.symmetry}.` }),
         M.el("li", { text: "Shake out one bead and press its colour:" }));
+      const resign = open.empty && table.resigns_on_empty
+        ? M.el("p", {}, M.el("button", { type: "button", id: "resign", text: "The real box is empty too: MENACE resigns", onclick: () => call(`/operate/${table.id}/bead`, { resign: true }) }))
+        : null;
       card.replaceChildren(M.el("h3", { text: `Box ${open.box_number}` }), M.el("div", { class: "box-row" }, drawing, steps), buttons,
-        M.el("p", { class: "muted", text: "The twin holds: " + open.beads.map((b) => `${b.letter} ${b.count}`).join(", ") }));
+        M.el("p", { class: "muted", text: "The twin holds: " + open.beads.map((b) => `${b.letter} ${b.count}`).join(", ") }), resign);
     } else {
       const last = table.turns[table.turns.length - 1];
       card.hidden = !last;
-      if (last) card.replaceChildren(...G.turnCard(last));
+      if (last) card.replaceChildren(...G.turnCard(last, { shape: table.shape }));
     }
     endEl.hidden = !table.end;
     if (table.end) endEl.replaceChildren(...G.ledger(table.end, { operated: true }), M.el("p", {}, M.el("button", { class: "primary", type: "button", text: "Next game", onclick: start })));
@@ -41,7 +44,15 @@
 
   async function call(path, body) {
     busy = true;
-    try { table = await M.api(path, { json: body }); M.flash(""); } catch (err) { M.flash(err.message); }
+    try { table = await M.api(path, { json: body }); M.flash(""); }
+    catch (err) {
+      // The twin says the box has none of that colour left, but one came out of the real box.
+      if (err.status === 409 && body.bead !== undefined && !body.confirm_empty &&
+          window.confirm(`${err.message}. Did that colour really come out of the real box? (It is recorded as a correction.)`)) {
+        busy = false; return call(path, Object.assign({}, body, { confirm_empty: true }));
+      }
+      M.flash(err.message);
+    }
     busy = false; render();
   }
 

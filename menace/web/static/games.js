@@ -7,7 +7,7 @@ const G = (() => {
 
   function board(table, opts = {}) {
     const clickable = opts.clickable && !table.over && !table.menace_to_move;
-    const svg = M.board(info.shape, table.cells, [], { size: opts.size || 300, clickable, highlight: table.last_move, label: "the game's board" });
+    const svg = M.board(table.shape, table.cells, [], { size: opts.size || 300, clickable, highlight: table.last_move, label: "the game's board" });
     if (clickable && opts.onMove) {
       svg.querySelectorAll(".cell.clickable").forEach((g) => {
         const go = () => opts.onMove(Number(g.dataset.cell));
@@ -27,7 +27,7 @@ const G = (() => {
       return out;
     }
     out.push(M.el("h3", { text: `MENACE opens box ${t.box_number}` }));
-    const drawing = M.board(info.shape, t.cells, t.beads, { size: opts.size || 200, drawn: t.bead, label: `box ${t.box_number}` });
+    const drawing = M.board(opts.shape || info.shape, t.cells, t.beads, { size: opts.size || 200, drawn: t.bead, label: `box ${t.box_number}` });
     const steps = M.el("ol", { class: "steps" });
     steps.append(M.el("li", { text: t.symmetry === "as it is" ? "The board matches the box's drawing as it is." : `To match the box's drawing, ${t.symmetry}.` }));
     steps.append(M.el("li", { text: "Beads in the box: " + t.beads.map((b) => `${b.letter} ${b.colour_name} ×${b.count}`).join(", ") + "." }));

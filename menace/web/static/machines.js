@@ -31,8 +31,8 @@
   document.getElementById("create-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const f = new FormData(e.target);
-    const body = { name: f.get("name"), preset: f.get("preset"), replace: f.get("replace") === "on" };
-    for (const k of ["side", "beads", "reinforce", "empty_box"]) if (f.get(k)) body[k] = f.get(k);
+    const body = { name: f.get("name"), game: f.get("game"), replace: f.get("replace") === "on" };
+    for (const k of ["preset", "side", "beads", "reinforce", "empty_box", "scope", "colours"]) if (f.get(k)) body[k] = f.get(k);
     for (const k of ["all_squares", "symmetry"]) if (f.get(k)) body[k] = f.get(k) === "true";
     const out = document.getElementById("create-result");
     try {

@@ -16,7 +16,7 @@
     statusEl.textContent = G.status(table);
     const last = table.turns[table.turns.length - 1];
     turnEl.hidden = !last;
-    if (last) turnEl.replaceChildren(...G.turnCard(last));
+    if (last) turnEl.replaceChildren(...G.turnCard(last, { shape: table.shape }));
     endEl.hidden = !table.end;
     if (table.end) endEl.replaceChildren(...G.ledger(table.end), M.el("p", {}, M.el("button", { class: "primary", type: "button", text: "Play again", onclick: start })));
     document.body.dataset.over = table.over ? "1" : "0";

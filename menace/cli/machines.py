@@ -1,0 +1,313 @@
+"""Commands about whole machines: ``init``, ``stats``, ``show``, ``machines``, ``colours``,
+``upgrade``, ``check`` and ``unlock``."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from menace.cli.common import (
+    AppContext,
+    by_move,
+    colours_option,
+    machine_colours,
+    pass_app,
+    plural,
+    printable,
+    where_options,
+)
+from menace.core.colours import BeadColour, format_colours
+from menace.core.learner import (
+    DEFAULT_PRESETS,
+    PRESET_GAMES,
+    PRESETS,
+    EmptyPolicy,
+    Scope,
+    Settings,
+    SettingsError,
+    parse_reinforcement,
+    parse_schedule,
+)
+from menace.games import find_game, game_names
+from menace.render.text import beads_text, box_lines, chances, paint, use_colour
+
+
+def _schedule(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, ...] | None:
+    if value is None:
+        return None
+    try:
+        return parse_schedule(value)
+    except SettingsError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def _reinforcement(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int, int] | None:
+    if value is None:
+        return None
+    try:
+        return parse_reinforcement(value)
+    except SettingsError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+SIDE_WORDS = {"x": "X", "o": "O", "both": "both", "first": "X", "second": "O", "white": "X", "black": "O",
+              "him": "X", "her": "O"}
+
+
+@click.command()
+@click.option("--game", type=click.Choice(game_names()), default="tictactoe", show_default=True,
+              help="tictactoe: Michie's MENACE. hexapawn: Gardner's HER (or HIM with --side X).")
+@click.option("--preset", type=click.Choice(list(PRESETS)),
+              help="michie: Michie's 1961 machine. rubyquiz: the rules of the Ruby Quiz MENACE. gardner: "
+                   "Gardner's Hexapawn rules [default: the game's own: michie, gardner].")
+@click.option("--side", type=click.Choice(sorted(SIDE_WORDS), case_sensitive=False),
+              help="MENACE moves first (X, white, HIM), second (O, black, HER) or both.")
+@click.option("--beads", "schedule", callback=_schedule, metavar="N,N,N,N",
+              help="Initial beads per colour for MENACE's 1st, 2nd, ... move, e.g. 8,4,2,1.")
+@click.option("--reinforce", "reinforcement", callback=_reinforcement, metavar="WIN,DRAW,LOSS",
+              help="Beads added per bead drawn after a win, a draw, a loss, e.g. 3,1,-1.")
+@click.option("--scope", type=click.Choice([s.value for s in Scope]),
+              help="Which beads the result reinforces: every bead drawn (Michie) or the last only (Gardner).")
+@click.option("--all-squares/--distinct-moves", default=None,
+              help="Beads for every legal move, or only for moves distinct under the box's symmetry.")
+@click.option("--symmetry/--no-symmetry", default=None,
+              help="One box per position up to rotation and reflection, or one per raw position.")
+@click.option("--empty-box", type=click.Choice([p.value for p in EmptyPolicy]),
+              help="When a box runs out of beads: resign the game, restock the box, keep-last (a loss never "
+                   "takes a box's last bead), or revive (resign, but refill a first-move box).")
+@click.option("--colours", callback=colours_option, metavar="LIST",
+              help="Your bead colours, kept with the machine (see menace colours).")
+@click.option("--replace", is_flag=True, help="Rebuild the machine if one of that name exists (its games go too).")
+@where_options
+@pass_app
+def init(app: AppContext, game: str, preset: str | None, side: str | None, schedule: tuple[int, ...] | None,
+         reinforcement: tuple[int, int, int] | None, scope: str | None, all_squares: bool | None,
+         symmetry: bool | None, empty_box: str | None, colours: tuple[BeadColour, ...] | None,
+         replace: bool) -> None:
+    """Build a machine: one matchbox per position where MENACE is to move.
+
+    \b
+    Examples:
+      menace init                                  Michie's machine: 304 boxes, 1,720 beads
+      menace init -m second --side O               a machine that moves second: 289 boxes
+      menace init -m mscroggs --beads 8,4,2,1      the online MENACE's bead schedule
+      menace init -m ruby --preset rubyquiz        the Ruby Quiz MENACE
+      menace init -m her --game hexapawn           Gardner's HER: 19 boxes, plays Black
+    """
+    from menace.app.machines import init_machine
+
+    chosen = find_game(game)
+    preset = preset or DEFAULT_PRESETS[chosen.name]
+    if PRESET_GAMES[preset] != chosen.name:
+        raise click.BadParameter(f"{preset} is a preset for {PRESET_GAMES[preset]}, not {chosen.name}",
+                                 param_hint="'--preset'")
+    base = PRESETS[preset]
+    changes: dict[str, Any] = {}
+    if side is not None:
+        changes["side"] = SIDE_WORDS[side.lower()]
+    if schedule is not None:
+        changes["schedule"] = schedule
+    if reinforcement is not None:
+        changes["win"], changes["draw"], changes["loss"] = reinforcement
+    if scope is not None:
+        changes["scope"] = Scope(scope)
+    if all_squares is not None:
+        changes["all_squares"] = all_squares
+    if symmetry is not None:
+        changes["symmetry"] = symmetry
+    if empty_box is not None:
+        changes["empty_policy"] = EmptyPolicy(empty_box)
+    settings = Settings(**{**base.__dict__, **changes})
+    label = preset if settings == base else f"{preset}, modified"
+    summary = init_machine(app.url, app.machine, settings, label, replace, game=chosen,
+                           colours=None if colours is None else format_colours(colours))
+    click.echo(f"Built machine {summary.name!r} ({chosen.title}, {label}) in {app.where}:")
+    click.echo(f"  {plural(summary.boxes, 'box', 'boxes')} ({by_move(summary.boxes_by_move)} by move)")
+    click.echo(f"  {plural(summary.beads, 'bead')} ({by_move(summary.beads_by_move)} by move)")
+    click.echo(f"Next: menace {app.m_flag()}play, or menace {app.m_flag()}tournament --vs "
+               f"{'smart' if chosen.name == 'tictactoe' else 'perfect'} -n 2000")
+
+
+@click.command()
+@where_options
+@pass_app
+def stats(app: AppContext) -> None:
+    """Settings, games played, wins/draws/losses, beads and empty boxes of a machine.
+
+    Example: menace stats -m second
+    """
+    from menace.app.machines import machine_summary
+
+    s = machine_summary(app.url, app.machine)
+    click.echo(f"Machine {printable(s.name)!r} ({s.game.title}, {s.preset or 'custom'}), built "
+               f"{s.created_at:%Y-%m-%d %H:%M}")
+    for key, value in s.settings.describe().items():
+        click.echo(f"  {key:<14} {value}")
+    click.echo(f"  {'matchboxes':<14} {s.boxes:,} ({by_move(s.boxes_by_move)} by move)")
+    click.echo(f"  {'beads now':<14} {s.beads:,} ({by_move(s.beads_by_move)} by move)")
+    empties = ", ".join(map(str, s.empty_boxes[:20])) + (" ..." if len(s.empty_boxes) > 20 else "")
+    click.echo(f"  {'empty boxes':<14} {len(s.empty_boxes)}" + (f": {empties}" if s.empty_boxes else ""))
+    if s.games:
+        pct = [100 * v / s.games for v in (s.wins, s.draws, s.losses)]
+        click.echo(f"  {'games':<14} {s.games:,}: {s.wins:,} won, {s.draws:,} drawn, {s.losses:,} lost "
+                   f"({pct[0]:.1f}% / {pct[1]:.1f}% / {pct[2]:.1f}%)")
+    else:
+        click.echo(f"  {'games':<14} none yet")
+
+
+@click.command()
+@click.argument("box")
+@where_options
+@pass_app
+def show(app: AppContext, box: str) -> None:
+    """Draw one matchbox with its beads, by number or by position.
+
+    A position is typed as the game writes it (nine characters row by row, X, O and . for
+    noughts and crosses); it is found whichever way round the real board is.
+
+    \b
+    Examples:
+      menace show 1
+      menace show X...O....
+    """
+    from menace.app.machines import find_box
+
+    view = find_box(app.url, app.machine, box)
+    b, game = view.box, view.game
+    colours = machine_colours(view.colours, None)
+    colour = use_colour(sys.stdout.isatty())
+    click.echo(f"Box {b.number} of {printable(view.machine)!r}: MENACE's move {b.move_number}, "
+               f"{game.side_names[b.side]} to play, {plural(b.total, 'bead')}")
+    if view.matched_from is not None and view.symmetry != "as it is":
+        click.echo(f"(your position matches this box when you {view.symmetry})")
+    for line in box_lines(game, b.position, b.beads, colours, colour):
+        click.echo("  " + line)
+    share = chances(b.beads)
+    for m, count in b.beads.items():
+        c = colours[game.colour_slot(b.position, m) % len(colours)]
+        click.echo(f"  {paint(c.letter, c, colour)} {c.name:<10} {game.move_name(m):<6} {count:>5,} "
+                   f"({share[m]:5.1f}%)  started with {b.initial[m]}")
+    click.echo(f"  beads: {beads_text(game, b.position, b.beads, colours, colour)}")
+
+
+@click.command()
+@where_options
+@pass_app
+def machines(app: AppContext) -> None:
+    """List the machines in the database.
+
+    Example: menace --db club.db machines
+    """
+    from menace.app.machines import list_machines
+
+    found = list_machines(app.url)
+    if not found:
+        click.echo("No machines yet; create one with: menace init")
+        return
+    width = max(8, *(len(printable(s.name)) for s in found))
+    click.echo(f"{'machine':<{width}}  {'game':<11} {'side':<4} {'boxes':>7} {'beads':>11} {'games':>15}")
+    for s in found:
+        click.echo(f"{printable(s.name):<{width}}  {s.game.name:<11} {s.settings.side:<4} {s.boxes:>7,} "
+                   f"{s.beads:>11,} {s.games:>15,}")
+
+
+@click.command()
+@click.argument("colour_list", metavar="[LIST]", required=False, callback=colours_option)
+@click.option("--standard", is_flag=True, help="Go back to the standard colours.")
+@where_options
+@pass_app
+def colours(app: AppContext, colour_list: tuple[BeadColour, ...] | None, standard: bool) -> None:
+    """Show the bead colours kept with a machine, or change them.
+
+    LIST is nine name=#rrggbb (or name:L=#rrggbb) items, comma-separated, in the order of the
+    squares a1..c3 (for Hexapawn: a box's first, second, ... move). operate, reconcile, show and
+    labels use them.
+
+    \b
+    Examples:
+      menace colours
+      menace colours "red=#d62728,orange=#ff7f0e,..."
+      menace colours --standard
+    """
+    from menace.app.machines import machine_colours_text, set_machine_colours
+
+    if colour_list is not None or standard:
+        set_machine_colours(app.url, app.machine, None if standard else format_colours(colour_list or ()))
+    chosen = machine_colours(machine_colours_text(app.url, app.machine), None)
+    colour = use_colour(sys.stdout.isatty())
+    for i, c in enumerate(chosen, start=1):
+        click.echo(f"  {i}. {paint(c.letter, c, colour)} {c.name:<12} {c.hex}")
+
+
+@click.command()
+@where_options
+@pass_app
+def upgrade(app: AppContext) -> None:
+    """Bring an older database's schema up to date, backing the file up first.
+
+    Example: menace --db old.db upgrade
+    """
+    from menace.storage.database import upgrade_database
+
+    before, after, backup = upgrade_database(app.url)
+    if backup is None and before == after:
+        click.echo(f"{app.where} is up to date (schema {after}).")
+        return
+    if backup is not None:
+        click.echo(f"Backed up to {backup}")
+    click.echo(f"Upgraded {app.where} from schema {before} to {after}.")
+
+
+@click.command()
+@click.option("--all", "all_machines", is_flag=True, help="Check every machine, not only --machine.")
+@where_options
+@pass_app
+def check(app: AppContext, all_machines: bool) -> None:
+    """Verify a database: schema, boxes, beads, and every game replayed against the beads.
+
+    Exits 0 only when everything holds; otherwise names every fault found.
+
+    \b
+    Examples:
+      menace check
+      menace --db club.db check --all
+    """
+    from menace.app.check import check_database
+
+    report = check_database(app.url, None if all_machines else app.machine)
+    for fault in report.faults:
+        click.echo(f"FAULT: {printable(fault)}")
+    names = ", ".join(printable(n) for n in report.machines) or "no machine"
+    if report.faults:
+        click.echo(f"{report.database}: {len(report.faults)} fault(s) in {names}.", err=True)
+        sys.exit(1)
+    click.echo(f"{report.database}: OK ({names}; {plural(report.games, 'game')} replayed, beads match).")
+
+
+@click.command()
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@where_options
+@pass_app
+def unlock(app: AppContext, yes: bool) -> None:
+    """Remove the lease a holder left on a machine (a crashed program on another computer).
+
+    A lease whose holder has stopped renewing it is taken over by itself after 30 seconds, so
+    this is rarely needed. Removing the lease of a holder that is still running makes its next
+    save fail (its games are then not stored).
+
+    Example: menace unlock
+    """
+    from menace.app.machines import machine_holder, remove_lease
+
+    holder = machine_holder(app.url, app.machine)
+    if holder is None:
+        click.echo(f"Nobody holds {printable(app.machine)!r}.")
+        return
+    if not yes and not click.confirm(f"{printable(app.machine)!r} is held by {holder}. Remove the lease?",
+                                     default=False):
+        click.echo("Left as it is.")
+        return
+    remove_lease(app.url, app.machine)
+    click.echo(f"Removed the lease of {holder} on {printable(app.machine)!r}.")

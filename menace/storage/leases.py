@@ -1,0 +1,170 @@
+"""Who may write to a machine: a lease with a heartbeat, proven at every write.
+
+One row of ``machine_locks`` per held machine names its holder (a tournament, a game at the
+terminal, a game in a browser), the host and process, when it was taken and when it was last
+renewed. The holder renews it while it works or waits (:class:`Heartbeat`), and every write it
+makes first proves, inside the writing transaction, that the row is still its own
+(:meth:`Lease.prove`): the row's host, pid and time of acquisition are the fencing token. So a
+holder that fell silent for longer than :data:`LEASE_SECONDS` and was taken over can never
+write over the newcomer's changes: its next write fails with :class:`LeaseLostError` and
+changes nothing.
+
+A lease is taken over when it has expired (its holder has not renewed it for
+:data:`LEASE_SECONDS`: a killed process, another host gone quiet, a process whose pid was
+reused), or at once when its holder is a process on this host that no longer exists.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import ColumnElement, Engine, delete, update
+from sqlalchemy.orm import Session
+
+from menace.core.errors import ConflictError
+from menace.storage.models import MachineLockRow
+
+LEASE_SECONDS = 30.0
+"""A lease not renewed for this long is abandoned and may be taken over."""
+HEARTBEAT_SECONDS = 5.0
+"""How often a holder renews its lease while it waits (for a person, for a move)."""
+
+
+class MachineBusyError(ConflictError):
+    """Another holder is writing to the machine."""
+
+
+class LeaseLostError(ConflictError):
+    """This holder's lease was taken over: it must not write."""
+
+
+def now() -> datetime:
+    """Lease times are UTC, so that hosts in different time zones agree."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@dataclass(frozen=True)
+class Lease:
+    """A held machine: its row id, name, and the token that proves the lease is still ours."""
+
+    machine_id: int
+    machine: str
+    holder: str
+    host: str
+    pid: int
+    acquired_at: datetime
+
+    def _mine(self) -> list[ColumnElement[bool]]:
+        return [
+            MachineLockRow.machine_id == self.machine_id, MachineLockRow.host == self.host,
+            MachineLockRow.pid == self.pid, MachineLockRow.acquired_at == self.acquired_at,
+        ]
+
+    def prove(self, session: Session) -> None:
+        """Renew the lease inside the caller's transaction, or raise :class:`LeaseLostError`.
+
+        Call it first in every transaction that writes to the machine: the write and the proof
+        commit together or not at all.
+        """
+        renewed = session.execute(update(MachineLockRow).where(*self._mine()).values(heartbeat_at=now()))
+        if renewed.rowcount != 1:  # type: ignore[attr-defined]
+            raise LeaseLostError(
+                f"machine {self.machine!r} was taken over by another writer while {self.holder} held it; "
+                f"nothing more of it is written"
+            )
+
+    def release(self, session: Session) -> None:
+        session.execute(delete(MachineLockRow).where(*self._mine()))
+
+
+def acquire(session: Session, machine_id: int, machine: str, holder: str) -> Lease:
+    """Take the machine, or raise :class:`MachineBusyError` naming who holds it.
+
+    A lease held by this very process is taken again (a new token): one process holds a machine
+    once at a time, whatever it does with it.
+    """
+    host, pid, t = socket.gethostname(), os.getpid(), now()
+    row = session.get(MachineLockRow, machine_id)
+    if row is not None:
+        ours = row.host == host and row.pid == pid
+        expired = t - row.heartbeat_at > timedelta(seconds=LEASE_SECONDS)
+        dead = row.host == host and not _alive(row.pid)
+        if not (ours or expired or dead):
+            raise MachineBusyError(
+                f"machine {machine!r} is in use by {row.holder} (pid {row.pid} on {row.host}, "
+                f"since {row.acquired_at:%H:%M:%S} UTC)",
+                hint="wait for it to finish, or stop it",
+            )
+        session.delete(row)
+        session.flush()
+    session.add(MachineLockRow(machine_id=machine_id, holder=holder, host=host, pid=pid, acquired_at=t,
+                               heartbeat_at=t))
+    session.flush()
+    return Lease(machine_id, machine, holder, host, pid, t)
+
+
+def holder_of(session: Session, machine_id: int) -> str | None:
+    """Who holds the machine now, in words (None when nobody does or the lease expired)."""
+    row = session.get(MachineLockRow, machine_id)
+    if row is None or now() - row.heartbeat_at > timedelta(seconds=LEASE_SECONDS):
+        return None
+    return f"{row.holder} (pid {row.pid} on {row.host})"
+
+
+def break_lease(session: Session, machine_id: int) -> str | None:
+    """Remove whatever lease is on the machine (``menace unlock``); who held it, if anyone."""
+    row = session.get(MachineLockRow, machine_id)
+    if row is None:
+        return None
+    held = f"{row.holder} (pid {row.pid} on {row.host})"
+    session.delete(row)
+    return held
+
+
+class Heartbeat:
+    """Renews a lease every :data:`HEARTBEAT_SECONDS` from a background thread while its
+    holder waits; :attr:`lost` is set when the lease turns out to be gone."""
+
+    def __init__(self, engine: Engine, lease: Lease, every: float = HEARTBEAT_SECONDS) -> None:
+        self.db = engine
+        self.lease = lease
+        self.every = every
+        self.lost = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"lease {lease.machine}", daemon=True)
+
+    def start(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        from menace.storage.database import session_scope
+
+        while not self._stop.wait(self.every):
+            try:
+                with session_scope(self.db, write=True) as s:
+                    self.lease.prove(s)
+            except LeaseLostError:
+                self.lost = True
+                return
+            except Exception:  # noqa: BLE001 - a busy database: try again at the next beat
+                continue
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive() and threading.current_thread() is not self._thread:
+            self._thread.join(timeout=self.every + 1)
