@@ -33,6 +33,7 @@ def serve(app: Any, host: str, port: int, open_browser: bool, token: str | None)
 
     from menace.app.machines import machine_summary
     from menace.web.app import create_app, needs_token, new_token
+    from menace.web.server import MenaceServer
 
     machine_summary(app.url, app.machine)  # an unknown machine or database fails here, as one line
     if token is not None and not token.strip():
@@ -42,7 +43,7 @@ def serve(app: Any, host: str, port: int, open_browser: bool, token: str | None)
         token = new_token()
     web = create_app(app.url, app.machine, token)
     config = uvicorn.Config(web, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
-    server = uvicorn.Server(config)
+    server = MenaceServer(config, web)
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else shown}:{port}/"
     click.echo(f"Serving machine {app.machine!r} at {url}  (Ctrl-C to stop)")

@@ -162,7 +162,7 @@ def create_app(url: str, machine: str, token: str | None = None) -> Starlette:
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     handlers: dict[Any, Any] = {MenaceError: error_response, HTTPException: error_response}
-    middleware = [Middleware(GZipMiddleware, minimum_size=2000)]
+    middleware = [Middleware(GZipMiddleware, minimum_size=2000, compresslevel=1)]
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan, middleware=middleware)
     app.state.menace = state
     app.state.version = __version__

@@ -69,8 +69,16 @@ class Hub:
             except asyncio.QueueFull:
                 pass  # a stalled client misses this one; the next full update catches it up
 
+    def close_soon(self) -> None:
+        """:meth:`close` from any thread (a signal handler, say)."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self.close)
+        else:
+            self.closed = True
+
     def close(self) -> None:
-        """End every stream (the server is stopping)."""
+        """End every stream (the server is stopping); call in the event loop's thread."""
         self.closed = True
         for queue in list(self._clients):
             try:

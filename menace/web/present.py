@@ -68,11 +68,30 @@ def box_json(game: Game, box: Box, colours: Sequence[BeadColour] = DEFAULT_COLOU
     }
 
 
+BEAD_FIELDS = ["bead", "count", "colour", "to", "from", "initial"]
+"""A wall's beads are rows of these (2,201 boxes send quickly); a colour's letter, name and hex are
+in the wall's ``colours``, by index."""
+
+
 def wall_json(wall: Wall) -> JSON:
-    """The whole wall: the board's shape, the colours, every box."""
+    """The whole wall: the board's shape, the colours, every box (beads as rows of :data:`BEAD_FIELDS`)."""
+    game, colours = wall.game, wall.colours
+    boxes = []
+    for box in wall.boxes:
+        moves = sorted(box.initial)
+        rows = []
+        total = 0
+        for m in moves:
+            start, end = game.move_cells(m)
+            count = box.beads.get(m, 0)
+            total += count
+            rows.append([m, count, colour_index(game, moves, m, colours), end, start, box.initial[m]])
+        boxes.append({"number": box.number, "move": box.move_number, "side": box.side.name,
+                      "cells": cells_of(game, box.position), "beads": rows, "total": total, "empty": total == 0})
     return {
-        "machine": wall.machine, "games_played": wall.games_played, "shape": shape_json(wall.game),
-        "colours": colours_json(wall.colours), "boxes": [box_json(wall.game, b, wall.colours) for b in wall.boxes],
+        "machine": wall.machine, "games_played": wall.games_played, "shape": shape_json(game),
+        "colours": colours_json(colours), "bead_fields": BEAD_FIELDS,
+        "move_names": [game.move_name(m) for m in range(game.move_count)], "boxes": boxes,
     }
 
 

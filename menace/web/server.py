@@ -6,11 +6,25 @@ import socket
 import threading
 import time
 import urllib.request
-from types import TracebackType
+from types import FrameType, TracebackType
 
 import uvicorn
+from starlette.applications import Starlette
 
 from menace.web.app import create_app
+
+
+class MenaceServer(uvicorn.Server):
+    """uvicorn's server that, when told to stop, first ends the pages' event streams: uvicorn
+    waits for open connections to close before the app hears of the shutdown."""
+
+    def __init__(self, config: uvicorn.Config, app: Starlette) -> None:
+        super().__init__(config)
+        self.menace_app = app
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        self.menace_app.state.menace.hub.close_soon()
+        super().handle_exit(sig, frame)
 
 
 class BackgroundServer:
@@ -27,7 +41,7 @@ class BackgroundServer:
         self.port = self.sock.getsockname()[1]
         self.base = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(self.app, log_level="warning", timeout_graceful_shutdown=1, lifespan="on")
-        self.server = uvicorn.Server(config)
+        self.server = MenaceServer(config, self.app)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
 
     def __enter__(self) -> BackgroundServer:
@@ -44,7 +58,7 @@ class BackgroundServer:
                 time.sleep(0.02)
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
-        self.app.state.menace.hub.close()
+        self.app.state.menace.hub.close_soon()
         self.server.should_exit = True
         self.thread.join(10)
         self.sock.close()

@@ -57,7 +57,8 @@ const M = (() => {
   }
 
   function textOn(hex) { return DARK.has(hex.toLowerCase()) ? "#ffffff" : "#111111"; }
-  function fmt(n) { return Number(n).toLocaleString("en-GB"); }
+  const NUMBER = new Intl.NumberFormat("en-GB");
+  function fmt(n) { return n < 1000 && n > -1000 && Number.isInteger(n) ? String(n) : NUMBER.format(n); }
 
   // One board as SVG, from game-generic data: shape {rows, cols, glyphs}, cells (one value per
   // cell), beads [{to, from, letter, hex, count}] and options {size, clickable, highlight, drawn}.
@@ -116,6 +117,8 @@ const M = (() => {
   }
 
   // A box drawn on a canvas (the wall): grid, marks, a dot per bead with its letter and count.
+  // Fonts are set only when they change: setting one costs more than drawing the text.
+  function setFont(ctx, font) { if (ctx.__font !== font) { ctx.font = font; ctx.__font = font; } }
   function drawBox(ctx, x, y, size, box, shape, opts = {}) {
     const rows = shape.rows, cols = shape.cols, cell = size / Math.max(rows, cols);
     ctx.strokeStyle = "#333"; ctx.lineWidth = 1.2;
@@ -130,7 +133,7 @@ const M = (() => {
       ctx.lineWidth = 2; ctx.strokeStyle = "#333";
       if (glyph === "X") { ctx.beginPath(); ctx.moveTo(cx - p, cy - p); ctx.lineTo(cx + p, cy + p); ctx.moveTo(cx + p, cy - p); ctx.lineTo(cx - p, cy + p); ctx.stroke(); }
       else if (glyph === "O") { ctx.beginPath(); ctx.arc(cx, cy, p, 0, Math.PI * 2); ctx.stroke(); }
-      else { ctx.fillStyle = "#333"; ctx.font = `bold ${cell * 0.5}px system-ui, sans-serif`; ctx.textAlign = "center"; ctx.textBaseline = "middle"; ctx.fillText(glyph, cx, cy); }
+      else { ctx.fillStyle = "#333"; setFont(ctx, `bold ${cell * 0.5}px system-ui, sans-serif`); ctx.textAlign = "center"; ctx.textBaseline = "middle"; ctx.fillText(glyph, cx, cy); }
     }
     const most = Math.max(1, ...box.beads.map((b) => b.count));
     for (const b of box.beads) {
@@ -151,10 +154,10 @@ const M = (() => {
         ctx.fillStyle = "#888";
       }
       ctx.textAlign = "center"; ctx.textBaseline = "middle";
-      ctx.font = `bold ${Math.round(cell * 0.3)}px system-ui, sans-serif`;
+      setFont(ctx, `bold ${Math.round(cell * 0.3)}px system-ui, sans-serif`);
       ctx.fillText(b.letter, cx, cy - dy + 0.5);
       ctx.fillStyle = "#222";
-      ctx.font = `${Math.round(cell * 0.27)}px system-ui, sans-serif`;
+      setFont(ctx, `${Math.round(cell * 0.27)}px system-ui, sans-serif`);
       ctx.textBaseline = "alphabetic";
       ctx.fillText(fmt(b.count), cx, y + (r + 1) * cell - 1);
     }

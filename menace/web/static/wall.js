@@ -14,12 +14,25 @@
 
   async function load() {
     const started = performance.now();
-    data = await M.api(`/machines/${encodeURIComponent(M.machine)}/boxes`);
+    data = expand(await M.api(`/machines/${encodeURIComponent(M.machine)}/boxes`));
+    wallEl.dataset.fetchMs = String(Math.round(performance.now() - started));
     layout();
     lastFetch = performance.now();
     wallEl.dataset.drawnMs = String(Math.round(lastFetch - started));
+    wallEl.dataset.readyAt = String(Math.round(lastFetch));
     wallEl.dataset.games = String(data.games_played);
     wallEl.dataset.ready = "1";
+  }
+
+  // Beads arrive as rows (see bead_fields); give each its colour's letter, name and shade.
+  function expand(w) {
+    for (const b of w.boxes) {
+      b.beads = b.beads.map(([bead, count, colour, to, from, initial]) => {
+        const c = w.colours[colour];
+        return { bead, count, colour, to, from, initial, letter: c.letter, hex: c.hex, colour_name: c.name, name: w.move_names[bead] };
+      });
+    }
+    return w;
   }
 
   function say() {
@@ -79,8 +92,8 @@
     ctx.lineWidth = hl ? 5 : b.empty ? 2 : 1;
     roundRect(ctx, x + 3, y + 3, TILE_W - 6, TILE_H - 6, 6); ctx.fill(); ctx.stroke();
     ctx.fillStyle = "#222"; ctx.textBaseline = "alphabetic"; ctx.textAlign = "left";
-    ctx.font = "bold 13px system-ui, sans-serif"; ctx.fillText(String(b.number), x + PAD_X, y + 19);
-    ctx.textAlign = "right"; ctx.font = "12px system-ui, sans-serif"; ctx.fillStyle = b.empty ? "#a52a1a" : "#6b5a3a";
+    ctx.font = "bold 13px system-ui, sans-serif"; ctx.__font = ctx.font; ctx.fillText(String(b.number), x + PAD_X, y + 19);
+    ctx.textAlign = "right"; ctx.font = "12px system-ui, sans-serif"; ctx.__font = ctx.font; ctx.fillStyle = b.empty ? "#a52a1a" : "#6b5a3a";
     ctx.fillText(b.empty ? "EMPTY" : `${M.fmt(b.total)} beads`, x + TILE_W - PAD_X, y + 19);
     M.drawBox(ctx, x + PAD_X, y + PAD_Y, BOARD, b, data.shape);
   }
@@ -127,7 +140,7 @@
     refetchTimer = setTimeout(async () => {
       refetchTimer = null;
       try {
-        const fresh = await M.api(`/machines/${encodeURIComponent(M.machine)}/boxes`);
+        const fresh = expand(await M.api(`/machines/${encodeURIComponent(M.machine)}/boxes`));
         lastFetch = performance.now();
         if (fresh.boxes.length !== data.boxes.length) { data = fresh; layout(); return; }
         const changed = [];
