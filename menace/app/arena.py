@@ -1,10 +1,11 @@
 """Round robins between players: everyone plays everyone else, as X and as O. Pure, no printing.
 
 >>> import random
->>> from menace.games.tictactoe import TICTACTOE
+>>> from menace.games import find_game
+>>> game = find_game("tictactoe")
 >>> from menace.players import find_player
->>> entrants = [(name, find_player(name).create(TICTACTOE)) for name in ("perfect", "random")]
->>> result = run_arena(TICTACTOE, entrants, 10, random.Random(1))
+>>> entrants = [(name, find_player(name).create(game)) for name in ("perfect", "random")]
+>>> result = run_arena(game, entrants, 10, random.Random(1))
 >>> result.versus("perfect", "random").losses
 0
 """

@@ -85,8 +85,9 @@ def _check_machine(s: object, name: str, report: CheckReport) -> None:
         if settings.symmetry and canonical(game, box.position)[0] != box.position:
             faults.append(f"{where}: position {game.encode(box.position)} is not in canonical form")
         for move, count in box.beads.items():
-            if not 0 <= move < game.move_count or box.position[move] != 0:
-                faults.append(f"{where}: beads for square {game.move_name(move)}, which is not empty")
+            if move not in game.legal_moves(box.position):
+                name = game.move_name(move) if 0 <= move < game.move_count else str(move)
+                faults.append(f"{where}: beads for {name}, which is not a legal move there")
             if count < 0:
                 faults.append(f"{where}: {count} beads for {game.move_name(move)} (negative)")
         if i < len(expected):

@@ -99,6 +99,8 @@ class RunResult:
     """The game (1-based) after which the opening box was empty; None if it never emptied."""
     first_stretch: int | None
     """The game ending the first :data:`STRETCH` games in a row without a loss; None if never."""
+    last_loss: int | None
+    """The run's last lost game (after it, the machine never lost again); None if it never lost."""
     last_games: int
     last_wins: int
     last_draws: int
@@ -147,6 +149,9 @@ class SummaryRow:
     stretch_median: float | None
     """Median game ending the first stretch without a loss, over the runs that had one."""
     stretch_never: int
+    last_loss_median: float | None
+    """Median over the runs of each run's last lost game (a run that never lost counts as 0)."""
+    last_loss_max: int
     last_games: int
     last: tuple[float, float, float]
     """Wins, draws, losses per 1,000 over each run's last games."""
@@ -331,6 +336,7 @@ def _run_one(trainer: Trainer, setting: SweepSetting, opponent: str, games: int,
     last_from = games - n_last
     emptied: int | None = None
     stretch: int | None = None
+    lost_last: int | None = None
     streak = 0
     play = learner.play_table
     for g in range(games):
@@ -348,6 +354,7 @@ def _run_one(trainer: Trainer, setting: SweepSetting, opponent: str, games: int,
             k = 0
         else:
             k = 2
+            lost_last = g + 1
             # Only a loss takes beads, so only then can the opening box have emptied.
             if emptied is None and side in opening and any(not any(counts[i]) for i in opening[side]):
                 emptied = g + 1
@@ -369,7 +376,7 @@ def _run_one(trainer: Trainer, setting: SweepSetting, opponent: str, games: int,
             frozen[1 if res == DRAWN else 0 if res == side else 2] += 1
     return RunResult(
         label=setting.label, seed=seed, games=games, wins=tally[0], draws=tally[1], losses=tally[2],
-        opening_emptied=emptied, first_stretch=stretch,
+        opening_emptied=emptied, first_stretch=stretch, last_loss=lost_last,
         last_games=n_last, last_wins=last[0], last_draws=last[1], last_losses=last[2],
         eval_games=eval_games, eval_wins=frozen[0], eval_draws=frozen[1], eval_losses=frozen[2],
         trained=trained,
@@ -482,9 +489,11 @@ def summarize(result: SweepResult) -> list[SummaryRow]:
             _per_thousand(runs, lambda r: (r.eval_wins, r.eval_draws, r.eval_losses, r.eval_games))
             if result.eval_games else None
         )
+        last_lost = [r.last_loss or 0 for r in runs]
         rows.append(SummaryRow(
             setting.label, len(runs), len(emptied), _median(emptied), _median(stretches),
-            len(runs) - len(stretches), last_games(result.games), last, result.eval_games, frozen,
+            len(runs) - len(stretches), _median(last_lost), max(last_lost, default=0), last_games(result.games),
+            last, result.eval_games, frozen,
         ))
     return rows
 
@@ -511,7 +520,7 @@ def format_table(rows: Sequence[SummaryRow]) -> list[str]:
     """The summary as aligned plain-text lines, a header first and a key after."""
     if not rows:
         return []
-    header = ["setting", "runs", "opening emptied", "at game", f"{STRETCH} unlost by", "never",
+    header = ["setting", "runs", "opening emptied", "at game", f"{STRETCH} unlost by", "never", "last loss",
               f"last {rows[0].last_games} W/D/L", "frozen vs random W/D/L"]
     table = [header]
     for r in rows:
@@ -522,6 +531,7 @@ def format_table(rows: Sequence[SummaryRow]) -> list[str]:
             _number(r.emptied_median),
             _number(r.stretch_median),
             str(r.stretch_never),
+            f"{_number(r.last_loss_median)} (max {r.last_loss_max:,})",
             _wdl(r.last),
             "-" if r.frozen is None else _wdl(r.frozen),
         ])
@@ -536,6 +546,7 @@ def format_table(rows: Sequence[SummaryRow]) -> list[str]:
         "at game: the median game at which the opening box emptied, over the runs where it did.",
         f"{STRETCH} unlost by: the median game ending the first {STRETCH} games in a row without a loss, "
         "over the runs that had them (never: the runs that did not).",
+        "last loss: the median over the runs of the game each run lost last (0: never lost), and the latest.",
         f"W/D/L: per 1,000 games, the mean over the runs, of each run's last {rows[0].last_games:,} games"
         + (f" and of {frozen_games:,} games of the trained machine, frozen, against {EVAL_OPPONENT}."
            if frozen_games else "."),
@@ -598,6 +609,7 @@ def _summary_dict(row: SummaryRow) -> dict[str, Any]:
         "label": row.label, "runs": row.runs, "opening_emptied": row.emptied,
         "opening_emptied_share": nan_to_none(row.emptied_share), "opening_emptied_median_game": row.emptied_median,
         "first_stretch_median_game": row.stretch_median, "first_stretch_never": row.stretch_never,
+        "last_loss_median_game": row.last_loss_median, "last_loss_max_game": row.last_loss_max,
         "last_games": row.last_games,
         "last_per_1000": dict(zip(("wins", "draws", "losses"), map(nan_to_none, row.last))),
         "frozen_vs_random_per_1000": (

@@ -30,7 +30,17 @@ from menace.app.sweep import (
     write_json,
 )
 from menace.cli.common import AppContext, check_machine_name, pass_app, where_options
-from menace.core.learner import PRESETS, EmptyPolicy, SettingsError, find_preset, parse_reinforcement, parse_schedule
+from menace.core.learner import (
+    DEFAULT_PRESETS,
+    PRESET_GAMES,
+    PRESETS,
+    EmptyPolicy,
+    SettingsError,
+    find_preset,
+    parse_reinforcement,
+    parse_schedule,
+)
+from menace.games import find_game, game_names
 from menace.players import PlayerParamError, UnknownPlayerError
 from menace.render.figures import FORMATS
 
@@ -78,8 +88,10 @@ OUT_FILE = click.Path(dir_okay=False, writable=True, path_type=Path)
               help="Training games per machine.")
 @click.option("--vs", "opponent", default="perfect", show_default=True, metavar="NAME", callback=_opponent,
               help="The opponent every machine trains against (see menace opponents).")
-@click.option("--preset", type=click.Choice(list(PRESETS)), default="michie", show_default=True,
-              help="The machine the swept options change.")
+@click.option("--game", type=click.Choice(game_names()), default="tictactoe", show_default=True,
+              help="The game the machines learn.")
+@click.option("--preset", type=click.Choice(list(PRESETS)),
+              help="The machine the swept options change [default: the game's own: michie, gardner].")
 @click.option("--beads", "schedules", multiple=True, callback=_schedules, metavar="N,N,...",
               help="Initial beads per move, e.g. 8,4,2,1. Repeat to sweep several.")
 @click.option("--reinforce", "reinforcements", multiple=True, callback=_reinforcements, metavar="WIN,DRAW,LOSS",
@@ -103,7 +115,8 @@ OUT_FILE = click.Path(dir_okay=False, writable=True, path_type=Path)
 @where_options
 @pass_app
 def sweep(
-    app: AppContext, seeds: int, games: int, opponent: str, preset: str, schedules: list[tuple[int, ...]],
+    app: AppContext, seeds: int, games: int, opponent: str, game: str, preset: str | None,
+    schedules: list[tuple[int, ...]],
     reinforcements: list[tuple[int, int, int]], empty_boxes: tuple[str, ...], squares: tuple[str, ...],
     sides: tuple[str, ...], workers: int | None, eval_games: int, csv_path: Path | None, json_path: Path | None,
     plot_path: Path | None, store_prefix: str | None,
@@ -123,7 +136,14 @@ def sweep(
       menace sweep --seeds 200 --games 1000 --vs perfect --beads 4,3,2,1 --beads 8,4,2,1
       menace sweep --vs smart --empty-box resign --empty-box restock --json sweep.json
       menace sweep --side X --side O --squares all --squares distinct --plot sweep.png
+      menace sweep --game hexapawn --vs perfect --seeds 200 --games 100   when HER stops losing
     """
+    chosen = find_game(game)
+    preset = preset or DEFAULT_PRESETS[chosen.name]
+    if PRESET_GAMES[preset] != chosen.name:
+        raise click.BadParameter(f"{preset} is a preset for {PRESET_GAMES[preset]}, not {chosen.name}",
+                                 param_hint="'--preset'")
+    check_opponent(opponent, chosen)
     try:
         settings = expand_settings(
             find_preset(preset), beads=schedules, reinforce=reinforcements,
@@ -155,7 +175,7 @@ def sweep(
             last = done
 
         result = run_sweep(settings, opponent, games, seeds, workers, eval_games, progress,
-                           keep=store_prefix is not None)
+                           keep=store_prefix is not None, game=chosen.name)
     click.echo(f"{total:,} machines trained in {result.seconds:.1f} s on {result.workers} "
                f"process{'es' if result.workers != 1 else ''}", err=True)
     for line in format_table(summarize(result)):

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from menace.core.game import Game, Move, Outcome, Result, Side, State
 from menace.core.learner import WINNER_CODE, Draw, EmptyBoxError, GameRecord, Learner
+from menace.core.player import Player
 
 
 @dataclass
@@ -57,8 +58,6 @@ def play_game(game: Game, x: object, o: object, rng: random.Random) -> PlayedGam
 
     ``x`` and ``o`` are :class:`~menace.players.Player` objects.
     """
-    from menace.players import Player
-
     players: dict[Side, Player] = {}
     for side, p in ((Side.X, x), (Side.O, o)):
         if not isinstance(p, Player):

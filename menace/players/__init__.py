@@ -14,21 +14,10 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
 
 from menace.core.errors import InvalidInputError
 from menace.core.game import Game, Move, Outcome, State
-
-
-@runtime_checkable
-class Player(Protocol):
-    """Anything that can take a turn: choose a move; hear the outcome."""
-
-    name: str
-
-    def choose(self, state: State, rng: random.Random) -> Move: ...
-
-    def game_over(self, state: State, outcome: Outcome) -> None: ...
+from menace.core.player import Player
 
 
 class RulePlayer(ABC):
@@ -131,3 +120,7 @@ def all_players(game: Game | None = None) -> list[PlayerSpec]:
 def _load_builtins() -> None:
     # Imported here so that each player module can import this one.
     from menace.players import registry  # noqa: F401
+
+
+__all__ = ["Player", "PlayerParamError", "PlayerSpec", "RulePlayer", "UnknownPlayerError", "all_players",
+           "find_player", "register", "split_name"]

@@ -1,0 +1,88 @@
+"""The layers of the tree, imports only downward; the core uses the standard library alone; only the
+game modules, their registry and their players name a particular game."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "menace"
+
+LAYERS = ["core", "puzzles", "games", "players", "storage", "app", "render", "cli", "web"]
+"""Lowest first. A module may import its own layer and the layers before it, never one after."""
+RANK = {name: i for i, name in enumerate(LAYERS)}
+# Side by side, not above one another: the puzzles are pure like the core, the two front ends
+# never import each other.
+PEERS = {("core", "puzzles"), ("puzzles", "core"), ("cli", "web"), ("web", "cli")}
+NOT_ABOVE = {("puzzles", "games"), ("puzzles", "players"), ("puzzles", "storage")}
+
+
+def layer_of(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[0] != "menace" or len(parts) < 2:
+        return None
+    return parts[1] if parts[1] in RANK else None
+
+
+def imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append(node.module)
+            found += [f"{node.module}.{alias.name}" for alias in node.names]
+    return found
+
+
+def modules() -> list[tuple[str, Path]]:
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE.parent).with_suffix("")
+        out.append((".".join(rel.parts), path))
+    return out
+
+
+def test_every_module_sits_in_a_layer() -> None:
+    loose = [name for name, _ in modules()
+             if layer_of(name) is None and name not in ("menace.__init__", "menace.__main__")]
+    assert loose == []
+
+
+@pytest.mark.parametrize("name,path", modules(), ids=[m for m, _ in modules()])
+def test_imports_only_go_down(name: str, path: Path) -> None:
+    here = layer_of(name)
+    if here is None:
+        return
+    upward = []
+    for target in imports(path):
+        there = layer_of(target)
+        if there is None or there == here or (here, there) in PEERS:
+            continue
+        if RANK[there] > RANK[here] or (here, there) in NOT_ABOVE or (here, there) in PEERS:
+            upward.append(target)
+    assert upward == [], f"{name} ({here}) imports from a layer above it"
+
+
+def test_the_core_uses_the_standard_library_only() -> None:
+    allowed = set(sys.stdlib_module_names) | {"menace"}
+    for name, path in modules():
+        if layer_of(name) not in ("core", "puzzles"):
+            continue
+        outside = [t for t in imports(path) if t.split(".")[0] not in allowed]
+        menace_above = [t for t in imports(path) if layer_of(t) not in (None, "core", "puzzles")]
+        assert outside == [] and menace_above == [], name
+
+
+def test_only_the_games_and_their_players_name_a_game() -> None:
+    named = []
+    for name, path in modules():
+        if layer_of(name) in ("games", "players"):
+            continue
+        if "TICTACTOE" in path.read_text(encoding="utf-8") or "HEXAPAWN" in path.read_text(encoding="utf-8"):
+            named.append(name)
+    assert named == []
