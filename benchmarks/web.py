@@ -192,7 +192,8 @@ def main() -> None:
         zoom = statistics.median(timed(path + "&first=400000&last=600000") for _ in range(5))
         rows.append((f"learning series of a {args.games:,}-game machine, first request (server just started)",
                      f"{cold * 1000:.0f} ms", "< 200 ms"))
-        rows.append(("...served again (games cached, new blocks read), median of 5", f"{warm * 1000:.0f} ms", "< 200 ms"))
+        rows.append(("...served again (games cached, new blocks read), median of 5", f"{warm * 1000:.0f} ms",
+                     "< 200 ms"))
         rows.append(("...zoomed to games 400,000-600,000, median of 5", f"{zoom * 1000:.0f} ms", ""))
     finally:
         srv.close()

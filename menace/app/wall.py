@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from menace.core.colours import DEFAULT_COLOURS, BeadColour, parse_colours
+from menace.core.colours import BeadColour, parse_colours
 from menace.core.game import Game
 from menace.core.learner import DRAWN, Box, Settings
 from menace.core.records import CorruptHistoryError, outcome_codes
@@ -44,8 +44,8 @@ class Wall:
     preset: str | None
     games_played: int
     boxes: list[Box]
-    colours: tuple[BeadColour, ...]
-    """The machine's own bead colours, or the standard set."""
+    colours: tuple[BeadColour, ...] | None
+    """The machine's own bead colours (None: the standard set for its game)."""
 
 
 def machine_wall(url: str, name: str) -> Wall:
@@ -57,7 +57,7 @@ def machine_wall(url: str, name: str) -> Wall:
             played = repo.games_played(s, stored.id)
     finally:
         db.dispose()
-    colours = parse_colours(stored.colours) if stored.colours else DEFAULT_COLOURS
+    colours = parse_colours(stored.colours) if stored.colours else None
     return Wall(stored.name, find_game(stored.game), stored.settings, stored.preset, played, stored.boxes, colours)
 
 
@@ -82,7 +82,7 @@ class BoxSeries:
     counts: list[list[int]]
     games_played: int
     game: Game
-    colours: tuple[BeadColour, ...]
+    colours: tuple[BeadColour, ...] | None
 
 
 def box_series(url: str, name: str, number: int, points: int = 400) -> BoxSeries:
@@ -111,7 +111,7 @@ def box_series(url: str, name: str, number: int, points: int = 400) -> BoxSeries
     idx = np.searchsorted(games, np.asarray(at, dtype=np.int64), side="right") - 1
     table = np.asarray(series.counts, dtype=np.int64)
     counts = [table[idx, j].tolist() for j in range(len(series.beads))]
-    colours = parse_colours(stored.colours) if stored.colours else DEFAULT_COLOURS
+    colours = parse_colours(stored.colours) if stored.colours else None
     return BoxSeries(series.box, series.beads, at, counts, played, find_game(stored.game), colours)
 
 

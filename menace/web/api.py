@@ -17,15 +17,15 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute
 
 from menace import __version__
-from menace.app import downloads, transfer
 from menace.app import machines as app_machines
+from menace.app import transfer
 from menace.app import wall as app_wall
 from menace.core.colours import format_colours, parse_colours
+from menace.core.errors import ConflictError as MachineBusyError
 from menace.core.game import Side
 from menace.games import find_game, game_names
 from menace.players import all_players
-from menace.storage.leases import MachineBusyError
-from menace.web import present
+from menace.web import downloads, present
 from menace.web.app import (
     BODY_LIMIT,
     MACHINE_NAME,
@@ -150,7 +150,8 @@ async def box_series(request: Request) -> Response:
     points = query_int(request, "points", 400, 2, app_wall.MAX_POINTS)
     assert points is not None
     series = await run_in_threadpool(app_wall.box_series, state_of(request).url, name, number, points)
-    return JSONResponse(present.box_series_json(series.game, series, series.colours))
+    colours = present.colours_for(series.game, series.colours)
+    return JSONResponse(present.box_series_json(series.game, series, colours))
 
 
 async def learning(request: Request) -> Response:

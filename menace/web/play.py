@@ -17,7 +17,7 @@ from starlette.routing import BaseRoute, Route
 
 from menace.app.session import BoxToOpen, GameEnd, MenaceMove, PlaySession
 from menace.core.colours import BeadColour
-from menace.core.game import Game, IllegalMoveError, Side
+from menace.core.game import Game, IllegalMoveError, Side, State
 from menace.core.turns import LedgerLine
 from menace.web import present
 from menace.web.app import BadRequestError, authorize, state_of
@@ -26,9 +26,9 @@ from menace.web.tables import GameTables, Table
 JSON = dict[str, Any]
 
 
-def _beads(game: Game, counts: dict[int, int], colours: Sequence[BeadColour]) -> list[JSON]:
+def _beads(game: Game, counts: dict[int, int], colours: Sequence[BeadColour], position: State | None) -> list[JSON]:
     moves = sorted(counts)
-    return [present.bead_json(game, moves, m, counts[m], colours=colours) for m in moves]
+    return [present.bead_json(game, moves, m, counts[m], colours=colours, position=position) for m in moves]
 
 
 def turn_json(game: Game, m: MenaceMove, colours: Sequence[BeadColour]) -> JSON:
@@ -36,7 +36,8 @@ def turn_json(game: Game, m: MenaceMove, colours: Sequence[BeadColour]) -> JSON:
     t = m.turn
     return {
         "box_number": t.box_number, "cells": None if t.box_position is None else present.cells_of(game, t.box_position),
-        "symmetry": t.symmetry, "beads": _beads(game, t.beads, colours), "bead": t.bead, "move": t.square,
+        "symmetry": t.symmetry, "beads": _beads(game, t.beads, colours, t.box_position), "bead": t.bead,
+        "move": t.square,
         "move_name": m.move_name, "restocked": t.restocked, "resigned": t.resigned,
     }
 
@@ -46,12 +47,14 @@ def open_json(game: Game, b: BoxToOpen | None, colours: Sequence[BeadColour]) ->
     if b is None:
         return None
     return {"box_number": b.box_number, "shelf": b.shelf, "symmetry": b.symmetry,
-            "cells": present.cells_of(game, b.position), "beads": _beads(game, b.beads, colours), "empty": b.empty}
+            "cells": present.cells_of(game, b.position), "beads": _beads(game, b.beads, colours, b.position),
+            "empty": b.empty}
 
 
-def ledger_line_json(game: Game, line: LedgerLine, box_moves: Sequence[int], colours: Sequence[BeadColour]) -> JSON:
+def ledger_line_json(game: Game, line: LedgerLine, box_moves: Sequence[int], colours: Sequence[BeadColour],
+                     position: State) -> JSON:
     """A line of the ledger: the box, the colour drawn, its count before and after, what to do."""
-    colour = colours[present.colour_index(game, box_moves, line.bead, colours)]
+    colour = colours[present.colour_index(game, box_moves, line.bead, colours, position)]
     back = line.after - (line.before - 1)
     if back > 0:
         what = f"put {back} {colour.name} in" + (" (the drawn one and more)" if back > 1 else "")
@@ -67,8 +70,9 @@ def ledger_line_json(game: Game, line: LedgerLine, box_moves: Sequence[int], col
 def end_json(t: Table, end: GameEnd) -> JSON:
     """The stored game: result for MENACE, the ledger, its number in the history."""
     learner = t.session.machine.learner
-    lines = [ledger_line_json(t.session.game, x, sorted(learner.boxes[x.box_number - 1].initial), t.colours)
-             for x in end.ledger]
+    boxes = learner.boxes
+    lines = [ledger_line_json(t.session.game, x, sorted(boxes[x.box_number - 1].initial), t.colours,
+                              boxes[x.box_number - 1].position) for x in end.ledger]
     return {"machine": t.machine, "result": end.result.value, "ledger": lines, "game_number": end.game_number,
             "games_played": end.game_number}
 
@@ -216,7 +220,7 @@ async def _start(request: Request, operated: bool) -> Response:
     seed = field_of(body, "seed", int)
     assert st.trainer is not None
     if name in st.trainer.busy_machines():
-        from menace.storage.leases import MachineBusyError
+        from menace.core.errors import ConflictError as MachineBusyError
 
         raise MachineBusyError(f"machine {name!r} is training here; stop the tournament first")
     view = await run_in_threadpool(_play(request).start, name, first, seed, operated)

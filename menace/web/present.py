@@ -11,9 +11,10 @@ from typing import Any
 
 from menace.app.machines import MachineSummary
 from menace.app.wall import BoxSeries, LearningSeries, Wall
-from menace.core.colours import DEFAULT_COLOURS, BeadColour
+from menace.core.colours import DEFAULT_COLOURS, BeadColour, default_colours
 from menace.core.game import Game, Move, State
 from menace.core.learner import Box
+from menace.render.beads import places_pieces, slot
 
 JSON = dict[str, Any]
 
@@ -30,10 +31,17 @@ def shape_json(game: Game) -> JSON:
             "sides": {side.name: name for side, name in game.side_names.items()}}
 
 
+def colours_for(game: Game, own: Sequence[BeadColour] | None) -> tuple[BeadColour, ...]:
+    """A machine's own colours, else the standard set for its game (as the labels print them)."""
+    return tuple(own) if own else default_colours(places_pieces(game))
+
+
 def colour_index(game: Game, box_moves: Sequence[Move], move: Move,
-                 colours: Sequence[BeadColour] = DEFAULT_COLOURS) -> int:
-    """The colour of a bead: the square's colour where the game has one move per colour (noughts
-    and crosses), else the bead's place in its box."""
+                 colours: Sequence[BeadColour] = DEFAULT_COLOURS, position: State | None = None) -> int:
+    """The colour of a bead, as the labels colour it: the square's colour in noughts and crosses;
+    for a game whose pieces move, by the move's place in the box."""
+    if position is not None:
+        return slot(game, position, move) % len(colours)
     if game.move_count <= len(colours):
         return int(move)
     return sorted(box_moves).index(move) % len(colours)
@@ -45,10 +53,10 @@ def cells_of(game: Game, state: State) -> list[int]:
 
 
 def bead_json(game: Game, box_moves: Sequence[Move], move: Move, count: int, initial: int | None = None,
-              colours: Sequence[BeadColour] = DEFAULT_COLOURS) -> JSON:
+              colours: Sequence[BeadColour] = DEFAULT_COLOURS, position: State | None = None) -> JSON:
     """One bead colour of a box: the move (a target cell, or ``from`` -> ``to``), count and colour."""
     start, end = game.move_cells(move)
-    index = colour_index(game, box_moves, move, colours)
+    index = colour_index(game, box_moves, move, colours, position)
     colour = colours[index]
     out: JSON = {"bead": move, "name": game.move_name(move), "from": start, "to": end, "count": count,
                  "colour": index, "letter": colour.letter, "hex": colour.hex, "colour_name": colour.name}
@@ -63,7 +71,8 @@ def box_json(game: Game, box: Box, colours: Sequence[BeadColour] = DEFAULT_COLOU
     total = sum(box.beads.get(m, 0) for m in moves)
     return {
         "number": box.number, "move": box.move_number, "side": box.side.name, "cells": cells_of(game, box.position),
-        "beads": [bead_json(game, moves, m, box.beads.get(m, 0), box.initial[m], colours) for m in moves],
+        "beads": [bead_json(game, moves, m, box.beads.get(m, 0), box.initial[m], colours, box.position)
+                  for m in moves],
         "total": total, "empty": total == 0,
     }
 
@@ -75,7 +84,8 @@ in the wall's ``colours``, by index."""
 
 def wall_json(wall: Wall) -> JSON:
     """The whole wall: the board's shape, the colours, every box (beads as rows of :data:`BEAD_FIELDS`)."""
-    game, colours = wall.game, wall.colours
+    game = wall.game
+    colours = colours_for(game, wall.colours)
     boxes = []
     for box in wall.boxes:
         moves = sorted(box.initial)
@@ -85,7 +95,8 @@ def wall_json(wall: Wall) -> JSON:
             start, end = game.move_cells(m)
             count = box.beads.get(m, 0)
             total += count
-            rows.append([m, count, colour_index(game, moves, m, colours), end, start, box.initial[m]])
+            rows.append([m, count, colour_index(game, moves, m, colours, box.position), end, start,
+                         box.initial[m]])
         boxes.append({"number": box.number, "move": box.move_number, "side": box.side.name,
                       "cells": cells_of(game, box.position), "beads": rows, "total": total, "empty": total == 0})
     return {
@@ -111,7 +122,8 @@ def box_series_json(game: Game, series: BoxSeries, colours: Sequence[BeadColour]
     moves = sorted(series.box.initial)
     return {
         "box": box_json(game, series.box, colours), "games_played": series.games_played, "games": series.games,
-        "series": [{**bead_json(game, moves, m, col[-1] if col else 0, colours=colours), "counts": col}
+        "series": [{**bead_json(game, moves, m, col[-1] if col else 0, colours=colours, position=series.box.position),
+                    "counts": col}
                    for m, col in zip(series.beads, series.counts)],
     }
 

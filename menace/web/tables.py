@@ -14,8 +14,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from menace.core.colours import DEFAULT_COLOURS, BeadColour, parse_colours
+from menace.core.colours import DEFAULT_COLOURS, BeadColour, default_colours, parse_colours
 from menace.core.errors import NotFoundError, UnavailableError
+from menace.render.beads import places_pieces
 from menace.web.hub import Publish
 
 IDLE_SECONDS = 15 * 60
@@ -73,7 +74,7 @@ class GameTables:
         cls = play_session_class()
         session = cls.open(self.url, machine, holder=holder, menace_side=menace_side, seed=seed, operated=operated)
         stored = session.machine.stored.colours
-        colours = parse_colours(stored) if stored else DEFAULT_COLOURS
+        colours = parse_colours(stored) if stored else default_colours(places_pieces(session.game))
         table = Table(secrets.token_urlsafe(12), machine, operated, session, colours)
         with self._lock:
             self._tables[table.id] = table

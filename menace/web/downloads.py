@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 from menace.app.machines import load_stored
-from menace.core.colours import DEFAULT_COLOURS, parse_colours
+from menace.core.colours import default_colours, parse_colours
 from menace.core.errors import NotFoundError
 
 PLOTS = ("beads", "learning", "boxes")
@@ -25,12 +25,15 @@ class DownloadError(NotFoundError):
 def labels_pdf(url: str, name: str, paper: str = "a4") -> bytes:
     """``menace labels``: the whole build kit (cover, shopping list, labels, fill list, shelf map)
     as PDF, in the machine's own colours."""
+    from menace.games import find_game
+    from menace.render.beads import places_pieces
     from menace.render.labels import KitSpec, find_paper, write_pdf
 
     stored = load_stored(url, name)
-    colours = parse_colours(stored.colours) if stored.colours else DEFAULT_COLOURS
+    game = find_game(stored.game)
+    colours = parse_colours(stored.colours) if stored.colours else default_colours(places_pieces(game))
     out = io.BytesIO()
-    write_pdf(out, stored.boxes, KitSpec(stored.name, stored.settings, colours, paper=find_paper(paper)))
+    write_pdf(out, stored.boxes, KitSpec(stored.name, stored.settings, game, colours, paper=find_paper(paper)))
     return out.getvalue()
 
 
