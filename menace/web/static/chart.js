@@ -83,7 +83,11 @@ class Chart {
         const y = Y(t); ctx.beginPath(); ctx.moveTo(this.left, y); ctx.lineTo(this.left + this.plotW, y); ctx.stroke();
         ctx.fillText(panel.percent ? Math.round(t * 100) + "%" : compact(t), this.left - 6, y);
       }
-      if (panel.label) { ctx.save(); ctx.translate(12, y0 + ph / 2); ctx.rotate(-Math.PI / 2); ctx.textAlign = "center"; ctx.fillStyle = "#333"; ctx.fillText(narrow ? panel.short || panel.label : panel.label, 0, 0); ctx.restore(); }
+      if (panel.label) {
+        // A label longer than its panel is tall would run into the next one: use the short one.
+        const text = narrow || ctx.measureText(panel.label).width > ph - 8 ? panel.short || panel.label : panel.label;
+        ctx.save(); ctx.translate(12, y0 + ph / 2); ctx.rotate(-Math.PI / 2); ctx.textAlign = "center"; ctx.fillStyle = "#333"; ctx.fillText(text, 0, 0); ctx.restore();
+      }
       ctx.save(); ctx.beginPath(); ctx.rect(this.left, y0, this.plotW, ph); ctx.clip();
       for (const s of panel.series) {
         ctx.strokeStyle = s.colour; ctx.lineWidth = s.width || 2.5; ctx.setLineDash(s.dash || []);
@@ -155,9 +159,9 @@ function learningChartData(s) {
     empty: "No games yet: train or play the machine.",
     marks: s.opponents.slice(1).map((o) => ({ x: o.game })),
     panels: [
-      { label: `cumulative reinforcement (${s.rule})`, short: "reinforcement", zero: true, weight: 1.1,
+      { label: `cumulative reinforcement (${s.rule})`, short: "cumulative reinforcement", zero: true, weight: 1.1,
         series: [{ name: "total", colour: "#222", ys: s.cumulative }] },
-      { label: `share of the last ${M.fmt(s.window)} games`, short: "share", percent: true,
+      { label: `share of the last ${M.fmt(s.window)} games`, short: `last ${M.fmt(s.window)} games`, percent: true,
         series: [{ name: "wins", colour: RESULT_COLOURS.win, ys: s.win }, { name: "draws", colour: RESULT_COLOURS.draw, ys: s.draw, dash: [8, 4] },
           { name: "losses", colour: RESULT_COLOURS.loss, ys: s.loss, dash: [2, 3] }] },
     ],
