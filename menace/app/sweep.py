@@ -13,8 +13,9 @@ run the same way:
   ``random`` player.
 
 Seeds are 1..N, and a run depends on its setting and seed alone, so results are the same
-whatever the number of worker processes. Nothing is printed and nothing is stored here unless
-asked (:func:`store_machines`).
+whatever the number of worker processes, on this machine or on a Dask cluster
+(``run_sweep(..., cluster="tcp://HOST:8786")``, see :mod:`menace.app.pools`). Nothing is printed
+and nothing is stored here unless asked (:func:`store_machines`, in the calling process).
 
 >>> from menace.core.learner import MICHIE
 >>> settings = expand_settings(MICHIE, beads=[(4, 3, 2, 1), (8, 4, 2, 1)])
@@ -34,6 +35,7 @@ import math
 import os
 import random
 import statistics
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -41,6 +43,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from menace.app.pools import DaskPool
 from menace.core.errors import InvalidInputError
 from menace.core.game import Game, Side
 from menace.core.learner import (
@@ -131,6 +134,9 @@ class SweepResult:
     workers: int
     seconds: float
     game: str = DEFAULT_GAME
+    cluster: str | None = None
+    """The Dask scheduler it ran on; None: this machine. (Like ``workers`` and ``seconds``, it is
+    in no file: the files of a sweep are the same wherever it ran.)"""
 
     def runs_for(self, label: str) -> list[RunResult]:
         return [r for r in self.runs if r.label == label]
@@ -402,15 +408,17 @@ class _Task:
     keep: bool
 
 
-_WORKER_TRAINERS: dict[str, Trainer] = {}
-"""In a worker process (which runs one task at a time): its trainer per game, kept between tasks."""
+_WORKER = threading.local()
+"""In a worker (a process of the local pool, or one of a Dask worker's threads, which may run
+tasks side by side): its trainers per game, kept between tasks."""
 
 
 def _run_task(task: _Task, trainer: Trainer | None = None) -> list[RunResult]:
     if trainer is None:
-        trainer = _WORKER_TRAINERS.get(task.game)
+        trainers: dict[str, Trainer] = _WORKER.__dict__.setdefault("trainers", {})
+        trainer = trainers.get(task.game)
         if trainer is None:
-            trainer = _WORKER_TRAINERS[task.game] = Trainer(find_game(task.game))
+            trainer = trainers[task.game] = Trainer(find_game(task.game))
     return [trainer.run_one(task.setting, task.opponent, task.games, s, task.eval_games, task.keep)
             for s in task.seeds]
 
@@ -425,12 +433,15 @@ def run_sweep(
     progress: Callable[[int, int], None] | None = None,
     keep: bool = False,
     game: str = DEFAULT_GAME,
+    cluster: str | None = None,
 ) -> SweepResult:
     """Train ``seeds`` machines (seeds 1..N) per setting against ``opponent``, on ``workers``
     processes (default: every core); ``progress(done, total)`` hears of finished runs.
 
-    Work goes out in batches of seeds, a few per worker, so each process builds its engines and
-    tables once. The result does not depend on ``workers``.
+    With ``cluster`` (a Dask scheduler's address, ``tcp://HOST:8786``) the runs go to that
+    cluster's workers instead, ``workers`` being ignored: see :class:`~menace.app.pools.DaskPool`
+    for the errors. Work goes out in batches of seeds, a few per worker, so each process builds its
+    engines and tables once. The result does not depend on ``workers`` or on where it ran.
     """
     settings = list(settings)
     if not settings:
@@ -440,7 +451,12 @@ def run_sweep(
         raise SweepError("every setting of a sweep needs its own label")
     if games < 1 or seeds < 1 or eval_games < 0:
         raise SweepError("a sweep needs at least one game and one seed, and no negative evaluation")
-    workers = workers or os.cpu_count() or 1
+    # The opponent is checked before any work; in this process the trainer serves every task.
+    trainer = Trainer(find_game(game))
+    trainer.rule_player(opponent)
+    start = time.perf_counter()
+    dask = None if cluster is None else DaskPool(cluster)
+    workers = dask.workers if dask is not None else workers or os.cpu_count() or 1
     total = len(settings) * seeds
     # A few batches per worker keep them all busy to the end, without a task per run.
     size = max(1, math.ceil(seeds * len(settings) / (workers * 4)))
@@ -449,21 +465,17 @@ def run_sweep(
         for s in settings
         for first in range(1, seeds + 1, size)
     ]
-    start = time.perf_counter()
-    # The opponent is checked before any work; in this process the trainer serves every task.
-    trainer = Trainer(find_game(game))
-    trainer.rule_player(opponent)
     workers = min(workers, len(tasks))
     done = 0
     results: list[list[RunResult]] = [[] for _ in tasks]
-    if workers == 1:
+    if workers == 1 and dask is None:
         for i, task in enumerate(tasks):
             results[i] = _run_task(task, trainer)
             done += len(task.seeds)
             if progress is not None:
                 progress(done, total)
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with dask or ProcessPoolExecutor(max_workers=workers) as pool:
             futures = {pool.submit(_run_task, task): i for i, task in enumerate(tasks)}
             for future in as_completed(futures):
                 i = futures[future]
@@ -473,7 +485,7 @@ def run_sweep(
                     progress(done, total)
     runs = [run for batch in results for run in batch]
     return SweepResult(settings, opponent, games, seeds, eval_games, runs, workers, time.perf_counter() - start,
-                       game)
+                       game, cluster)
 
 
 # -- summing up --------------------------------------------------------------------------------
