@@ -102,23 +102,35 @@ def write_machine_file(body: dict[str, Any], path: Path) -> None:
 
 def read_machine_file(path: Path) -> dict[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         raise MachineFileError(f"no file {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise MachineFileError(f"{path} cannot be read as a machine file: {exc}") from None
+    return parse_machine_file(data, str(path))
+
+
+def parse_machine_file(data: bytes, label: str = "the file") -> dict[str, Any]:
+    """A machine file's bytes checked for format, version and checksum; :class:`MachineFileError`
+    naming ``label`` (the file's name) otherwise. Its content is checked by :func:`import_machine`."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MachineFileError(f"{label} cannot be read as a machine file: {exc}") from None
     try:
         body = json.loads(text)
     except json.JSONDecodeError as exc:
         raise MachineFileError(
-            f"{path} is damaged or truncated (not valid JSON: {exc.msg} at line {exc.lineno})") from None
+            f"{label} is damaged or truncated (not valid JSON: {exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise MachineFileError(f"{label} is not a menace machine file (nested too deeply)") from None
     if not isinstance(body, dict) or body.get("format") != FORMAT:
-        raise MachineFileError(f"{path} is not a menace machine file")
+        raise MachineFileError(f"{label} is not a menace machine file")
     version = body.get("version")
     if not isinstance(version, int) or version > VERSION:
-        raise MachineFileError(f"{path} is version {version} of the machine file; this menace reads up to {VERSION}")
+        raise MachineFileError(f"{label} is version {version} of the machine file; this menace reads up to {VERSION}")
     if body.get("checksum") != checksum(body):
-        raise MachineFileError(f"{path} is damaged: its checksum does not match its content")
+        raise MachineFileError(f"{label} is damaged: its checksum does not match its content")
     return body
 
 
