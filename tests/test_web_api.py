@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import Invoke
+from conftest import Invoke, wait_until
 from starlette.testclient import TestClient
 
 from menace.app import wall
@@ -181,7 +181,7 @@ def test_train_runs_the_tournament_and_stops(client: TestClient) -> None:
     r = client.post("/api/train", json={"opponent": "random", "games": 5_000_000, "seed": 3})
     assert r.status_code == 202 and r.json()["running"]
     assert client.post("/api/train", json={"opponent": "random", "games": 10}).status_code == 409
-    time.sleep(0.5)
+    wait_until(lambda: client.get("/api/train").json()["games"] > 0, "the first games of the tournament")
     stopped = client.post("/api/train/stop").json()
     assert not stopped["running"] and stopped["stopped"] == "stopped from the page"
     played = client.get("/api/machines/menace").json()["games"]
