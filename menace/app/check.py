@@ -112,8 +112,8 @@ def _check_machine(s: object, name: str, report: CheckReport) -> None:
             faults.append(f"{where}: position {game.encode(box.position)} is not in canonical form")
         for move, count in box.beads.items():
             if move not in game.legal_moves(box.position):
-                name = game.move_name(move) if 0 <= move < game.move_count else str(move)
-                faults.append(f"{where}: beads for {name}, which is not a legal move there")
+                what = game.move_name(move) if 0 <= move < game.move_count else str(move)
+                faults.append(f"{where}: beads for {what}, which is not a legal move there")
             if count < 0:
                 faults.append(f"{where}: {count} beads for {game.move_name(move)} (negative)")
         if i < len(expected):

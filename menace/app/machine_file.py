@@ -1,8 +1,8 @@
 """The machine file, parsed strictly: the first step of an import, before anything else.
 
-:func:`load_json` reads the file's text within bounds (its size, integers of at most
+:func:`loads` (and :func:`load_json` for a path) reads the file's text within bounds (its size, integers of at most
 :data:`MAX_DIGITS` digits, no floats, no NaN, a limited nesting depth) and
-:func:`parse_machine_file` checks every field against the schema of docs/machine-file.md:
+:func:`check_machine_content` checks every field against the schema of docs/machine-file.md:
 types (an integer is never a bool or a float), bounds the same as ``menace init``'s, names
 by the machine-name rule, printable text, unique moves per box, corrections for boxes and beads
 that exist, runs that exist. It returns typed values (a :class:`MachineDump` and its
@@ -252,7 +252,7 @@ def _boxes(value: Any, game: Game) -> list[BoxDump]:
     return boxes
 
 
-def parse_machine_file(body: dict[str, Any], rename: str | None = None) -> tuple[MachineDump, Settings]:
+def check_machine_content(body: dict[str, Any], rename: str | None = None) -> tuple[MachineDump, Settings]:
     """The file's content as typed values, every field checked (see the module's docstring).
 
     ``rename`` (``--as``) replaces the file's name; both follow the machine-name rule.

@@ -615,12 +615,14 @@ def settings_dict(settings: Settings) -> dict[str, Any]:
         "side": settings.side, "schedule": list(settings.schedule), "win": settings.win,
         "draw": settings.draw, "loss": settings.loss, "all_squares": settings.all_squares,
         "symmetry": settings.symmetry, "empty_policy": settings.empty_policy.value,
+        "scope": settings.scope.value, "forced_boxes": settings.forced_boxes,
     }
 
 
 def to_json(result: SweepResult) -> dict[str, Any]:
     """The sweep as plain data: what was run, the summary per setting and every run."""
     return {
+        "game": result.game,
         "opponent": result.opponent,
         "games": result.games,
         "seeds": result.seeds,

@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from menace.app.files import write_text
-from menace.app.machine_file import FORMAT, VERSION, MachineFileError, load_json, parse_machine_file
+from menace.app.machine_file import (
+    FORMAT,
+    MAX_FILE_BYTES,
+    VERSION,
+    MachineFileError,
+    check_machine_content,
+    loads,
+)
 from menace.core.game import Result
 from menace.core.learner import Settings, build_boxes, parse_numbers
 from menace.core.records import CorruptHistoryError, iter_block
@@ -94,11 +101,33 @@ def write_machine_file(body: dict[str, Any], path: Path | str) -> None:
 
 
 def read_machine_file(path: Path) -> dict[str, Any]:
-    """The file's JSON, read within bounds (:func:`~menace.app.machine_file.load_json`), with its
-    format, version and checksum checked; the content is checked by :func:`import_machine`."""
-    body = load_json(path)
+    """The file's JSON, read within bounds, with its format, version and checksum checked (see
+    :func:`parse_machine_file`); the content is checked by :func:`import_machine`."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise MachineFileError(f"{path} is {size:,} bytes: too large for a machine file")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise MachineFileError(f"no file {path}") from None
+    except OSError as exc:
+        raise MachineFileError(f"{path} cannot be read as a machine file: {exc}") from None
+    return parse_machine_file(data, str(path))
+
+
+def parse_machine_file(data: bytes, label: str = "the file") -> dict[str, Any]:
+    """A machine file's bytes read within bounds (:func:`~menace.app.machine_file.loads`: digits,
+    depth, no floats) and checked for format, version and checksum; :class:`MachineFileError`
+    naming ``label`` (the file's name) otherwise. Its content is checked by :func:`import_machine`."""
+    if len(data) > MAX_FILE_BYTES:
+        raise MachineFileError(f"{label} is {len(data):,} bytes: too large for a machine file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MachineFileError(f"{label} cannot be read as a machine file: {exc}") from None
+    body = loads(text, label)
     if body.get("checksum") != checksum(body):
-        raise MachineFileError(f"{path} is damaged: its checksum does not match its content")
+        raise MachineFileError(f"{label} is damaged: its checksum does not match its content")
     return body
 
 
@@ -138,7 +167,7 @@ def verify(dump: MachineDump, settings: Settings) -> None:
 def import_machine(url: str, body: dict[str, Any], rename: str | None = None,
                    replace: bool = False) -> tuple[str, int, int]:
     """Check the file's content, then store the machine in one transaction: (name, boxes, games)."""
-    dump, settings = parse_machine_file(body, rename)  # the strict schema, before anything else
+    dump, settings = check_machine_content(body, rename)  # the strict schema, before anything else
     verify(dump, settings)
     db = open_database(url, create=True)
     try:

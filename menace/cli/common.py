@@ -163,9 +163,13 @@ def colours_option(ctx: click.Context, param: click.Parameter, value: str | None
 
 
 def machine_colours(stored: str | None, given: tuple[BeadColour, ...] | None,
-                    places_pieces: bool = True) -> tuple[BeadColour, ...]:
-    """The colours to use: those given now, else those stored with the machine, else the standard set."""
+                    places_pieces: bool = True, needed: int = 1) -> tuple[BeadColour, ...]:
+    """The colours to use: those given now (at least ``needed`` of them), else those stored with
+    the machine, else the standard set."""
     if given is not None:
+        if len(given) < needed:
+            raise click.BadParameter(f"this machine's game needs {needed} colours, not {len(given)}",
+                                     param_hint="'--colours'")
         return given
     if stored:
         return parse_colours(stored)

@@ -73,7 +73,8 @@ def history(app: AppContext, opponent: str | None, result: str | None, first: in
         moves = _moves(found.game, g.record)
         if ended_by_resignation(found.game, g.record):
             moves += " (MENACE resigns)"
-        click.echo(f"{g.number:>{width},}  {g.kind:<10}  {g.opponent:<{opp_width}}  {g.record.menace_side.name:<4}  "
+        side = found.game.side_names[g.record.menace_side]
+        click.echo(f"{g.number:>{width},}  {g.kind:<10}  {g.opponent:<{opp_width}}  {side:<5} "
                    f"{_result_word(g.record):<6}  {moves}")
     shown = len(found.games)
     click.echo(f"{shown:,} game{'s' if shown != 1 else ''} shown; {found.machine!r} has played {found.played:,}. "
@@ -108,10 +109,12 @@ def replay(app: AppContext, number: int) -> None:
     tty = use_colour(sys.stdout.isatty())
     me = g.record.menace_side
     against = f"{g.kind} against {g.opponent}"
-    click.echo(f"Game {g.number:,} of {shown.machine!r} ({against}, run {g.run_id}); MENACE plays {me.name}.")
+    click.echo(f"Game {g.number:,} of {shown.machine!r} ({against}, run {g.run_id}); MENACE plays "
+               f"{game.side_names[me]}.")
     for ply in d.plies:
         click.echo("")
-        who = f"MENACE ({ply.side.name})" if ply.by_menace else f"{g.opponent} ({ply.side.name})"
+        mover = game.side_names[ply.side]
+        who = f"MENACE ({mover})" if ply.by_menace else f"{g.opponent} ({mover})"
         if not ply.by_menace:
             click.echo(f"{ply.number}. {who} plays {game.move_name(ply.square)}.")
             board = board_lines(game, ply.board)
@@ -175,7 +178,8 @@ def undo(app: AppContext, count: int) -> None:
     done = undo_games(app.url, app.machine, count)
     colours = machine_colours(done.colours, None, places_pieces(done.game))
     for g in done.removed[-SHOW_AT_MOST:][::-1]:
-        click.echo(f"Undid game {g.number:,} ({g.kind} against {g.opponent}, MENACE {g.record.menace_side.name}, "
+        side = done.game.side_names[g.record.menace_side]
+        click.echo(f"Undid game {g.number:,} ({g.kind} against {g.opponent}, MENACE {side}, "
                    f"{g.record.result.value}): {_moves(done.game, g.record)}")
     if len(done.removed) > SHOW_AT_MOST:
         click.echo(f"... and {len(done.removed) - SHOW_AT_MOST:,} earlier games "

@@ -120,6 +120,8 @@ def init(app: AppContext, game: str, preset: str | None, side: str | None, sched
         changes["symmetry"] = symmetry
     if empty_box is not None:
         changes["empty_policy"] = EmptyPolicy(empty_box)
+    if colours is not None:
+        machine_colours(None, colours, needed=chosen.colours)  # enough of them for the game
     settings = Settings(**{**base.__dict__, **changes})
     label = preset if settings == base else f"{preset}, modified"
     summary = init_machine(app.url, app.machine, settings, label, replace, game=chosen,
@@ -145,6 +147,8 @@ def stats(app: AppContext) -> None:
     click.echo(f"Machine {printable(s.name)!r} ({s.game.title}, {s.preset or 'custom'}), built "
                f"{s.created_at:%Y-%m-%d %H:%M}")
     for key, value in s.settings.describe().items():
+        if key == "side":
+            value = " and ".join(s.game.side_names[side] for side in s.settings.sides)
         click.echo(f"  {key:<14} {value}")
     click.echo(f"  {'matchboxes':<14} {s.boxes:,} ({by_move(s.boxes_by_move)} by move)")
     click.echo(f"  {'beads now':<14} {s.beads:,} ({by_move(s.beads_by_move)} by move)")
@@ -212,7 +216,8 @@ def machines(app: AppContext) -> None:
     width = max(8, *(len(printable(s.name)) for s in found))
     click.echo(f"{'machine':<{width}}  {'game':<11} {'side':<4} {'boxes':>7} {'beads':>11} {'games':>15}")
     for s in found:
-        click.echo(f"{printable(s.name):<{width}}  {s.game.name:<11} {s.settings.side:<4} {s.boxes:>7,} "
+        side = "/".join(s.game.side_names[x] for x in s.settings.sides)
+        click.echo(f"{printable(s.name):<{width}}  {s.game.name:<11} {side:<4} {s.boxes:>7,} "
                    f"{s.beads:>11,} {s.games:>15,}")
 
 
@@ -236,6 +241,9 @@ def colours(app: AppContext, colour_list: tuple[BeadColour, ...] | None, standar
     """
     from menace.app.machines import machine_colours_text, set_machine_colours
 
+    if colour_list is not None:
+        _, game = machine_colours_text(app.url, app.machine)
+        machine_colours(None, colour_list, needed=game.colours)
     if colour_list is not None or standard:
         set_machine_colours(app.url, app.machine, None if standard else format_colours(colour_list or ()))
     text, game = machine_colours_text(app.url, app.machine)

@@ -60,7 +60,8 @@ def _show_menace_move(s: PlaySession, mv: MenaceMove, colours: tuple[BeadColour,
         click.echo("  The box was empty and is refilled with its first beads.")
     assert t.bead is not None
     c = _colour_of(s, colours, t.box_position, t.bead)
-    click.echo(f"  It draws a {c.name} bead ({paint(c.letter, c, colour)}): {s.game.move_name(t.bead)} on the "
+    article = "an" if c.name[:1].lower() in "aeiou" else "a"
+    click.echo(f"  It draws {article} {c.name} bead ({paint(c.letter, c, colour)}): {s.game.move_name(t.bead)} on the "
                f"drawing, {mv.move_name} on your board.")
 
 
@@ -216,7 +217,7 @@ def operate(app: AppContext, first: str | None, colours: tuple[BeadColour, ...] 
     colour = use_colour(sys.stdout.isatty())
     with PlaySession.open(app.url, app.machine, holder="an operated game (menace operate)", menace_side=side,
                           operated=True) as s:
-        palette = machine_colours(s.machine.stored.colours, colours, places_pieces(s.game))
+        palette = machine_colours(s.machine.stored.colours, colours, places_pieces(s.game), s.game.colours)
         g = s.game
         click.echo(f"MENACE ({printable(app.machine)!r}) plays {g.side_names[s.menace_side]}; the other side is "
                    f"{g.side_names[s.menace_side.other]}.")
@@ -320,18 +321,15 @@ def reconcile(app: AppContext, box: int, counts: tuple[str, ...], colours: tuple
       menace reconcile 1                  asks for each colour's count
       menace reconcile 1 --count W=3 --count G=0
     """
-    from menace.app.machines import open_machine
+    from menace.app.machines import recount
     from menace.core.learner import MAX_BEADS
 
     given: dict[int, int] = {}
-    with open_machine(app.url, app.machine, holder="a recount (menace reconcile)") as m:
-        palette = machine_colours(m.stored.colours, colours, places_pieces(m.game))
-        learner = m.learner
-        if box > len(learner.boxes):
-            raise click.BadParameter(f"no box {box}: {printable(app.machine)!r} has boxes 1 to {len(learner.boxes)}",
-                                     param_hint="'BOX'")
-        b = learner.boxes[box - 1]
-        slots = {m.game.colour_slot(b.position, mv): mv for mv in b.initial}
+    with recount(app.url, app.machine, box, holder="a recount (menace reconcile)") as r:
+        game = r.machine.game
+        palette = machine_colours(r.machine.stored.colours, colours, places_pieces(game), game.colours)
+        b = r.box
+        slots = {game.colour_slot(b.position, mv): mv for mv in b.initial}
         for item in counts:
             name, sep, number = item.partition("=")
             try:
@@ -347,22 +345,21 @@ def reconcile(app: AppContext, box: int, counts: tuple[str, ...], colours: tuple
                 raise click.BadParameter(f"box {box} holds no {palette[slot].name} beads (it holds {held})",
                                          param_hint="'--count'")
             given[slots[slot]] = int(number)
-        current = learner.counts[box - 1]
         new: dict[int, int] = {}
-        for mv in b.initial:
+        for mv, now in r.beads.items():
             if mv in given:
                 new[mv] = given[mv]
                 continue
-            c = palette[m.game.colour_slot(b.position, mv) % len(palette)]
-            question = f"{c.name} ({c.letter}, {m.game.move_name(mv)}): twin says {current[mv]}; real count"
-            new[mv] = ask(partial(click.prompt, question, type=click.IntRange(0, MAX_BEADS), default=current[mv],
+            c = palette[game.colour_slot(b.position, mv) % len(palette)]
+            question = f"{c.name} ({c.letter}, {game.move_name(mv)}): twin says {now}; real count"
+            new[mv] = ask(partial(click.prompt, question, type=click.IntRange(0, MAX_BEADS), default=now,
                                   prompt_suffix=" > "), "Recount abandoned: nothing changed.")
-        changed = m.correct(box - 1, new, f"recount of box {box} (menace reconcile)")
+        changed = r.apply(new, f"recount of box {box} (menace reconcile)")
     if not changed:
         click.echo(f"Box {box} already matches the count: nothing to change.")
         return
     for mv, before, after in changed:
-        c = palette[m.game.colour_slot(b.position, mv) % len(palette)]
+        c = palette[game.colour_slot(b.position, mv) % len(palette)]
         click.echo(f"Box {box} {c.name}: {before} -> {after}")
     click.echo("Recorded as a correction in the history.")
 

@@ -12,6 +12,7 @@ import click
 from menace.cli.common import (
     EXIT_SIGINT,
     EXIT_SIGTERM,
+    EXIT_STOPPED_EARLY,
     AppContext,
     leave,
     pass_app,
@@ -56,16 +57,17 @@ class DurationType(click.ParamType):  # type: ignore[type-arg]
 
 
 @click.command()
-@click.option("--vs", "opponent", default="smart", show_default=True, metavar="NAME",
-              help="The opponent (see menace opponents).")
+@click.option("--vs", "opponent", metavar="NAME",
+              help="The opponent (see menace opponents) [default: smart for noughts and crosses, else random].")
 @click.option("-n", "--games", type=click.IntRange(min=1), help="How many games [default: 1000 unless --for].")
 @click.option("--for", "duration", type=DurationType(), help="Play for this long instead, e.g. 8h or 30m.")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1),
               help="Seed: the same seed on the same machine gives the same beads.")
-@click.option("--side", type=click.Choice(["X", "O"]), help="For a machine that plays both sides: only this one.")
+@click.option("--side", type=click.Choice(["X", "O", "first", "second", "white", "black"], case_sensitive=False),
+              help="For a machine that plays both sides: only this one.")
 @where_options
 @pass_app
-def tournament(app: AppContext, opponent: str, games: int | None, duration: float | None, seed: int | None,
+def tournament(app: AppContext, opponent: str | None, games: int | None, duration: float | None, seed: int | None,
                side: str | None) -> None:
     """Train the machine against an opponent, saving every second.
 
@@ -84,6 +86,13 @@ def tournament(app: AppContext, opponent: str, games: int | None, duration: floa
         raise click.UsageError("give either -n/--games or --for, not both")
     if games is None and duration is None:
         games = 1000
+    if side is not None:
+        side = {"x": "X", "first": "X", "white": "X", "o": "O", "second": "O", "black": "O"}[side.lower()]
+    if opponent is None:
+        from menace.app.machines import machine_summary
+        from menace.players import default_opponent
+
+        opponent = default_opponent(machine_summary(app.url, app.machine).game)
     if split_name(opponent)[0] != "menace":
         try:
             find_player(opponent)  # an unknown name fails before anything is opened
@@ -125,11 +134,14 @@ def tournament(app: AppContext, opponent: str, games: int | None, duration: floa
                f"{result.losses:,} lost.")
     click.echo(f"Machine {result.machine!r} has played {result.total_games:,} games in all.")
     if result.stopped == OPENING_EMPTY:
-        click.echo(f"Stopped after game {result.total_games:,}: "
-                   f"{opening_empty_help(app, m.learner, result.last_side)}.")
+        click.echo(f"Stopped early, after game {result.total_games:,}: "
+                   f"{opening_empty_help(app, m.learner, result.last_side)}.", err=True)
+        leave(EXIT_STOPPED_EARLY)
     elif result.stopped == PARTNER_EMPTY and partner is not None:
-        click.echo(f"Stopped after game {result.total_games:,}: "
-                   f"{opening_empty_help(AppContext(app.db, partner.machine.name), partner.learner, partner.side)}.")
+        click.echo(f"Stopped early, after game {result.total_games:,}: "
+                   f"{opening_empty_help(AppContext(app.db, partner.machine.name), partner.learner, partner.side)}.",
+                   err=True)
+        leave(EXIT_STOPPED_EARLY)
     elif result.stopped:
         click.echo(f"Stopped by {result.stopped} after game {result.total_games:,}; every finished game is saved.")
         leave(EXIT_SIGINT if result.stopped == "SIGINT" else EXIT_SIGTERM)

@@ -88,6 +88,24 @@ def decode_games(data: bytes) -> list[GameRecord]:
     return games
 
 
+def outcome_codes(data: bytes) -> bytearray:
+    """Each game's header code, ``menace_side << 2 | winner``, without building the games.
+
+    A learning curve needs only these: a million games are scanned in a fraction of a second.
+    """
+    out = bytearray()
+    append = out.append
+    i = 0
+    size = len(data)
+    while i < size:
+        head = data[i]
+        append(head & 15)
+        i += 1 + (head >> 4)
+    if i != size:
+        raise CorruptHistoryError("the last stored game is cut short")
+    return out
+
+
 def encode_block(games: Sequence[GameRecord]) -> bytes:
     return zlib.compress(encode_games(games), 1)
 

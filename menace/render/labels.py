@@ -861,7 +861,8 @@ def _draw_label(canvas: _Canvas, ax: Axes, game: Game, box: Box, rect: Rect, col
     text(_TEXT_X, top + 0.2, f"{box.number}", 19.0, fit=True, ha="left", va="top", weight="bold")
     side = f" · {game.side_names[box.side]}" if two_sided else ""
     beads = sum(box.initial.values())
-    text(_TEXT_X, top - 7.6, f"move {box.move_number}{side} · {beads} beads", 6.0, fit=True, ha="left",
+    text(_TEXT_X, top - 7.6, f"move {box.move_number}{side} · {beads} bead{'' if beads == 1 else 's'}", 6.0,
+         fit=True, ha="left",
          va="top", color="#333333")
     held = sorted(bd.by_slot(game, box, {m: n for m, n in box.initial.items() if n}).items())
     room_top, room_bottom = top - 10.8, _PAD
@@ -999,7 +1000,7 @@ def _cover_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: Shop
         "The big number is the box's number: the same in every list here and in the program (menace show N).",
         *drawing,
         "UP marks the drawing's top edge. The lines on the right say what goes in at the start:",
-        "4×W white means four white beads. On a machine that plays both sides, X or O after the move",
+        "4×W white means four white beads. On a machine that plays both sides, the side after the move",
         "says which side the box plays. Glue each label on the top of its matchbox.",
     ):
         ax.text(x, y, line, fontsize=8.5, va="top")
@@ -1062,12 +1063,13 @@ def _shopping_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: S
     _header(ax, spec, 2, plan, "shopping list")
     pct = _percent(shopping.spare_percent)
     y = _title(ax, spec, "Shopping list",
-               f"{len(boxes):,} matchboxes and {shopping.buy:,} beads in nine colours "
+               f"{len(boxes):,} matchboxes and {shopping.buy:,} beads in {len(shopping.lines)} colours "
                f"({shopping.fill:,} to fill the boxes + {shopping.spare:,} spare)")
     y -= 5
     x = _CLEAR
     cols = (x, x + 8, x + 16, x + 48, x + 68, x + 92, x + 114, x + 136)
-    heads = ("", "", "colour", "square", "boxes", "initial fill", f"spare {pct}", "to buy")
+    heads = ("", "", "colour", "square" if bd.places_pieces(spec.game) else "stands for", "boxes", "initial fill",
+             f"spare {pct}", "to buy")
     for i, head in enumerate(heads):
         ax.text(cols[i] + (18 if i >= 4 else 0), y, head, fontsize=9, weight="bold", va="top",
                 ha="right" if i >= 4 else "left")
@@ -1095,8 +1097,11 @@ def _shopping_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: S
     notes = [
         "Initial fill: the beads each box holds before the first game, added up colour by colour over all",
         f"{len(boxes):,} boxes (the lines “4×W white” on the labels; the fill list gives them box by box).",
-        f"Spare: {pct} of each colour's fill, rounded up. A win adds beads ({win:+d} for every bead drawn,",
-        "put back with its copies), so the boxes that play well fill up; and beads get dropped and lost.",
+        *((f"Spare: {pct} of each colour's fill, rounded up. A win adds beads ({win:+d} for every bead drawn,",
+           "put back with its copies), so the boxes that play well fill up; and beads get dropped and lost.")
+          if win > 0 else
+          (f"Spare: {pct} of each colour's fill, rounded up. This machine's rule adds no beads after a win, so",
+           "the spare is for beads that get dropped and lost.")),
         f"Also: {len(boxes):,} matchboxes (a few more to spare), glue or the sticker sheets, and a cup or",
         "saucer to draw the beads into during a game.",
     ]
