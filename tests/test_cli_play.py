@@ -57,7 +57,7 @@ def test_both_sides_machine_lets_the_person_start(menace: Invoke) -> None:
 
 
 def test_play_refuses_an_exhausted_opening_box(menace: Invoke, db_path: Path) -> None:
-    menace("init")
+    menace("init", "--empty-box", "resign")
     con = sqlite3.connect(db_path)
     con.execute("UPDATE beads SET count = 0 WHERE box_id = (SELECT id FROM boxes WHERE number = 1)")
     con.commit()

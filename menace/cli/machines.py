@@ -60,8 +60,10 @@ SIDE_WORDS = {"x": "X", "o": "O", "both": "both", "first": "X", "second": "O", "
 @click.option("--game", type=click.Choice(game_names()), default="tictactoe", show_default=True,
               help="tictactoe: Michie's MENACE. hexapawn: Gardner's HER (or HIM with --side X).")
 @click.option("--preset", type=click.Choice(list(PRESETS)),
-              help="michie: Michie's 1961 machine. rubyquiz: the rules of the Ruby Quiz MENACE. gardner: "
-                   "Gardner's Hexapawn rules [default: the game's own: michie, gardner].")
+              help="michie: Michie's machine, its opening box refilled when empty. michie-1961: exactly "
+                   "as Michie ran it (an empty box resigns, even the opening one). rubyquiz: the rules of the "
+                   "Ruby Quiz MENACE. gardner: Gardner's Hexapawn rules [default: the game's own: michie, "
+                   "gardner].")
 @click.option("--side", type=click.Choice(sorted(SIDE_WORDS), case_sensitive=False),
               help="MENACE moves first (X, white, HIM), second (O, black, HER) or both.")
 @click.option("--beads", "schedule", callback=_schedule, metavar="N,N,N,N",
@@ -94,6 +96,7 @@ def init(app: AppContext, game: str, preset: str | None, side: str | None, sched
       menace init -m second --side O               a machine that moves second: 289 boxes
       menace init -m mscroggs --beads 8,4,2,1      the online MENACE's bead schedule
       menace init -m ruby --preset rubyquiz        the Ruby Quiz MENACE
+      menace init -m exact --preset michie-1961    Michie's exact rules: may stop at an empty box
       menace init -m her --game hexapawn           Gardner's HER: 19 boxes, plays Black
     """
     from menace.app.machines import init_machine

@@ -85,7 +85,7 @@ OUT_FILE = click.Path(dir_okay=False, writable=True, path_type=Path)
 @click.option("--reinforce", "reinforcements", multiple=True, callback=_reinforcements, metavar="WIN,DRAW,LOSS",
               help="Beads added per bead drawn after a win, draw, loss, e.g. 3,1,-1. Repeatable.")
 @click.option("--empty-box", "empty_boxes", multiple=True, type=click.Choice([p.value for p in EmptyPolicy]),
-              help="When a box runs out of beads: resign, restock or keep-last. Repeatable.")
+              help="When a box runs out of beads: revive, resign, restock or keep-last. Repeatable.")
 @click.option("--squares", multiple=True, type=click.Choice(list(SQUARES)),
               help="Beads for every empty square (all) or only for distinct moves. Repeatable.")
 @click.option("--side", "sides", multiple=True, type=click.Choice(["X", "O", "both"]),
@@ -120,7 +120,7 @@ def sweep(
 
     \b
     Examples:
-      menace sweep --seeds 200 --games 1000 --vs perfect --beads 4,3,2,1 --beads 8,4,2,1
+      menace sweep --seeds 200 --games 1000 --vs perfect --preset michie-1961 --beads 4,3,2,1 --beads 8,4,2,1
       menace sweep --vs smart --empty-box resign --empty-box restock --json sweep.json
       menace sweep --side X --side O --squares all --squares distinct --plot sweep.png
     """

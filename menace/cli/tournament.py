@@ -12,6 +12,7 @@ import click
 from menace.cli.common import (
     EXIT_SIGINT,
     EXIT_SIGTERM,
+    EXIT_STOPPED_EARLY,
     AppContext,
     leave,
     pass_app,
@@ -69,7 +70,9 @@ def tournament(app: AppContext, opponent: str, games: int | None, duration: floa
                side: str | None) -> None:
     """Train the machine against an opponent, saving every second.
 
-    Ctrl-C (or SIGTERM) stops after the current game and keeps every finished game.
+    Ctrl-C (or SIGTERM) stops after the current game and keeps every finished game (exit
+    status 130, or 143). A tournament that cannot go on before its games or its time are done
+    (under the empty-box policy resign, a first-move box ran dry) stops with status 3.
 
     \b
     Examples:
@@ -124,11 +127,14 @@ def tournament(app: AppContext, opponent: str, games: int | None, duration: floa
                f"{result.losses:,} lost.")
     click.echo(f"Machine {result.machine!r} has played {result.total_games:,} games in all.")
     if result.stopped == OPENING_EMPTY:
-        click.echo(f"Stopped after game {result.total_games:,}: "
-                   f"{opening_empty_help(app, m.learner, result.last_side)}.")
+        click.echo(f"Stopped early, after game {result.total_games:,}: "
+                   f"{opening_empty_help(app, m.learner, result.last_side)}.", err=True)
+        leave(EXIT_STOPPED_EARLY)
     elif result.stopped == PARTNER_EMPTY and partner is not None:
-        click.echo(f"Stopped after game {result.total_games:,}: "
-                   f"{opening_empty_help(AppContext(app.db, partner.machine.name), partner.learner, partner.side)}.")
+        click.echo(f"Stopped early, after game {result.total_games:,}: "
+                   f"{opening_empty_help(AppContext(app.db, partner.machine.name), partner.learner, partner.side)}.",
+                   err=True)
+        leave(EXIT_STOPPED_EARLY)
     elif result.stopped:
         click.echo(f"Stopped by {result.stopped} after game {result.total_games:,}; every finished game is saved.")
         leave(EXIT_SIGINT if result.stopped == "SIGINT" else EXIT_SIGTERM)

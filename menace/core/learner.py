@@ -118,7 +118,12 @@ class Settings:
         }
 
 
-MICHIE = Settings()
+MICHIE_1961 = Settings()
+"""Michie's machine exactly as he ran it in 1961: 4,3,2,1 beads, +3/+1/-1, and an empty box resigns,
+the opening box too (then every game is resigned until somebody refills it)."""
+MICHIE = replace(MICHIE_1961, empty_policy=EmptyPolicy.REVIVE)
+"""Michie's machine as its operators kept it going: the same, but an empty opening box is refilled
+with its first beads, so that a training run never stalls at game 20."""
 RUBYQUIZ = Settings(
     schedule=(4, 3, 2, 1), win=2, draw=0, loss=-1, all_squares=True, symmetry=False,
     empty_policy=EmptyPolicy.KEEP_LAST,
@@ -129,8 +134,10 @@ GARDNER = Settings(
 )
 """Gardner's HER for Hexapawn: one bead per move, nothing added after a win, after a loss only the
 bead of the last move taken away, an empty box resigns (its previous move's bead is still taken)."""
-PRESETS: dict[str, Settings] = {"michie": MICHIE, "rubyquiz": RUBYQUIZ, "gardner": GARDNER}
-PRESET_GAMES: dict[str, str] = {"michie": "tictactoe", "rubyquiz": "tictactoe", "gardner": "hexapawn"}
+PRESETS: dict[str, Settings] = {"michie": MICHIE, "michie-1961": MICHIE_1961, "rubyquiz": RUBYQUIZ,
+                                 "gardner": GARDNER}
+PRESET_GAMES: dict[str, str] = {"michie": "tictactoe", "michie-1961": "tictactoe", "rubyquiz": "tictactoe",
+                                "gardner": "hexapawn"}
 """The game each preset is for."""
 DEFAULT_PRESETS: dict[str, str] = {"tictactoe": "michie", "hexapawn": "gardner"}
 """The preset a new machine of each game gets unless told otherwise."""
