@@ -202,7 +202,8 @@ def _out_file(ctx: click.Context, param: click.Parameter, value: str) -> Path:
         raise click.BadParameter(str(exc)) from None
     path = Path(value)
     if path.parent != Path("") and not path.parent.is_dir():
-        raise click.BadParameter(f"folder {path.parent} does not exist")
+        # exit 1 as for any file that cannot be written (a bad option's form is 2)
+        raise click.ClickException(f"cannot write {path}: folder {path.parent} does not exist")
     return path
 
 

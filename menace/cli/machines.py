@@ -124,8 +124,11 @@ def init(app: AppContext, game: str, preset: str | None, side: str | None, sched
         changes["empty_policy"] = EmptyPolicy(empty_box)
     settings = Settings(**{**base.__dict__, **changes})
     label = preset if settings == base else f"{preset}, modified"
-    summary = init_machine(app.url, app.machine, settings, label, replace, game=chosen,
-                           colours=None if colours is None else format_colours(colours))
+    try:
+        summary = init_machine(app.url, app.machine, settings, label, replace, game=chosen,
+                               colours=None if colours is None else format_colours(colours))
+    except SettingsError as exc:  # a schedule that does not fit the game's moves is a bad --beads
+        raise click.BadParameter(str(exc), param_hint="'--beads'") from None
     click.echo(f"Built machine {summary.name!r} ({chosen.title}, {label}) in {app.where}:")
     click.echo(f"  {plural(summary.boxes, 'box', 'boxes')} ({by_move(summary.boxes_by_move)} by move)")
     click.echo(f"  {plural(summary.beads, 'bead')} ({by_move(summary.beads_by_move)} by move)")

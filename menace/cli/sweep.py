@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -30,7 +31,19 @@ from menace.app.sweep import (
     write_json,
 )
 from menace.cli.common import AppContext, check_machine_name, pass_app, where_options
-from menace.core.learner import PRESETS, EmptyPolicy, SettingsError, find_preset, parse_reinforcement, parse_schedule
+from menace.core.learner import (
+    PRESETS,
+    Box,
+    EmptyPolicy,
+    Settings,
+    SettingsError,
+    build_boxes,
+    check_schedule,
+    find_preset,
+    parse_reinforcement,
+    parse_schedule,
+)
+from menace.games import DEFAULT_GAME, find_game
 from menace.players import PlayerParamError, UnknownPlayerError
 from menace.render.figures import FORMATS
 
@@ -130,6 +143,7 @@ def sweep(
             empty_box=[EmptyPolicy(e) for e in empty_boxes], all_squares=[SQUARES[s] for s in squares],
             side=sides, base_label=preset,
         )
+        _check_schedules([s.settings for s in settings])
     except SettingsError as exc:
         raise click.UsageError(str(exc)) from None
     url = ""
@@ -171,6 +185,17 @@ def sweep(
         click.echo(f"storing {total:,} machines and their games ...", err=True)
         names = _checked(lambda: store_machines(url, prefix, result))
         click.echo(f"stored {len(names)} machines, {names[0]} to {names[-1]}")
+
+
+def _check_schedules(settings: list[Settings]) -> None:
+    """Each schedule fits its machine's moves (the boxes are built once per shape of machine)."""
+    game = find_game(DEFAULT_GAME)
+    built: dict[Settings, list[Box]] = {}
+    for s in settings:
+        shape = replace(s, schedule=(1,))
+        if shape not in built:
+            built[shape] = build_boxes(game, shape)
+        check_schedule(s, built[shape])
 
 
 def _checked(action: Callable[[], T]) -> T:

@@ -23,7 +23,8 @@ def export_cmd(app: AppContext, file: Path) -> None:
     from menace.app.transfer import export_machine, write_machine_file
 
     if not file.parent.exists():
-        raise click.BadParameter(f"folder {file.parent} does not exist", param_hint="'FILE'")
+        # exit 1 as for any file that cannot be written (a bad option's form is 2)
+        raise click.ClickException(f"cannot write {file}: folder {file.parent} does not exist")
     data = export_machine(app.url, app.machine)
     try:
         write_machine_file(data, file)

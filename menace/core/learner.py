@@ -74,7 +74,8 @@ class Settings:
     side: str = "X"
     """``X`` (MENACE moves first), ``O`` (second) or ``both``."""
     schedule: tuple[int, ...] = (4, 3, 2, 1)
-    """Initial beads per move for MENACE's 1st, 2nd, ... move (the last value repeats)."""
+    """Initial beads per move for MENACE's 1st, 2nd, ... move: one number per move with a box, or one
+    number for every move."""
     win: int = 3
     draw: int = 1
     loss: int = -1
@@ -103,7 +104,7 @@ class Settings:
         return {Result.WIN: self.win, Result.DRAW: self.draw, Result.LOSS: self.loss}[result]
 
     def beads_for_move(self, move_number: int) -> int:
-        return self.schedule[min(move_number, len(self.schedule)) - 1]
+        return self.schedule[min(move_number, len(self.schedule)) - 1]  # a single number serves every move
 
     def describe(self) -> dict[str, str]:
         """The settings as short strings, for people."""
@@ -257,6 +258,18 @@ def build_boxes(game: Game, settings: Settings) -> list[Box]:
         count = settings.beads_for_move(move_number)
         boxes.append(Box(len(boxes) + 1, state, side, move_number, {m: count for m in moves}))
     return boxes
+
+
+def check_schedule(settings: Settings, boxes: Sequence[Box]) -> None:
+    """A new machine's bead schedule has one number per move with boxes, or a single number for every
+    move; :class:`SettingsError` otherwise (a number too few or too many is a slip, not a wish).
+    """
+    moves_made = max((b.move_number for b in boxes), default=0)
+    if len(settings.schedule) not in (1, moves_made):
+        raise SettingsError(
+            f"the bead schedule {format_numbers(settings.schedule)} has {len(settings.schedule)} numbers, but "
+            f"this machine has boxes for {moves_made} moves: give {moves_made} numbers (one per move) or one "
+            f"number for every move")
 
 
 # Results of a position in the engine's tables.
