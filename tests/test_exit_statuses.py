@@ -5,14 +5,12 @@ from __future__ import annotations
 import os
 import re
 import signal
-import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from conftest import Invoke
+from conftest import Invoke, catches, query, wait_until
 
 from menace.cli import common
 
@@ -46,12 +44,9 @@ def test_1_error(menace: Invoke, args: list[str]) -> None:
     assert "Traceback" not in result.output
 
 
-def test_1_a_check_that_finds_a_fault(menace: Invoke, db_path: Path) -> None:
+def test_1_a_check_that_finds_a_fault(menace: Invoke, db_url: str) -> None:
     menace("init")
-    con = sqlite3.connect(db_path)
-    con.execute("UPDATE beads SET count = count + 1 WHERE box_id = (SELECT min(id) FROM boxes)")
-    con.commit()
-    con.close()
+    query(db_url, "UPDATE beads SET count = count + 1 WHERE box_id = (SELECT min(id) FROM boxes)")
     assert menace("check", ok=False).exit_code == 1
 
 
@@ -82,10 +77,23 @@ def _interactive(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-@pytest.mark.parametrize("args", [("play",), ("puzzle", "magic", "--no-instructions")])
-def test_130_ctrl_c_at_a_prompt(tmp_path: Path, args: tuple[str, ...]) -> None:
+def _output_so_far(proc: subprocess.Popen[str], seen: list[str]) -> str:
+    assert proc.stdout is not None
+    try:
+        seen.append(os.read(proc.stdout.fileno(), 65536).decode())
+    except BlockingIOError:
+        pass
+    return "".join(seen)
+
+
+@pytest.mark.parametrize(("args", "prompt"), [(("play",), "Your move"),
+                                              (("puzzle", "magic", "--no-instructions"), "Which key?")])
+def test_130_ctrl_c_at_a_prompt(tmp_path: Path, args: tuple[str, ...], prompt: str) -> None:
     proc = _interactive(tmp_path, *args)
-    time.sleep(3.0)  # waiting at its first prompt
+    assert proc.stdout is not None
+    os.set_blocking(proc.stdout.fileno(), False)
+    seen: list[str] = []
+    wait_until(lambda: prompt in _output_so_far(proc, seen), f"the prompt {prompt!r}")
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
@@ -94,7 +102,7 @@ def test_130_ctrl_c_at_a_prompt(tmp_path: Path, args: tuple[str, ...]) -> None:
 
 def test_143_sigterm(tmp_path: Path) -> None:
     proc = _interactive(tmp_path, "tournament", "--vs", "random", "--for", "60s")
-    time.sleep(3.0)
+    wait_until(lambda: catches(proc.pid, signal.SIGTERM), "the tournament's signal handler")
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 143, err

@@ -4,8 +4,6 @@ option away and stops early, with exit status 3, where its opening box runs dry.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from conftest import Invoke
 
@@ -53,7 +51,7 @@ def test_michies_exact_machine_is_one_preset_away_and_would_stall() -> None:
 
 
 @pytest.mark.parametrize("seed", [3, 20])
-def test_readmes_main_command_completes(menace: Invoke, db_path: Path, seed: int) -> None:
+def test_readmes_main_command_completes(menace: Invoke, db_url: str, seed: int) -> None:
     """Seeds 3 and 20 stopped at about game 21 when ``resign`` was the default."""
     menace("init")
     out = menace("tournament", "--vs", "smart", "-n", str(GAMES), "--seed", str(seed)).output
@@ -62,7 +60,7 @@ def test_readmes_main_command_completes(menace: Invoke, db_path: Path, seed: int
     run = Trainer(find_game("tictactoe")).run_one(SweepSetting("michie", MICHIE), "smart", GAMES, seed,
                                                   eval_games=0, keep=True)
     assert run.trained is not None
-    stored = load_stored(f"sqlite:///{db_path}", "menace")
+    stored = load_stored(db_url, "menace")
     assert [b.beads for b in stored.boxes] == [{m: counts[m] for m in b.initial}
                                                for b, counts in zip(stored.boxes, run.trained.counts)]
 

@@ -199,7 +199,7 @@ def beads_series(url: str, name: str, box: int = 1) -> series.BeadsData:
         games = tracker.follow((g.record, opponent_label(g)) for g in hrepo.stream_games(s, stored.id))
         beads = bead_history(find_game(stored.game), stored.settings, stored.boxes, games, box - 1,
                              corrections=repo.corrections(s, stored.id))
-    return series.beads_data(name, stored.settings, beads, tracker.changes)
+    return series.beads_data(find_game(stored.game), name, stored.settings, beads, tracker.changes)
 
 
 def learning_series(url: str, name: str, window: int | None = None) -> series.LearningData:
@@ -213,7 +213,7 @@ def wall(url: str, name: str) -> series.BoxesData:
     """Every box with its beads now, grouped by MENACE's move."""
     with _reading(url, name) as (s, stored):
         played = repo.games_played(s, stored.id)
-    return series.boxes_data(name, stored.boxes, played)
+    return series.boxes_data(find_game(stored.game), name, stored.boxes, played)
 
 
 def opponent_label(game: repo.StoredGame) -> str:

@@ -563,14 +563,6 @@ class Learner:
     def snapshot(self) -> list[list[int]]:
         return [list(c) for c in self.counts]
 
-    def current_boxes(self) -> list[Box]:
-        """The boxes with their bead counts as they are now."""
-        out = []
-        for box, counts in zip(self.boxes, self.counts):
-            beads = {m: counts[m] for m in box.initial}
-            out.append(replace(box, beads=beads))
-        return out
-
     def replay(self, record: GameRecord) -> list[Draw]:
         """Follow a recorded game on the boxes: the beads MENACE drew, applying restocks.
 
