@@ -150,3 +150,20 @@ def test_every_command_has_an_example() -> None:
     missing = [c for c in commands if not any(r == c or r.startswith(c + " ") or r.split()[:1] == c.split()[:1]
                                               for r in run)]
     assert missing == []
+
+
+JARGON = ["seed 000", "seed document", "the seed's", "../shared", "lecture", "1 games", "half turn"]
+
+
+def test_words_a_newcomer_can_read() -> None:
+    """README, every help text and ``menace opponents`` name programs and things, not our files."""
+    texts = {"README.md": README, "opponents": CliRunner().invoke(cli, ["opponents"]).output}
+    texts["menace"] = CliRunner().invoke(cli, ["--help"]).output
+    for name, _ in all_commands(cli):
+        texts[name] = CliRunner().invoke(cli, [*name.split(), "--help"]).output
+    for where, text in texts.items():
+        for word in JARGON:
+            assert word not in text, (where, word)
+    assert "Play W. W. McLean's MAGIC puzzle" in CliRunner().invoke(cli, ["puzzle", "--help"]).output
+    for program in ("Ruby Quiz", "Rich", "*Artificial Intelligence*", "W. W. McLean", "TTTML"):
+        assert program in README, program

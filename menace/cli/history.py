@@ -64,7 +64,7 @@ def history(app: AppContext, opponent: str | None, result: str | None, first: in
         click.echo(f"{found.machine!r} has played no games yet; try: menace tournament --vs smart -n 1000")
         return
     if not found.games:
-        click.echo(f"No games match; {found.machine!r} has played {found.played:,} games.")
+        click.echo(f"No games match; {found.machine!r} has played {plural(found.played, 'game')}.")
         return
     width = max(len(f"{found.games[-1].number:,}"), 4)
     opp_width = max(8, *(len(g.opponent) for g in found.games))
@@ -76,7 +76,7 @@ def history(app: AppContext, opponent: str | None, result: str | None, first: in
         click.echo(f"{g.number:>{width},}  {g.kind:<10}  {g.opponent:<{opp_width}}  {g.record.menace_side.name:<4}  "
                    f"{_result_word(g.record):<6}  {moves}")
     shown = len(found.games)
-    click.echo(f"{shown:,} game{'s' if shown != 1 else ''} shown; {found.machine!r} has played {found.played:,}. "
+    click.echo(f"{plural(shown, 'game')} shown; {found.machine!r} has played {found.played:,}. "
                f"See one move by move with: menace replay {found.games[-1].number}")
 
 
@@ -248,7 +248,7 @@ def plot_beads_command(app: AppContext, box: int, out: Path) -> None:
 
     data = beads_series(app.url, app.machine, box)
     render_beads(data, out)
-    click.echo(f"Wrote {out}: box {box} of {app.machine!r} over {data.games_played:,} games.")
+    click.echo(f"Wrote {out}: box {box} of {app.machine!r} over {plural(data.games_played, 'game')}.")
 
 
 @plot.command("learning")
@@ -270,8 +270,8 @@ def plot_learning_command(app: AppContext, window: int | None, out: Path) -> Non
 
     data = learning_series(app.url, app.machine, window)
     render_learning(data, out)
-    rates = f"{data.window:,} game{'' if data.window == 1 else 's'}"
-    click.echo(f"Wrote {out}: {len(data.results):,} games of {app.machine!r}, rates over {rates}.")
+    rates = plural(data.window, "game")
+    click.echo(f"Wrote {out}: {plural(len(data.results), 'game')} of {app.machine!r}, rates over {rates}.")
 
 
 @plot.command("boxes")
@@ -288,7 +288,8 @@ def plot_boxes_command(app: AppContext, out: Path) -> None:
 
     data = wall(app.url, app.machine)
     render_boxes(data, out)
-    click.echo(f"Wrote {out}: {len(data.boxes):,} boxes of {app.machine!r} after {data.games_played:,} games.")
+    click.echo(f"Wrote {out}: {plural(len(data.boxes), 'box', 'boxes')} of {app.machine!r} after "
+               f"{plural(data.games_played, 'game')}.")
 
 
 

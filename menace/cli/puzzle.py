@@ -69,7 +69,7 @@ def puzzle() -> None:
 # ---------------------------------------------------------------------------- MAGIC
 
 
-@puzzle.command()
+@puzzle.command(short_help="Play W. W. McLean's MAGIC puzzle, or solve a grid (--solve).")
 @click.option(
     "--solve",
     "solve_grid",
@@ -201,11 +201,11 @@ def pegboard(ctx: click.Context, rows: int, empty: str, play: bool) -> None:
 
     Holes are named row,position counting from 1 (the apex is 1,1) or by number,
     1 at the apex counting row by row. The default start leaves the middle hole of
-    the third row empty, the lecture's "2 1" counting from 0.
+    the third row empty (3,2).
 
     \b
     Examples:
-      menace puzzle pegboard                       # the lecture's table of 137,846 games
+      menace puzzle pegboard                       # the table of all 137,846 games
       menace puzzle pegboard --empty 1,1           # start with the apex empty
       menace puzzle pegboard --rows 6 --empty 5,2
       menace puzzle pegboard --play                # at the prompt: 4 2 1, 4-1, hint, q
@@ -231,11 +231,9 @@ def pegboard(ctx: click.Context, rows: int, empty: str, play: bool) -> None:
 
 
 def _print_tally(board: pb.Board, hole: pb.Hole, tally: pb.GameTally) -> None:
-    seed_row, seed_pos = board.seed_pair(hole)
     click.echo(
         f"Pegboard with {board.rows} rows ({board.hole_count} holes), "
-        f"hole {pb.hole_label(board, hole)} empty at the start "
-        f'("{seed_row} {seed_pos}" counting from 0).'
+        f"hole {pb.hole_label(board, hole)} empty at the start."
     )
     if not pb.legal_jumps(board, board.start(hole)):
         click.echo("No peg can jump into that hole: choose another with --empty, e.g. 1,1.")

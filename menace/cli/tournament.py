@@ -16,6 +16,7 @@ from menace.cli.common import (
     AppContext,
     leave,
     pass_app,
+    plural,
     where_options,
 )
 from menace.core.game import Side
@@ -122,10 +123,10 @@ def tournament(app: AppContext, opponent: str, games: int | None, duration: floa
                 leave(EXIT_SIGINT if stop.signal_name == "SIGINT" else EXIT_SIGTERM)
     bar.close()
     rate = result.games / result.seconds if result.seconds > 0 else 0.0
-    click.echo(f"{result.games:,} games against {opponent} in {result.seconds:.2f} s "
+    click.echo(f"{plural(result.games, 'game')} against {opponent} in {result.seconds:.2f} s "
                f"({rate:,.0f} games/s, seed {result.seed}): {result.wins:,} won, {result.draws:,} drawn, "
                f"{result.losses:,} lost.")
-    click.echo(f"Machine {result.machine!r} has played {result.total_games:,} games in all.")
+    click.echo(f"Machine {result.machine!r} has played {plural(result.total_games, 'game')} in all.")
     if result.stopped == OPENING_EMPTY:
         click.echo(f"Stopped early, after game {result.total_games:,}: "
                    f"{opening_empty_help(app, m.learner, result.last_side)}.", err=True)
