@@ -230,24 +230,32 @@ def plot() -> None:
 
 @plot.command("beads")
 @click.option("--box", type=click.IntRange(min=1), default=1, show_default=True, help="The box's number.")
+@click.option("--from", "first", type=click.IntRange(min=0), metavar="N", help="Show from game N.")
+@click.option("--to", "last", type=click.IntRange(min=0), metavar="N", help="Show up to game N.")
+@click.option("--log", is_flag=True, help="Beads on a logarithmic scale (a long history and its start both show).")
 @_out_option("menace-beads.png")
 @where_options
 @pass_app
-def plot_beads_command(app: AppContext, box: int, out: Path) -> None:
+def plot_beads_command(app: AppContext, box: int, first: int | None, last: int | None, log: bool, out: Path) -> None:
     """The beads of each colour in one box over the games played, stacked.
 
-    The default is box 1, the opening box: the classic MENACE plot.
+    The default is box 1, the opening box: the classic MENACE plot. A machine that has
+    played no games shows its box as built.
 
     \b
     Examples:
       menace plot beads
       menace plot beads --box 12 -o box12.svg
+      menace plot beads --to 50                the first 50 games
+      menace plot beads --log
     """
     from menace.app.history import beads_series
     from menace.render.plots import render_beads
 
+    if first is not None and last is not None and first > last:
+        raise click.BadParameter(f"--from {first} is after --to {last}", param_hint="'--from'")
     data = beads_series(app.url, app.machine, box)
-    render_beads(data, out)
+    render_beads(data, out, first, last, log)
     click.echo(f"Wrote {out}: box {box} of {app.machine!r} over {plural(data.games_played, 'game')}.")
 
 
