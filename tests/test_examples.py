@@ -42,6 +42,10 @@ NOT_RUN: dict[str, str] = {
     # the example's text -> why it is not run here
     "menace operate": "a person at a real matchbox machine answers each draw; test_operate_transfer.py plays "
                       "operated games with those answers",
+    "menace sweep --seeds 1000 --games 10000 --cluster tcp://scheduler:8786": "needs a Dask scheduler at that "
+        "address; tests/test_sweep_dask.py runs sweeps on a local cluster",
+    "menace -m her play": "a person types Hexapawn moves as the game goes; tests/test_hexapawn_machine.py plays "
+                          "HER at the terminal",
     'menace colours "red=#d62728,orange=#ff7f0e,..."': "a pattern (nine colours are meant); "
                                                      "test_machine.py sets nine colours",
 }
@@ -87,11 +91,13 @@ EXAMPLES = list(dict.fromkeys(help_examples() + readme_examples()))
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder with menace.db (machines 'menace', trained, and 'second'), club.db, old.db, menace.json."""
+    """A folder with menace.db (machines 'menace', trained, 'second', 'alice', 'her'), club.db, old.db, menace.json."""
     folder = tmp_path_factory.mktemp("trained")
     db = str(folder / "menace.db")
     for args in (["init"], ["tournament", "--vs", "smart", "-n", "2000", "--seed", "1"],
-                 ["-m", "second", "init", "--side", "O"], ["export", str(folder / "menace.json")]):
+                 ["-m", "second", "init", "--side", "O"], ["-m", "alice", "init"],
+                 ["-m", "her", "init", "--game", "hexapawn"],
+                 ["export", str(folder / "menace.json")]):
         result = CliRunner().invoke(cli, ["--db", db, *args], catch_exceptions=False)
         assert result.exit_code == 0, result.output
     shutil.copy(folder / "menace.db", folder / "club.db")
@@ -111,6 +117,8 @@ def _parts(example: str) -> Iterator[list[str]]:
 def test_example_runs(example: str, trained: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if example in NOT_RUN:
         pytest.skip(NOT_RUN[example])
+    if "--cluster" in example:
+        pytest.skip("needs a Dask scheduler at that address; tests/test_sweep_dask.py runs sweeps on a local cluster")
     line = example
     for old, new, _why in SHORTER.values():
         line = line.replace(old, new)
