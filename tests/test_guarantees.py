@@ -233,7 +233,7 @@ def test_bad_inputs_are_one_line_errors_and_change_nothing(tmp_path: Path) -> No
         (["init", "--beads", "99999999999,1"], 2, "within 1,000,000 beads"),
         (["reconcile", "1", "--count", "W=99999999999"], 2, "from 0 to 1,000,000"),
         (["-m", "", "stats"], 2, "a machine's name is 1 to 64 letters"),
-        (["export", "/nonexistent/folder/x.json"], 1, "does not exist"),
+        (["export", "/nonexistent/folder/x.json"], 1, "does not exist"),  # cannot be written: 1
     ]
     for args, code, message in cases:
         exit_code, output = runner_result(db, *args)

@@ -107,7 +107,7 @@ def replay_game(url: str, name: str, number: int) -> ReplayedGame:
         played = repo.games_played(s, stored.id)
         if not 1 <= number <= played:
             raise GameNotFoundError(
-                f"no game {number}: {name!r} has played {played:,} games" if played
+                f"no game {number}: {name!r} has played {played:,} game{'s' if played != 1 else ''}" if played
                 else f"no game {number}: {name!r} has played no games yet"
             )
         with closing(hrepo.stream_games(s, stored.id, start=number, stop=number)) as found:
@@ -167,7 +167,8 @@ def undo_games(url: str, name: str, n: int = 1) -> UndoResult:
                 if played == 0:
                     raise NothingToUndoError(f"{name!r} has played no games: nothing to undo")
                 if n > played:
-                    raise NothingToUndoError(f"{name!r} has played only {played:,} games; cannot undo {n:,}")
+                    raise NothingToUndoError(f"{name!r} has played only {played:,} game{'s' if played != 1 else ''}; "
+                                             f"cannot undo {n:,}")
                 keep = played - n
                 fixes = [c for c in repo.corrections(s, stored.id) if c.after_game <= keep]
                 replayer = Replayer(find_game(stored.game), stored.settings, stored.boxes, corrections=fixes)

@@ -61,8 +61,10 @@ SIDE_WORDS = {"x": "X", "o": "O", "both": "both", "first": "X", "second": "O", "
 @click.option("--game", type=click.Choice(game_names()), default="tictactoe", show_default=True,
               help="tictactoe: Michie's MENACE. hexapawn: Gardner's HER (or HIM with --side X).")
 @click.option("--preset", type=click.Choice(list(PRESETS)),
-              help="michie: Michie's 1961 machine. rubyquiz: the rules of the Ruby Quiz MENACE. gardner: "
-                   "Gardner's Hexapawn rules [default: the game's own: michie, gardner].")
+              help="michie: Michie's machine, its opening box refilled when empty. michie-1961: exactly "
+                   "as Michie ran it (an empty box resigns, even the opening one). rubyquiz: the rules of the "
+                   "Ruby Quiz MENACE. gardner: Gardner's Hexapawn rules [default: the game's own: michie, "
+                   "gardner].")
 @click.option("--side", type=click.Choice(sorted(SIDE_WORDS), case_sensitive=False),
               help="MENACE moves first (X, white, HIM), second (O, black, HER) or both.")
 @click.option("--beads", "schedule", callback=_schedule, metavar="N,N,N,N",
@@ -95,6 +97,7 @@ def init(app: AppContext, game: str, preset: str | None, side: str | None, sched
       menace init -m second --side O               a machine that moves second: 289 boxes
       menace init -m mscroggs --beads 8,4,2,1      the online MENACE's bead schedule
       menace init -m ruby --preset rubyquiz        the Ruby Quiz MENACE
+      menace init -m exact --preset michie-1961    Michie's exact rules: may stop at an empty box
       menace init -m her --game hexapawn           Gardner's HER: 19 boxes, plays Black
     """
     from menace.app.machines import init_machine
@@ -124,8 +127,11 @@ def init(app: AppContext, game: str, preset: str | None, side: str | None, sched
         machine_colours(None, colours, needed=chosen.colours)  # enough of them for the game
     settings = Settings(**{**base.__dict__, **changes})
     label = preset if settings == base else f"{preset}, modified"
-    summary = init_machine(app.url, app.machine, settings, label, replace, game=chosen,
-                           colours=None if colours is None else format_colours(colours))
+    try:
+        summary = init_machine(app.url, app.machine, settings, label, replace, game=chosen,
+                               colours=None if colours is None else format_colours(colours))
+    except SettingsError as exc:  # a schedule that does not fit the game's moves is a bad --beads
+        raise click.BadParameter(str(exc), param_hint="'--beads'") from None
     click.echo(f"Built machine {summary.name!r} ({chosen.title}, {label}) in {app.where}:")
     click.echo(f"  {plural(summary.boxes, 'box', 'boxes')} ({by_move(summary.boxes_by_move)} by move)")
     click.echo(f"  {plural(summary.beads, 'bead')} ({by_move(summary.beads_by_move)} by move)")

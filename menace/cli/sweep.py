@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -31,12 +32,17 @@ from menace.app.sweep import (
     write_json,
 )
 from menace.cli.common import AppContext, check_machine_name, pass_app, where_options
+from menace.core.game import Game
 from menace.core.learner import (
     DEFAULT_PRESETS,
     PRESET_GAMES,
     PRESETS,
+    Box,
     EmptyPolicy,
+    Settings,
     SettingsError,
+    build_boxes,
+    check_schedule,
     find_preset,
     parse_reinforcement,
     parse_schedule,
@@ -99,7 +105,7 @@ OUT_FILE = click.Path(dir_okay=False, writable=True, path_type=Path)
 @click.option("--reinforce", "reinforcements", multiple=True, callback=_reinforcements, metavar="WIN,DRAW,LOSS",
               help="Beads added per bead drawn after a win, draw, loss, e.g. 3,1,-1. Repeatable.")
 @click.option("--empty-box", "empty_boxes", multiple=True, type=click.Choice([p.value for p in EmptyPolicy]),
-              help="When a box runs out of beads: resign, restock or keep-last. Repeatable.")
+              help="When a box runs out of beads: revive, resign, restock or keep-last. Repeatable.")
 @click.option("--squares", multiple=True, type=click.Choice(list(SQUARES)),
               help="Beads for every empty square (all) or only for distinct moves. Repeatable.")
 @click.option("--side", "sides", multiple=True, type=click.Choice(["X", "O", "both"]),
@@ -137,7 +143,7 @@ def sweep(
 
     \b
     Examples:
-      menace sweep --seeds 200 --games 1000 --vs perfect --beads 4,3,2,1 --beads 8,4,2,1
+      menace sweep --seeds 200 --games 1000 --vs perfect --preset michie-1961 --beads 4,3,2,1 --beads 8,4,2,1
       menace sweep --vs smart --empty-box resign --empty-box restock --json sweep.json
       menace sweep --side X --side O --squares all --squares distinct --plot sweep.png
       menace sweep --game hexapawn --vs perfect --seeds 200 --games 100   when HER stops losing
@@ -158,6 +164,7 @@ def sweep(
             empty_box=[EmptyPolicy(e) for e in empty_boxes], all_squares=[SQUARES[s] for s in squares],
             side=sides, base_label=preset,
         )
+        _check_schedules(chosen, [s.settings for s in settings])
     except SettingsError as exc:
         raise click.UsageError(str(exc)) from None
     url = ""
@@ -202,6 +209,16 @@ def sweep(
         click.echo(f"storing {total:,} machines and their games ...", err=True)
         names = _checked(lambda: store_machines(url, prefix, result))
         click.echo(f"stored {len(names)} machines, {names[0]} to {names[-1]}")
+
+
+def _check_schedules(game: Game, settings: list[Settings]) -> None:
+    """Each schedule fits its machine's moves (the boxes are built once per shape of machine)."""
+    built: dict[Settings, list[Box]] = {}
+    for s in settings:
+        shape = replace(s, schedule=(1,))
+        if shape not in built:
+            built[shape] = build_boxes(game, shape)
+        check_schedule(s, built[shape])
 
 
 def _checked(action: Callable[[], T]) -> T:

@@ -16,6 +16,7 @@ from menace.cli.common import (
     AppContext,
     leave,
     pass_app,
+    plural,
     where_options,
 )
 from menace.core.game import Side
@@ -71,7 +72,9 @@ def tournament(app: AppContext, opponent: str | None, games: int | None, duratio
                side: str | None) -> None:
     """Train the machine against an opponent, saving every second.
 
-    Ctrl-C (or SIGTERM) stops after the current game and keeps every finished game.
+    Ctrl-C (or SIGTERM) stops after the current game and keeps every finished game (exit
+    status 130, or 143). A tournament that cannot go on before its games or its time are done
+    (under the empty-box policy resign, a first-move box ran dry) stops with status 3.
 
     \b
     Examples:
@@ -129,10 +132,10 @@ def tournament(app: AppContext, opponent: str | None, games: int | None, duratio
                 leave(EXIT_SIGINT if stop.signal_name == "SIGINT" else EXIT_SIGTERM)
     bar.close()
     rate = result.games / result.seconds if result.seconds > 0 else 0.0
-    click.echo(f"{result.games:,} games against {opponent} in {result.seconds:.2f} s "
+    click.echo(f"{plural(result.games, 'game')} against {opponent} in {result.seconds:.2f} s "
                f"({rate:,.0f} games/s, seed {result.seed}): {result.wins:,} won, {result.draws:,} drawn, "
                f"{result.losses:,} lost.")
-    click.echo(f"Machine {result.machine!r} has played {result.total_games:,} games in all.")
+    click.echo(f"Machine {result.machine!r} has played {plural(result.total_games, 'game')} in all.")
     if result.stopped == OPENING_EMPTY:
         click.echo(f"Stopped early, after game {result.total_games:,}: "
                    f"{opening_empty_help(app, m.learner, result.last_side)}.", err=True)

@@ -111,8 +111,10 @@ def make_engine(url: str) -> Engine:
     except sa_exc.ArgumentError as exc:
         raise StorageError(f"{url!r} is not a database URL or path ({exc})") from None
     except ModuleNotFoundError as exc:
-        raise StorageError(f"the driver for {make_url(url).get_backend_name()!r} is not installed ({exc.name}); "
-                           f"for PostgreSQL: pip install 'menace[postgres]'") from None
+        backend = make_url(url).get_backend_name()
+        hint = "pip install 'menace[postgres]'" if backend.startswith("postgres") else \
+            f"install the Python driver for {backend} ({exc.name})"
+        raise StorageError(f"the driver for {backend!r} is not installed ({exc.name}); {hint}") from None
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _set_sqlite_pragmas)
         event.listen(engine, "begin", _begin)

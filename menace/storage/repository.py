@@ -18,6 +18,7 @@ from menace.core.learner import (
     Scope,
     Settings,
     build_boxes,
+    check_schedule,
     format_numbers,
     parse_numbers,
 )
@@ -93,6 +94,8 @@ def create_machine(
 ) -> StoredMachine:
     """Build a machine's boxes and store them (all rows in bulk)."""
     check_machine_name(name)
+    boxes = build_boxes(game, settings)
+    check_schedule(settings, boxes)
     existing = session.scalar(select(MachineRow).where(MachineRow.name == name))
     if existing is not None:
         if not replace:
@@ -107,7 +110,6 @@ def create_machine(
     )
     session.add(row)
     session.flush()
-    boxes = build_boxes(game, settings)
     box_rows = [
         {"machine_id": row.id, "number": b.number, "position": game.encode(b.position),
          "side": b.side.name, "move_number": b.move_number}
