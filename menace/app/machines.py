@@ -14,8 +14,6 @@ from sqlalchemy.orm import Session
 from menace.core.errors import InvalidInputError, NotFoundError
 from menace.core.game import Game, IllegalMoveError, Side, canonical
 from menace.core.learner import (
-    DEFAULT_PRESETS,
-    PRESET_GAMES,
     PRESETS,
     Box,
     EmptyPolicy,
@@ -29,7 +27,7 @@ from menace.core.learner import (
 )
 from menace.core.match import MenacePlayer
 from menace.core.records import GameBuffer
-from menace.games import find_game
+from menace.games import DEFAULT_PRESETS, PRESET_GAMES, find_game
 from menace.storage import repository as repo
 from menace.storage.database import DatabaseBusyError, open_database, session_scope
 from menace.storage.leases import Heartbeat, Lease, break_lease, holder_of

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 import click
 
@@ -20,37 +19,36 @@ from menace.cli.common import (
 )
 from menace.core.colours import BeadColour, format_colours
 from menace.core.learner import (
-    DEFAULT_PRESETS,
-    PRESET_GAMES,
     PRESETS,
     EmptyPolicy,
     Scope,
-    Settings,
     SettingsError,
     parse_reinforcement,
     parse_schedule,
 )
-from menace.games import find_game, game_names
+from menace.games import game_names
 from menace.render.beads import places_pieces
 from menace.render.text import beads_text, board_lines, box_lines, chances, paint, use_colour
 
 
-def _schedule(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, ...] | None:
+def _schedule(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
     try:
-        return parse_schedule(value)
+        parse_schedule(value)
     except SettingsError as exc:
         raise click.BadParameter(str(exc)) from None
+    return value
 
 
-def _reinforcement(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int, int] | None:
+def _reinforcement(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
     try:
-        return parse_reinforcement(value)
+        parse_reinforcement(value)
     except SettingsError as exc:
         raise click.BadParameter(str(exc)) from None
+    return value
 
 
 SIDE_WORDS = {"x": "X", "o": "O", "both": "both", "first": "X", "second": "O", "white": "X", "black": "O",
@@ -85,8 +83,8 @@ SIDE_WORDS = {"x": "X", "o": "O", "both": "both", "first": "X", "second": "O", "
 @click.option("--replace", is_flag=True, help="Rebuild the machine if one of that name exists (its games go too).")
 @where_options
 @pass_app
-def init(app: AppContext, game: str, preset: str | None, side: str | None, schedule: tuple[int, ...] | None,
-         reinforcement: tuple[int, int, int] | None, scope: str | None, all_squares: bool | None,
+def init(app: AppContext, game: str, preset: str | None, side: str | None, schedule: str | None,
+         reinforcement: str | None, scope: str | None, all_squares: bool | None,
          symmetry: bool | None, empty_box: str | None, colours: tuple[BeadColour, ...] | None,
          replace: bool) -> None:
     """Build a machine: one matchbox per position where MENACE is to move.
@@ -100,33 +98,14 @@ def init(app: AppContext, game: str, preset: str | None, side: str | None, sched
       menace init -m exact --preset michie-1961    Michie's exact rules: may stop at an empty box
       menace init -m her --game hexapawn           Gardner's HER: 19 boxes, plays Black
     """
-    from menace.app.machines import init_machine
+    from menace.app.machines import init_machine, settings_for
 
-    chosen = find_game(game)
-    preset = preset or DEFAULT_PRESETS[chosen.name]
-    if PRESET_GAMES[preset] != chosen.name:
-        raise click.BadParameter(f"{preset} is a preset for {PRESET_GAMES[preset]}, not {chosen.name}",
-                                 param_hint="'--preset'")
-    base = PRESETS[preset]
-    changes: dict[str, Any] = {}
-    if side is not None:
-        changes["side"] = SIDE_WORDS[side.lower()]
-    if schedule is not None:
-        changes["schedule"] = schedule
-    if reinforcement is not None:
-        changes["win"], changes["draw"], changes["loss"] = reinforcement
-    if scope is not None:
-        changes["scope"] = Scope(scope)
-    if all_squares is not None:
-        changes["all_squares"] = all_squares
-    if symmetry is not None:
-        changes["symmetry"] = symmetry
-    if empty_box is not None:
-        changes["empty_policy"] = EmptyPolicy(empty_box)
+    chosen, settings, label = settings_for(
+        game, preset, side=side, schedule=schedule, reinforcement=reinforcement, scope=scope,
+        all_squares=all_squares, symmetry=symmetry, empty_box=empty_box,
+    )
     if colours is not None:
         machine_colours(None, colours, needed=chosen.colours)  # enough of them for the game
-    settings = Settings(**{**base.__dict__, **changes})
-    label = preset if settings == base else f"{preset}, modified"
     try:
         summary = init_machine(app.url, app.machine, settings, label, replace, game=chosen,
                                colours=None if colours is None else format_colours(colours))

@@ -34,8 +34,6 @@ from menace.app.sweep import (
 from menace.cli.common import AppContext, check_machine_name, pass_app, where_options
 from menace.core.game import Game
 from menace.core.learner import (
-    DEFAULT_PRESETS,
-    PRESET_GAMES,
     PRESETS,
     Box,
     EmptyPolicy,
@@ -47,7 +45,7 @@ from menace.core.learner import (
     parse_reinforcement,
     parse_schedule,
 )
-from menace.games import find_game, game_names
+from menace.games import DEFAULT_PRESETS, PRESET_GAMES, find_game, game_names
 from menace.players import PlayerParamError, UnknownPlayerError
 from menace.render.figures import FORMATS
 

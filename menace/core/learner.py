@@ -137,11 +137,6 @@ GARDNER = Settings(
 bead of the last move taken away, an empty box resigns (its previous move's bead is still taken)."""
 PRESETS: dict[str, Settings] = {"michie": MICHIE, "michie-1961": MICHIE_1961, "rubyquiz": RUBYQUIZ,
                                  "gardner": GARDNER}
-PRESET_GAMES: dict[str, str] = {"michie": "tictactoe", "michie-1961": "tictactoe", "rubyquiz": "tictactoe",
-                                "gardner": "hexapawn"}
-"""The game each preset is for."""
-DEFAULT_PRESETS: dict[str, str] = {"tictactoe": "michie", "hexapawn": "gardner"}
-"""The preset a new machine of each game gets unless told otherwise."""
 
 
 def find_preset(name: str) -> Settings:
