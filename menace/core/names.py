@@ -1,4 +1,4 @@
-"""The rule for a machine's name, wherever a name enters: ``-m``, an imported file, ``--as``,
+r"""The rule for a machine's name, wherever a name enters: ``-m``, an imported file, ``--as``,
 a sweep's stored machines, a database row.
 
 >>> check_machine_name("menace-2")
