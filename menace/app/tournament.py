@@ -12,7 +12,7 @@ from types import FrameType
 
 from menace.app.machines import LearningPartner, OpenMachine
 from menace.core.game import Side
-from menace.core.learner import DRAWN, Learner
+from menace.core.learner import DRAWN, Learner, TreeOpponent, play_learners
 from menace.core.match import MenacePlayer, play_game
 from menace.core.records import GameBuffer
 from menace.players import Player, RulePlayer, find_player, split_name
@@ -24,6 +24,13 @@ FLUSH_BYTES = 400_000
 memory stays flat however fast the games go."""
 CHECK_EVERY = 256
 """Games between looks at the clock."""
+KEEP_GAMES = 10_000_000
+"""The history policy: a tournament stores every game of its first 10 million (34 MB or so);
+beyond them, each block it writes (a second of play) keeps only its wins, draws and losses and the
+beads after its last game. The learning curve, undo to a block's end, the bead plot and ``check``
+still work on those; a game beyond them cannot be listed or replayed move by move. A whole night
+at full speed (5-6 billion games) stays near 100 MB instead of ~20 GB. ``keep_games=None`` (the
+command line's keep-all) stores every game."""
 
 
 class StopFlag:
@@ -121,6 +128,7 @@ def run_tournament(
     resolve: Callable[[str], Player] | None = None,
     flush_seconds: float = FLUSH_SECONDS,
     handle_signals: bool = False,
+    keep_games: int | None = KEEP_GAMES,
 ) -> TournamentResult:
     """Play ``games`` games (or for ``seconds``) against ``opponent``, saving every second.
 
@@ -128,7 +136,8 @@ def run_tournament(
     ``resolve`` turns names that are not in the player registry (``menace:NAME``) into players.
     With ``handle_signals``, SIGINT and SIGTERM stop it after the current game once the games
     have begun; while the opponent prepares (``td`` trains itself first) they raise
-    :class:`Interrupted`: no game has been played, nothing is stored.
+    :class:`Interrupted`: no game has been played, nothing is stored. Every game of the run's
+    first ``keep_games`` is stored, then per-block summaries (see :data:`KEEP_GAMES`); None keeps all.
     """
     if games is None and seconds is None:
         raise ValueError("give a number of games or a duration")
@@ -148,16 +157,22 @@ def run_tournament(
     signals = stop_on_signals(stop) if handle_signals else nullcontext(stop)
     with signals:
         return _play_tournament(machine, player, opponent, seed, rng, sides, games, seconds, stop, progress,
-                                flush_seconds)
+                                flush_seconds, keep_games)
 
 
 def _play_tournament(
     machine: OpenMachine, player: Player, opponent: str, seed: int, rng: random.Random, sides: tuple[Side, ...],
     games: int | None, seconds: float | None, stop: StopFlag, progress: Callable[[Progress], None] | None,
-    flush_seconds: float,
+    flush_seconds: float, keep_games: int | None = KEEP_GAMES,
 ) -> TournamentResult:
     learner = machine.learner
     table = learner.options_table(player.options) if isinstance(player, RulePlayer) else None
+    # Fast loops for the players that cannot be tabulated: another machine, and any player that can
+    # move by tree position (td). Decided once here, not per game.
+    partner = player if isinstance(player, LearningPartner) else None
+    by_tree: TreeOpponent | None = None
+    if table is None and partner is None and hasattr(player, "tree_opponent"):
+        by_tree = player.tree_opponent()
     pending = GameBuffer()
     wins = draws = losses = 0
     run_id = machine.start_run("tournament", opponent, seed)
@@ -179,15 +194,25 @@ def _play_tournament(
                     s = sides[(done + i) % nsides]
                     if table is not None:
                         res, moves = play_table(s, table, rng)
+                    elif partner is not None:
+                        partner.side = s.other  # a machine playing both sides takes the side left free
+                        if s is Side.X:
+                            res, moves = play_learners(learner, partner.learner, rng)
+                        else:
+                            res, moves = play_learners(partner.learner, learner, rng)
+                        partner.record_game(moves, res)
+                    elif by_tree is not None:
+                        res, moves = learner.play_against(s, by_tree, rng)
                     else:
                         res, moves = _play_general(machine, player, s, rng)
                     pending.add(s, moves, res)
-                    stopped = _why_stop(learner, s, res, moves, stop, player)
-                    if stopped:
-                        break
+                    if len(moves) <= 2 or stop.requested:
+                        stopped = _why_stop(learner, s, res, moves, stop, player)
+                        if stopped:
+                            break
             now = time.perf_counter()
             if now - last_flush >= flush_seconds or len(pending.data) >= FLUSH_BYTES:
-                wins, draws, losses = _save(machine, player, run_id, pending, (wins, draws, losses))
+                wins, draws, losses = _save(machine, player, run_id, pending, (wins, draws, losses), keep=keep_games)
                 last_flush = now
             if progress is not None and now - last_report >= 0.2:
                 progress(Progress(wins + draws + losses + pending.games, games, now - start, seconds,
@@ -198,7 +223,8 @@ def _play_tournament(
     finally:
         # Whatever ends the loop (the target, a signal, an error in a player), every finished
         # game is written before we go.
-        wins, draws, losses = _save(machine, player, run_id, pending, (wins, draws, losses), end=True)
+        wins, draws, losses = _save(machine, player, run_id, pending, (wins, draws, losses), end=True,
+                                    keep=keep_games)
     elapsed = time.perf_counter() - start
     done = wins + draws + losses
     if progress is not None:
@@ -259,11 +285,16 @@ def _play_general(machine: OpenMachine, player: Player, side: Side, rng: random.
 
 
 def _save(machine: OpenMachine, player: Player, run_id: int, pending: GameBuffer,
-          tally: tuple[int, int, int], end: bool = False) -> tuple[int, int, int]:
-    """Write the pending games; the running wins, draws and losses including them."""
+          tally: tuple[int, int, int], end: bool = False, keep: int | None = KEEP_GAMES) -> tuple[int, int, int]:
+    """Write the pending games; the running wins, draws and losses including them.
+
+    The games are kept while the run has stored fewer than ``keep`` (a block that crosses the
+    line is kept whole); after that, only the block's summary.
+    """
+    kept = keep is None or sum(tally) < keep
     if isinstance(player, LearningPartner):
-        player.save(end)
-    machine.save(run_id, pending, end_run=end)
+        player.save(end, kept)
+    machine.save(run_id, pending, end_run=end, kept=kept)
     w, d, l_ = tally
     tally = (w + pending.wins, d + pending.draws, l_ + pending.losses)
     pending.clear()

@@ -16,7 +16,7 @@ from typing import Any
 
 from menace.core.errors import DamagedError
 from menace.core.learner import EmptyPolicy, Scope, Settings, build_boxes, format_numbers, parse_numbers
-from menace.core.records import CorruptHistoryError, decode_block
+from menace.core.records import CorruptHistoryError, Layout, unpack_beads, unpack_block
 from menace.core.replay import Replayer, ReplayError
 from menace.games import find_game
 from menace.storage import repository as repo
@@ -33,7 +33,8 @@ from menace.storage.transfer_repo import (
 )
 
 FORMAT = "menace-machine"
-VERSION = 1
+VERSION = 2
+"""2: a block may carry the beads after its last game (``beads``) and be a summary (``kept`` false)."""
 
 
 class MachineFileError(DamagedError):
@@ -75,9 +76,7 @@ def export_machine(url: str, name: str) -> dict[str, Any]:
             "games": sum(b.n_games for b in d.blocks),
             "runs": [{"kind": r.kind, "opponent": r.opponent, "seed": r.seed, "started_at": _time(r.started_at),
                       "ended_at": _time(r.ended_at)} for r in d.runs],
-            "blocks": [{"run": b.run, "first_game": b.first_game, "games": b.n_games, "wins": b.wins,
-                        "draws": b.draws, "losses": b.losses, "data": base64.b64encode(b.data).decode("ascii")}
-                       for b in d.blocks],
+            "blocks": [_block_json(b) for b in d.blocks],
             "corrections": [{"after_game": c.after_game, "box": c.box_number, "square": game.move_name(c.move),
                              "count": c.count, "reason": c.reason, "created_at": _time(c.created_at)}
                             for c in d.corrections],
@@ -85,6 +84,47 @@ def export_machine(url: str, name: str) -> dict[str, Any]:
     }
     body["checksum"] = checksum(body)
     return body
+
+
+# -- history policy: checkpoints and summarized blocks (format version 2) ---------------------------
+def _block_json(b: BlockDump) -> dict[str, Any]:
+    out: dict[str, Any] = {"run": b.run, "first_game": b.first_game, "games": b.n_games, "wins": b.wins,
+                           "draws": b.draws, "losses": b.losses, "data": base64.b64encode(b.data).decode("ascii")}
+    if b.beads is not None:
+        out["beads"] = base64.b64encode(b.beads).decode("ascii")
+    if not b.kept:
+        out["kept"] = False
+    return out
+
+
+def _block_from_json(b: dict[str, Any]) -> BlockDump:
+    beads = b.get("beads")
+    kept = b.get("kept", True)
+    if not isinstance(kept, bool) or (beads is not None and not isinstance(beads, str)):
+        raise TypeError("a block's beads or kept flag")
+    return BlockDump(int(b["run"]), int(b["first_game"]), int(b["games"]), int(b["wins"]), int(b["draws"]),
+                     int(b["losses"]), base64.b64decode(b["data"], validate=True),
+                     None if beads is None else base64.b64decode(beads, validate=True), kept)
+
+
+def _replay_block(replayer: Replayer, block: BlockDump, layout: Layout, width: int) -> None:
+    """Learn from one block of the file: its games, checked against its checkpoint if it has one; a
+    summary is crossed by its checkpoint."""
+    if not block.kept:
+        if block.beads is None or block.data:
+            raise MachineFileError(f"the summary of games {block.first_game} on has no beads, or has games")
+        counts = unpack_beads(block.beads, layout, width)
+        if any(c < 0 for row in counts for c in row):
+            raise MachineFileError(f"the beads after game {block.first_game + block.n_games - 1} are negative")
+        replayer.resume(block.first_game + block.n_games - 1, counts)
+        return
+    raw = unpack_block(block.data)
+    end = replayer.apply_packed(raw, 0, block.n_games, settle_end=False)
+    if end != len(raw) or replayer.games != block.first_game + block.n_games - 1:
+        raise MachineFileError(f"a block of the history does not hold the {block.n_games} games it says")
+    if block.beads is not None and unpack_beads(block.beads, layout, width) != replayer.counts:
+        raise MachineFileError(f"the beads after game {replayer.games} do not follow from the history in the file")
+    replayer.settle()
 
 
 def checksum(body: dict[str, Any]) -> str:
@@ -146,8 +186,7 @@ def _to_dump(body: dict[str, Any], rename: str | None) -> tuple[MachineDump, Set
     h = body["history"]
     runs = [RunDump(str(r["kind"]), str(r["opponent"]), r["seed"], _parse_time(r["started_at"]),
                     None if r["ended_at"] is None else _parse_time(r["ended_at"])) for r in h["runs"]]
-    blocks = [BlockDump(int(b["run"]), int(b["first_game"]), int(b["games"]), int(b["wins"]), int(b["draws"]),
-                        int(b["losses"]), base64.b64decode(b["data"], validate=True)) for b in h["blocks"]]
+    blocks = [_block_from_json(b) for b in h["blocks"]]
     fixes = [CorrectionDump(int(c["after_game"]), int(c["box"]), game.parse_move(c["square"]), int(c["count"]),
                             str(c["reason"]), _parse_time(c["created_at"])) for c in h["corrections"]]
     dump = MachineDump(
@@ -170,14 +209,12 @@ def verify(dump: MachineDump, settings: Settings) -> None:
                 or {mv: ini for mv, ini, _ in b.beads} != exp.initial):
             raise MachineFileError(f"box {b.number} in the file is not the box its settings build")
     replayer = Replayer(game, settings, expected, dump.corrections)
+    layout = replayer.layout()
     try:
         for block in sorted(dump.blocks, key=lambda b: b.first_game):
             if block.first_game != replayer.games + 1 or not 0 <= block.run < len(dump.runs):
                 raise MachineFileError(f"the history's games are out of order at game {block.first_game}")
-            records = decode_block(block.data)
-            if len(records) != block.n_games:
-                raise MachineFileError(f"a block of the history holds {len(records)} games, not {block.n_games}")
-            replayer.apply_all(records)
+            _replay_block(replayer, block, layout, game.move_count)
     except (CorruptHistoryError, ReplayError) as exc:
         raise MachineFileError(f"the history is damaged: {exc}") from None
     for i, b in enumerate(dump.boxes):

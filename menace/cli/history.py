@@ -269,7 +269,7 @@ def plot_learning_command(app: AppContext, window: int | None, out: Path) -> Non
     data = learning_series(app.url, app.machine, window)
     render_learning(data, out)
     rates = f"{data.window:,} game{'' if data.window == 1 else 's'}"
-    click.echo(f"Wrote {out}: {len(data.results):,} games of {app.machine!r}, rates over {rates}.")
+    click.echo(f"Wrote {out}: {data.played:,} games of {app.machine!r}, rates over {rates}.")
 
 
 @plot.command("boxes")

@@ -217,7 +217,7 @@ def _thin(n: int) -> npt.NDArray[np.int64] | slice:
 def render_learning(data: LearningData, path: str | Path) -> Path:
     """Cumulative reinforcement above, rolling win/draw/loss rates below, opponents marked."""
     output_format(path)
-    n = len(data.results)
+    n = data.last
     with _style():
         fig = Figure(figsize=(12, 7), dpi=150, layout="constrained")
         top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[1.15, 1])
@@ -238,14 +238,14 @@ def render_learning(data: LearningData, path: str | Path) -> Path:
         bottom.set_xlabel("games played")
         bottom.grid(True, alpha=0.3)
         bottom.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
-        bottom.set_xlim(0, n + 1)
+        bottom.set_xlim(data.first - 1, n + 1)
         bottom.xaxis.set_major_formatter(THOUSANDS)
         top.yaxis.set_major_formatter(THOUSANDS)
         _mark_opponents([top, bottom], data.opponents, top, n)
         bottom.xaxis.set_major_locator(MaxNLocator(integer=True))
         top.yaxis.set_major_locator(MaxNLocator(integer=True))
-        w, d, l_ = (int(np.count_nonzero(data.results == c)) for c in range(3))
-        fig.suptitle(f"How {data.machine!r} learnt: {n:,} games, {w:,} won, {d:,} drawn, {l_:,} lost",
+        w, d, l_ = data.totals
+        fig.suptitle(f"How {data.machine!r} learnt: {data.played:,} games, {w:,} won, {d:,} drawn, {l_:,} lost",
                      fontweight="bold")
         return save(fig, path)
 
