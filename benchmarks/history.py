@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -26,7 +28,11 @@ from pathlib import Path
 
 from menace.app.machines import init_machine, open_machine
 from menace.app.tournament import KEEP_GAMES, run_tournament
-from menace.core.learner import MICHIE
+from menace.core.game import Side
+from menace.core.learner import MICHIE, Learner, build_boxes
+from menace.core.records import GameBuffer
+from menace.games.tictactoe import TICTACTOE
+from menace.players import RulePlayer, find_player
 from menace.storage.database import database_bytes
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -49,11 +55,13 @@ def timed(args: list[str], db: Path) -> tuple[float, float, str]:
     return elapsed, usage.ru_maxrss / 1024, out
 
 
-def build(db: Path, games: int) -> float:
-    """Games per second of building the history (a whole tournament process)."""
+def build(db: Path, games: int) -> tuple[float, float]:
+    """Games per second of building the history (a whole tournament process), and the bytes per game
+    it added to the database."""
     timed(["init"], db)
+    before = database_bytes(db)
     seconds, _, _ = timed(["tournament", "--vs", "random", "-n", str(games), "--seed", "1", "--keep-all"], db)
-    return games / seconds
+    return games / seconds, (database_bytes(db) - before) / games
 
 
 def measure(db: Path, games: int) -> dict[str, tuple[float, float]]:
@@ -73,16 +81,41 @@ def measure(db: Path, games: int) -> dict[str, tuple[float, float]]:
     return out
 
 
-def summary_bytes(tmp: Path, seconds: float) -> tuple[float, float]:
-    """Bytes per game and games per second of a run stored as summaries only (the policy past its
-    kept games), in process."""
+def summary_bytes(tmp: Path, seconds: float) -> tuple[float, int]:
+    """Bytes per stored summary (one block: a second of play) and how many were written, for a run
+    stored as summaries only (the policy past its kept games), in process."""
     db = tmp / "summaries.db"
     url = f"sqlite:///{db}"
     init_machine(url, "menace", MICHIE, None)
     before = database_bytes(db)
     with open_machine(url, "menace", holder="the benchmark") as m:
-        result = run_tournament(m, "random", seconds=seconds, seed=3, keep_games=0)
-    return (database_bytes(db) - before) / result.games, result.games / result.seconds
+        first = m.games_played
+        run_tournament(m, "random", seconds=seconds, seed=3, keep_games=0)
+        assert m.games_played > first
+    con = sqlite3.connect(db)
+    try:
+        blocks = int(con.execute("SELECT count(*) FROM game_blocks WHERE NOT kept").fetchone()[0])
+    finally:
+        con.close()
+    return (database_bytes(db) - before) / blocks, blocks
+
+
+def batch_rate(games: int, seed: int = 1) -> float:
+    """Games per second of :meth:`Learner.play_batch`, the loop a tournament runs (games packed as
+    they are played), on a fresh Michie machine against ``random``."""
+    learner = Learner(TICTACTOE, MICHIE, build_boxes(TICTACTOE, MICHIE))
+    rng = random.Random(seed)
+    player = find_player("random").create(TICTACTOE, rng)
+    assert isinstance(player, RulePlayer)
+    table = learner.options_table(player.options)
+    buf = GameBuffer()
+    t0 = time.perf_counter()
+    left = games
+    while left:
+        left -= learner.play_batch(Side.X, table, rng, min(left, 256), buf.data, buf.outcomes)
+        if len(buf.data) > 400_000:
+            buf.clear()
+    return games / (time.perf_counter() - t0)
 
 
 def tournament_rate(db: Path, opponent: str, games: int) -> float:
@@ -96,6 +129,8 @@ def main() -> int:
     ap.add_argument("--sizes", type=int, nargs=2, metavar=("SMALL", "LARGE"), help="history lengths")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds for the speed ratios")
     ap.add_argument("--ref", type=Path, default=DEFAULT_REF, help="the baseline ref_menace.py")
+    ap.add_argument("--night-rate", type=float, default=200_000,
+                    help="games per second of the projected night [200,000: a tournament on this machine, idle]")
     args = ap.parse_args()
     small, large = args.sizes or ((100_000, 1_000_000) if args.quick else (1_000_000, 20_000_000))
     rounds = 1 if args.quick else args.rounds
@@ -110,8 +145,7 @@ def main() -> int:
             work = tmp / f"h{n}"
             work.mkdir()
             db = work / "menace.db"
-            rates[n] = build(db, n)
-            per_game[n] = database_bytes(db) / n
+            rates[n], per_game[n] = build(db, n)
             print(f"\nhistory of {n:,} games (--keep-all): built at {rates[n]:,.0f} games/s, "
                   f"{per_game[n]:.2f} bytes per game")
             results[n] = measure(db, n)
@@ -127,15 +161,15 @@ def main() -> int:
             print(f"  {name:<24} {s2 / s1:8.2f}x {m2 / m1:8.2f}x   {s2 / large * 1e6:6.2f} us")
 
         kept_bytes = per_game[large]
-        summary, summary_rate = summary_bytes(tmp, 5.0 if args.quick else 20.0)
-        rate = rates[large]
-        night = rate * NIGHT
+        summary, n_summaries = summary_bytes(tmp, 5.0 if args.quick else 20.0)
+        night = args.night_rate * NIGHT
         kept = min(KEEP_GAMES, night)
-        size = kept * kept_bytes + (night - kept) * summary
-        print(f"\none --for 8h night at {rate:,.0f} games/s (the build rate above): {night / 1e9:.2f} billion games")
-        print(f"  every game kept:   {night * kept_bytes / 1e9:8.1f} GB ({kept_bytes:.2f} B/game)")
-        print(f"  default policy:    {size / 1e6:8.1f} MB (the first {KEEP_GAMES:,} games kept, then summaries: "
-              f"{summary:.4f} B/game measured at {summary_rate:,.0f} games/s)")
+        kept_seconds = kept / args.night_rate
+        size = kept * kept_bytes + (NIGHT - kept_seconds) * summary  # a summary per second of play
+        print(f"\none --for 8h night at {args.night_rate:,.0f} games/s: {night / 1e9:.2f} billion games")
+        print(f"  every game kept:   {night * kept_bytes / 1e9:8.1f} GB ({kept_bytes:.2f} B/game, measured above)")
+        print(f"  default policy:    {size / 1e6:8.1f} MB (the first {KEEP_GAMES:,} games kept, then one summary "
+              f"per second: {summary:,.0f} B each, the mean of {n_summaries:,} measured)")
         full = results[large]["check --full"][0] / large
         print(f"  check --full then replays the kept {kept:,.0f} games: ~{full * kept:,.0f} s; "
               f"the checkpointed commands stay as above")
@@ -158,15 +192,15 @@ def main() -> int:
         if args.ref.exists():
             print("\nlearner, in memory vs the baseline (games/s vs random, median of interleaved rounds)")
             n_mem = 100_000 if args.quick else 300_000
-            ours, theirs, ratios = [], [], []
+            got: dict[str, list[float]] = {"baseline": [], "play_table": [], "play_batch": []}
             for r in range(max(rounds, 3)):
-                a = in_memory_rate("random", n_mem, seed=r + 1)
-                b = baseline_rate(args.ref, "random", n_mem, seed=r + 1)
-                ours.append(a)
-                theirs.append(b)
-                ratios.append(a / b)
-            print(f"  ours {statistics.median(ours):,.0f}, baseline {statistics.median(theirs):,.0f}: "
-                  f"{statistics.median(ratios):.2f}x (target >= 1.3x)")
+                got["baseline"].append(baseline_rate(args.ref, "random", n_mem, seed=r + 1))
+                got["play_table"].append(in_memory_rate("random", n_mem, seed=r + 1))
+                got["play_batch"].append(batch_rate(n_mem, seed=r + 1))
+            for name in ("play_table", "play_batch"):
+                ratio = statistics.median(a / b for a, b in zip(got[name], got["baseline"]))
+                print(f"  {name:<11} {statistics.median(got[name]):>10,.0f}   {ratio:.2f}x the baseline's "
+                      f"{statistics.median(got['baseline']):,.0f} (target >= 1.3x)")
     return 0
 
 

@@ -1,35 +1,131 @@
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from servers import PostgresServer, PostgresUnavailable, start_postgres
+from sqlalchemy import create_engine, text
 
 from menace.cli import cli
+
+DATABASES = ["sqlite", "postgres"]
+"""The kinds of database a test taking ``db_url`` runs against, once each."""
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of our own for this session (one per xdist worker), stopped at the end.
+
+    Not installed: the PostgreSQL cases are skipped, except under CI (``CI`` set), where they fail.
+    """
+    try:
+        server = start_postgres()
+    except PostgresUnavailable as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set and {exc}", pytrace=False)
+        pytest.skip(str(exc))
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
+    """The SQLite file of SQLite-only tests (files, PRAGMAs, ``database_bytes``, backups)."""
     return tmp_path / "menace.db"
 
 
 @pytest.fixture
-def db_url(db_path: Path) -> str:
+def sqlite_url(db_path: Path) -> str:
     return f"sqlite:///{db_path}"
+
+
+@pytest.fixture
+def new_db_url(request: pytest.FixtureRequest, db_url: str, tmp_path: Path) -> Callable[[], str]:
+    """Make another fresh database of the kind ``db_url`` is (for a test that needs two)."""
+    made = iter(range(1, 1000))
+
+    def make() -> str:
+        if not is_sqlite(db_url):
+            return str(request.getfixturevalue("postgres_server").new_database())
+        return f"sqlite:///{tmp_path / f'other-{next(made)}.db'}"
+
+    return make
+
+
+@pytest.fixture(params=DATABASES)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh database on each kind: a SQLite file not yet created, and a PostgreSQL database
+    (its schema already at head, copied from the migrated template) on the session's server."""
+    if request.param == "postgres":
+        server: PostgresServer = request.getfixturevalue("postgres_server")
+        return server.new_database()
+    return f"sqlite:///{tmp_path / 'menace.db'}"
+
+
+def is_sqlite(url: str) -> bool:
+    return url.startswith("sqlite")
+
+
+def query(url: str, sql: str, **params: Any) -> list[tuple[Any, ...]]:
+    """Rows of one SQL statement on any database (tests look behind the library's back with it)."""
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            result = conn.execute(text(sql), params)
+            return [tuple(r) for r in result] if result.returns_rows else []
+    finally:
+        engine.dispose()
+
+
+def stored_games(url: str) -> int:
+    return int(query(url, "SELECT coalesce(sum(n_games), 0) FROM game_blocks")[0][0])
+
+
+def wait_until(ready: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
+    """Poll ``ready`` (a readiness signal: never a fixed sleep) until it holds, or fail naming ``what``."""
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(0.02)
+
+
+def catches(pid: int, sig: int) -> bool:
+    """Whether process ``pid`` has installed a handler for ``sig`` (Linux: SigCgt in /proc)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigCgt:"):
+            return bool(int(line.split()[1], 16) >> (sig - 1) & 1)
+    return False
 
 
 Invoke = Callable[..., Result]
 
 
-@pytest.fixture
-def menace(db_path: Path) -> Invoke:
-    """Run ``menace --db <tmp db> ARGS``; happy paths raise any exception straight away."""
-
+def invoker(url: str) -> Invoke:
     def run(*args: str, input: str | None = None, ok: bool = True) -> Result:
-        result = CliRunner().invoke(cli, ["--db", str(db_path), *args], input=input, catch_exceptions=not ok)
+        result = CliRunner().invoke(cli, ["--db", url, *args], input=input, catch_exceptions=not ok)
         if ok:
             assert result.exit_code == 0, result.output
         return result
 
     return run
+
+
+@pytest.fixture
+def menace(db_url: str) -> Invoke:
+    """Run ``menace --db <db_url> ARGS`` (on each kind of database); happy paths raise any exception
+    straight away."""
+    return invoker(db_url)
+
+
+@pytest.fixture
+def sqlite_menace(sqlite_url: str) -> Invoke:
+    """``menace --db <SQLite file>``, for tests about the file itself."""
+    return invoker(sqlite_url)

@@ -4,11 +4,12 @@ beads are, and the commands that read it start from the nearest checkpoint."""
 from __future__ import annotations
 
 import random
-import sqlite3
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import query
 from history_helpers import play_person_games, stored_beads, stored_machine, stored_records
 
 import menace.app.machines as machines
@@ -46,14 +47,10 @@ def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tournament, "FLUSH_BYTES", 2_000)
 
 
-def blocks(path: Path) -> list[tuple[int, int, int, bool, bool, bool]]:
+def blocks(url: str) -> list[tuple[int, int, int, bool, bool, bool]]:
     """(id, first game, games, has a checkpoint, kept, verified) of every block, in order."""
-    con = sqlite3.connect(path)
-    try:
-        return [(i, f, n, b is not None, bool(k), d is not None) for i, f, n, b, k, d in con.execute(
-            "SELECT id, first_game, n_games, beads, kept, digest FROM game_blocks ORDER BY first_game")]
-    finally:
-        con.close()
+    return [(i, f, n, b is not None, bool(k), d is not None) for i, f, n, b, k, d in query(
+        url, "SELECT id, first_game, n_games, beads, kept, digest FROM game_blocks ORDER BY first_game")]
 
 
 def train(url: str, games: int, keep: int | None = None, seed: int = 1) -> None:
@@ -94,13 +91,13 @@ def test_beads_pack_and_unpack_exactly() -> None:
 
 # -- checkpoints -------------------------------------------------------------------------------------
 def test_tournaments_write_checkpoints_and_undo_from_them_equals_a_full_replay(
-        db_url: str, db_path: Path, small_blocks: None) -> None:
+        db_url: str, small_blocks: None) -> None:
     init_machine(db_url, "menace", MICHIE, None)
     train(db_url, 3000)
     with open_machine(db_url, "menace", holder="a test") as m:
         play_person_games(m, 3, seed=2)
     train(db_url, 2000, seed=3)
-    found = blocks(db_path)
+    found = blocks(db_url)
     assert sum(b[3] for b in found) >= 8  # a checkpoint every 500 games or so
     records = stored_records(db_url)
     stored = stored_machine(db_url)
@@ -143,13 +140,13 @@ def test_a_bead_series_ends_at_the_stored_beads_and_starts_at_the_first(db_url: 
 
 
 # -- the incremental check ---------------------------------------------------------------------------
-def test_check_remembers_what_it_verified_and_replays_only_the_new_games(db_url: str, db_path: Path,
+def test_check_remembers_what_it_verified_and_replays_only_the_new_games(db_url: str,
                                                                         small_blocks: None) -> None:
     init_machine(db_url, "menace", MICHIE, None)
     train(db_url, 3000)
     first = check_database(db_url, "menace")
     assert first.ok and first.replayed == 3000
-    assert any(b[5] for b in blocks(db_path))
+    assert any(b[5] for b in blocks(db_url))
     again = check_database(db_url, "menace")
     assert again.ok and again.replayed < 500
     train(db_url, 1000, seed=2)
@@ -158,38 +155,31 @@ def test_check_remembers_what_it_verified_and_replays_only_the_new_games(db_url:
     assert check_database(db_url, "menace", full=True).replayed == 4000
 
 
-def tamper(path: Path, sql: str, *args: object) -> None:
-    con = sqlite3.connect(path)
-    con.execute(sql, args)
-    con.commit()
-    con.close()
 
 
-def test_incremental_check_catches_a_changed_block_and_a_changed_checkpoint(db_url: str, db_path: Path,
+def test_incremental_check_catches_a_changed_block_and_a_changed_checkpoint(db_url: str,
                                                                           small_blocks: None) -> None:
     init_machine(db_url, "menace", MICHIE, None)
     train(db_url, 3000)
     assert check_database(db_url, "menace").ok
-    early = blocks(db_path)[1]
+    early = blocks(db_url)[1]
     # Another block's games in place of this one's: every game legal, only the history is different.
-    other = blocks(db_path)[2]
-    con = sqlite3.connect(db_path)
-    data, n = con.execute("SELECT data, n_games FROM game_blocks WHERE id = ?", (other[0],)).fetchone()
-    con.close()
-    tamper(db_path, "UPDATE game_blocks SET data = ?, n_games = ? WHERE id = ?", data, n, early[0])
+    other = blocks(db_url)[2]
+    data, n = query(db_url, "SELECT data, n_games FROM game_blocks WHERE id = :i", i=other[0])[0]
+    query(db_url, "UPDATE game_blocks SET data = :d, n_games = :n WHERE id = :i", d=data, n=n, i=early[0])
     report = check_database(db_url, "menace")
     assert any("has changed since it was verified" in f for f in report.faults)
-    tamper(db_path, "DELETE FROM game_blocks")
+    query(db_url, "DELETE FROM game_blocks")
     init_machine(db_url, "menace", MICHIE, None, replace=True)
     train(db_url, 3000)
     assert check_database(db_url, "menace").ok
-    checkpointed = [b for b in blocks(db_path) if b[3]]
+    checkpointed = [b for b in blocks(db_url) if b[3]]
     target = checkpointed[len(checkpointed) // 2]
     boxes = stored_machine(db_url).boxes
     r = Replayer(TICTACTOE, MICHIE, boxes)
     counts = [list(row) for row in r.counts]
     counts[0][0] += 1
-    tamper(db_path, "UPDATE game_blocks SET beads = ? WHERE id = ?", pack_beads(counts, r.layout()), target[0])
+    query(db_url, "UPDATE game_blocks SET beads = :b WHERE id = :i", b=pack_beads(counts, r.layout()), i=target[0])
     report = check_database(db_url, "menace")
     assert any("has changed since it was verified" in f for f in report.faults)
     assert any(f"checkpoint after game {target[1] + target[2] - 1:,} differs" in f for f in report.faults)
@@ -197,11 +187,11 @@ def test_incremental_check_catches_a_changed_block_and_a_changed_checkpoint(db_u
 
 
 # -- summarized blocks -------------------------------------------------------------------------------
-def test_summarized_blocks_keep_the_curve_undo_to_a_block_and_check(db_url: str, db_path: Path,
+def test_summarized_blocks_keep_the_curve_undo_to_a_block_and_check(db_url: str,
                                                                    small_blocks: None) -> None:
     init_machine(db_url, "menace", MICHIE, None)
     train(db_url, 3000, keep=1000)
-    found = blocks(db_path)
+    found = blocks(db_url)
     summaries = [b for b in found if not b[4]]
     assert summaries and all(b[3] for b in summaries) and summaries[0][1] > 1000
     assert check_database(db_url, "menace").ok
@@ -223,7 +213,7 @@ def test_summarized_blocks_keep_the_curve_undo_to_a_block_and_check(db_url: str,
     assert check_database(db_url, "menace").ok
 
 
-def test_export_import_carries_checkpoints_and_summaries_exactly(db_url: str, tmp_path: Path,
+def test_export_import_carries_checkpoints_and_summaries_exactly(db_url: str, new_db_url: Callable[[], str],
                                                                 small_blocks: None) -> None:
     init_machine(db_url, "menace", MICHIE, None)
     train(db_url, 2500, keep=1200)
@@ -234,7 +224,7 @@ def test_export_import_carries_checkpoints_and_summaries_exactly(db_url: str, tm
     assert body["version"] == 2
     assert any(b.get("kept") is False for b in body["history"]["blocks"])
     assert any("beads" in b for b in body["history"]["blocks"])
-    other = f"sqlite:///{tmp_path / 'other.db'}"
+    other = new_db_url()
     import_machine(other, body)
     assert export_machine(other, "menace")["history"] == body["history"]
     assert check_database(other, "menace", full=True).ok
@@ -249,7 +239,7 @@ def test_export_import_carries_checkpoints_and_summaries_exactly(db_url: str, tm
     kept["beads"] = base64.b64encode(pack_beads(r.counts, r.layout())).decode("ascii")
     body["checksum"] = checksum(body)
     with pytest.raises(MachineFileError, match="do not follow"):
-        import_machine(f"sqlite:///{tmp_path / 'third.db'}", body)
+        import_machine(new_db_url(), body)
 
 
 def test_migrations_down_and_up_keep_checkpoints_and_summaries(db_url: str, small_blocks: None) -> None:
@@ -260,7 +250,7 @@ def test_migrations_down_and_up_keep_checkpoints_and_summaries(db_url: str, smal
     assert check_database(db_url, "menace").ok
     before = export_machine(db_url, "menace")
     db = make_engine(db_url)
-    downgrade(db, "0003")
+    downgrade(db, "0004")
     upgrade(db)
     downgrade(db, "base")
     upgrade(db)
@@ -286,3 +276,14 @@ def test_series_memory_does_not_grow_with_the_history(db_url: str, small_blocks:
         tracemalloc.stop()
     assert peaks[1] < 6 * 2**20
     assert peaks[1] < peaks[0] * 1.5  # four times the games, not four times the memory
+
+
+def test_a_thinned_learning_series_draws(db_url: str, tmp_path: Path) -> None:
+    from menace.render.plots import render_learning
+
+    init_machine(db_url, "menace", MICHIE, None)
+    train(db_url, 3000)
+    data = learning_series(db_url, "menace", points=50)
+    assert len(data.games) == 50 and data.played == 3000
+    render_learning(data, tmp_path / "learning.svg")
+    assert (tmp_path / "learning.svg").read_bytes().startswith(b"<?xml")

@@ -83,8 +83,8 @@ def test_replay_of_a_missing_game(played: Invoke) -> None:
     assert played("replay", "0", ok=False).exit_code == 2
 
 
-def test_undo_five_times_returns_the_beads_of_five_games_earlier(played: Invoke, db_path: Path) -> None:
-    url = f"sqlite:///{db_path}"
+def test_undo_five_times_returns_the_beads_of_five_games_earlier(played: Invoke, db_url: str) -> None:
+    url = db_url
     before = stored_beads(url)
     played("tournament", "--vs", "smart", "-n", "5", "--seed", "2")
     assert stored_beads(url) != before

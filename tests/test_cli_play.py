@@ -1,32 +1,26 @@
 from __future__ import annotations
 
 import re
-import sqlite3
-from pathlib import Path
 
-from conftest import Invoke
+from conftest import Invoke, query
 
 EVERY_SQUARE = "\n".join(str(i) for i in range(1, 10)) + "\n"
 
 
-def bead_rows(db: Path) -> list[tuple[int, int, int]]:
-    con = sqlite3.connect(db)
-    try:
-        return con.execute("SELECT box_id, move, count FROM beads ORDER BY box_id, move").fetchall()
-    finally:
-        con.close()
+def bead_rows(db_url: str) -> list[tuple[int, ...]]:
+    return query(db_url, "SELECT box_id, move, count FROM beads ORDER BY box_id, move")
 
 
-def test_a_whole_game_by_hand(menace: Invoke, db_path: Path) -> None:
+def test_a_whole_game_by_hand(menace: Invoke, db_url: str) -> None:
     menace("init")
-    before = bead_rows(db_path)
+    before = bead_rows(db_url)
     result = menace("play", "--seed", "4", input=EVERY_SQUARE * 2)
     out = result.output
     assert "MENACE opens box 1. To match its drawing, as it is:" in out
     assert re.search(r"It draws a [a-z ]+ bead \([A-Z]\): .. on the drawing, .. on your board", out)
     assert any(word in out for word in ("MENACE wins.", "A draw.", "You win!"))
     assert "Reinforcement (stored):" in out
-    after = bead_rows(db_path)
+    after = bead_rows(db_url)
     assert after != before
     stats = menace("stats").output
     assert "games          1:" in stats
@@ -39,14 +33,14 @@ def test_occupied_and_invalid_squares_get_a_new_prompt(menace: Invoke) -> None:
     assert "is taken; choose an empty square" in result.output
 
 
-def test_end_of_input_abandons_the_game(menace: Invoke, db_path: Path) -> None:
+def test_end_of_input_abandons_the_game(menace: Invoke, db_url: str) -> None:
     menace("init")
-    before = bead_rows(db_path)
+    before = bead_rows(db_url)
     result = menace("play", "--seed", "4", input="", ok=False)
     assert result.exit_code == 1
     assert "Game abandoned: nothing was reinforced and nothing was stored." in result.output
     assert "Traceback" not in result.output
-    assert bead_rows(db_path) == before
+    assert bead_rows(db_url) == before
     assert "none yet" in menace("stats").output
 
 
@@ -56,12 +50,9 @@ def test_both_sides_machine_lets_the_person_start(menace: Invoke) -> None:
     assert "You are X; MENACE ('menace') is O." in result.output
 
 
-def test_play_refuses_an_exhausted_opening_box(menace: Invoke, db_path: Path) -> None:
+def test_play_refuses_an_exhausted_opening_box(menace: Invoke, db_url: str) -> None:
     menace("init")
-    con = sqlite3.connect(db_path)
-    con.execute("UPDATE beads SET count = 0 WHERE box_id = (SELECT id FROM boxes WHERE number = 1)")
-    con.commit()
-    con.close()
+    query(db_url, "UPDATE beads SET count = 0 WHERE box_id = (SELECT id FROM boxes WHERE number = 1)")
     result = menace("play", input=EVERY_SQUARE, ok=False)
     assert result.exit_code == 1
     assert "box 1 of 'menace', for MENACE's first move, is empty" in result.output

@@ -1,16 +1,13 @@
 from __future__ import annotations
 
 import os
-import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
-import time
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
-from conftest import Invoke
+from conftest import Invoke, catches, invoker, query, stored_games, wait_until
 from test_cli_play import bead_rows
 
 from menace.app.machines import init_machine, open_machine
@@ -34,31 +31,23 @@ def test_init_options_are_stored_and_shown(menace: Invoke) -> None:
     assert "2,201 boxes" in menace("-m", "raw", "init", "--no-symmetry").output
 
 
-def test_same_seed_on_two_copies_gives_identical_beads(menace: Invoke, db_path: Path, tmp_path: Path) -> None:
+def test_same_seed_on_two_copies_gives_identical_beads(menace: Invoke, db_url: str,
+                                                        new_db_url: Callable[[], str]) -> None:
+    copy = new_db_url()
     menace("init")
-    copy = tmp_path / "copy.db"
-    shutil.copy(db_path, copy)
+    invoker(copy)("init")
     menace("tournament", "--vs", "smart", "-n", "2000", "--seed", "1")
-    from click.testing import CliRunner
-
-    from menace.cli import cli
-
-    r = CliRunner().invoke(cli, ["--db", str(copy), "tournament", "--vs", "smart", "-n", "2000", "--seed", "1"])
-    assert r.exit_code == 0, r.output
-    assert bead_rows(db_path) == bead_rows(copy)
+    invoker(copy)("tournament", "--vs", "smart", "-n", "2000", "--seed", "1")
+    assert bead_rows(db_url) == bead_rows(copy)
 
 
-def test_different_seeds_differ(menace: Invoke, db_path: Path, tmp_path: Path) -> None:
+def test_different_seeds_differ(menace: Invoke, db_url: str, new_db_url: Callable[[], str]) -> None:
+    copy = new_db_url()
     menace("init")
-    copy = tmp_path / "copy.db"
-    shutil.copy(db_path, copy)
+    invoker(copy)("init")
     menace("tournament", "--vs", "random", "-n", "500", "--seed", "1")
-    from click.testing import CliRunner
-
-    from menace.cli import cli
-
-    CliRunner().invoke(cli, ["--db", str(copy), "tournament", "--vs", "random", "-n", "500", "--seed", "2"])
-    assert bead_rows(db_path) != bead_rows(copy)
+    invoker(copy)("tournament", "--vs", "random", "-n", "500", "--seed", "2")
+    assert bead_rows(db_url) != bead_rows(copy)
 
 
 def test_interrupted_tournament_keeps_its_games_and_resumes(db_url: str) -> None:
@@ -113,22 +102,19 @@ def test_bad_tournament_options(menace: Invoke, args: list[str], message: str) -
     assert "Traceback" not in result.output
 
 
-def test_sigint_stops_after_the_current_game(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
-    env = {**os.environ, "MENACE_DB": str(db)}
+def test_sigint_stops_after_the_current_game(db_url: str) -> None:
+    env = {**os.environ, "MENACE_DB": db_url}
     subprocess.run([sys.executable, "-m", "menace", "init"], env=env, check=True, capture_output=True)
     proc = subprocess.Popen([sys.executable, "-m", "menace", "tournament", "--vs", "random", "--for", "60s"],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(2.5)
+    # ready once the first block is stored: the games (and their signal handlers) have begun
+    wait_until(lambda: stored_games(db_url) > 0, "the tournament's first stored block")
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
     assert "Stopped by SIGINT after game" in out and "every finished game is saved" in out
-    con = sqlite3.connect(db)
-    stored = con.execute("SELECT coalesce(sum(n_games), 0) FROM game_blocks").fetchone()[0]
-    con.close()
     games = int(out.split("has played ")[1].split(" games")[0].replace(",", ""))
-    assert stored == games > 0
+    assert stored_games(db_url) == games > 0
 
 
 def test_a_second_player_stops_when_a_first_move_box_empties(db_url: str) -> None:
@@ -150,19 +136,19 @@ def test_a_tournament_between_machines_stops_when_the_other_ones_opening_empties
     assert "OK" in menace("check", "--all").output
 
 
-def test_signals_while_td_trains_stop_cleanly_with_nothing_stored(tmp_path: Path) -> None:
-    db = tmp_path / "td.db"
-    env = {**os.environ, "MENACE_DB": str(db)}
+def test_signals_while_td_trains_stop_cleanly_with_nothing_stored(db_url: str) -> None:
+    env = {**os.environ, "MENACE_DB": db_url}
     subprocess.run([sys.executable, "-m", "menace", "init"], env=env, check=True, capture_output=True)
     for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
         proc = subprocess.Popen([sys.executable, "-m", "menace", "tournament", "--vs", "td:100000000", "-n", "5"],
                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(2.0)
+        # ready once it handles SIGTERM: it does from when td starts preparing (Python's own SIGINT
+        # handler is there from the start, so SIGINT alone says nothing)
+        wait_until(lambda p=proc: p.poll() is not None or catches(p.pid, signal.SIGTERM),  # type: ignore[misc]
+                   "td's signal handlers")
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=30)
         assert proc.returncode == code, err
         assert "while td:100000000 prepared: no game was played" in err and "Traceback" not in err
-    con = sqlite3.connect(db)
-    assert con.execute("SELECT count(*) FROM game_blocks").fetchone()[0] == 0
-    assert con.execute("SELECT count(*) FROM machine_locks").fetchone()[0] == 0
-    con.close()
+    assert query(db_url, "SELECT count(*) FROM game_blocks") == [(0,)]
+    assert query(db_url, "SELECT count(*) FROM machine_locks") == [(0,)]

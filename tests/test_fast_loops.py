@@ -48,3 +48,32 @@ def test_td_by_tree_position_plays_the_games_of_td_by_board(side: Side) -> None:
         assert (res, moves) == (record.winner, record.moves)
     assert fast.counts == slow.counts
     assert by_tree.values == by_board.values
+
+
+@pytest.mark.parametrize("settings", [MICHIE, Settings(schedule=(1,), loss=-3, empty_policy=EmptyPolicy.RESTOCK),
+                                      Settings(loss=-2, empty_policy=EmptyPolicy.KEEP_LAST),
+                                      Settings(schedule=(1,), loss=-2), SECOND],
+                         ids=["michie", "restock", "keep-last", "resigning", "second"])
+def test_a_batch_plays_and_packs_the_games_of_play_table(settings: Settings) -> None:
+    from menace.core.records import GameBuffer
+    from menace.players import RulePlayer, find_player
+
+    side = settings.sides[0]
+    one, many = fresh(settings), fresh(settings)
+    rng_one, rng_many = random.Random(4), random.Random(4)
+    player = find_player("random").create(TICTACTOE, rng_one)
+    assert isinstance(player, RulePlayer)
+    table = one.options_table(player.options)
+    expected = GameBuffer()
+    for _ in range(4000):
+        res, moves = one.play_table(side, table, rng_one)
+        expected.add(int(side), moves, res)
+        if len(moves) <= 1:
+            break
+    got = GameBuffer()
+    left = expected.games
+    while left:
+        played = many.play_batch(side, table, rng_many, min(left, 256), got.data, got.outcomes)
+        left -= played
+    assert bytes(got.data) == bytes(expected.data) and got.outcomes == expected.outcomes
+    assert many.counts == one.counts

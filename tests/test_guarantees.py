@@ -10,10 +10,12 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import query, stored_games, wait_until
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,67 +31,90 @@ def menace_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "menace", *args]
 
 
-def stored_games(db: Path) -> int:
-    con = sqlite3.connect(db)
-    try:
-        return int(con.execute("SELECT coalesce(sum(n_games), 0) FROM game_blocks").fetchone()[0])
-    finally:
-        con.close()
+def db_env(url: str) -> dict[str, str]:
+    return {**os.environ, "MENACE_DB": url}
 
 
-def test_sigkill_at_random_moments_never_leaves_an_inconsistent_database(tmp_path: Path) -> None:
-    db = tmp_path / "kill.db"
-    env = {**os.environ, "MENACE_DB": str(db)}
-    subprocess.run(menace_cmd("init"), env=env, check=True, capture_output=True)
+def first_block_stored(url: str) -> Callable[[], bool]:
+    """Ready when the tournament has stored its first block: its signal handlers are in place."""
+    return lambda: stored_games(url) > 0
+
+
+def test_sigkill_at_random_moments_never_leaves_an_inconsistent_database(db_url: str) -> None:
+    # Ten kills at random moments (the lock held before the first game, play, the once-a-second
+    # write), each followed by the full `menace check`. Against `perfect` (a few thousand games a second, against
+    # random's 200,000) the history each check replays stays small, so the test is quick; a restocking
+    # machine never stops on an empty opening box.
+    env = db_env(db_url)
+    subprocess.run(menace_cmd("init", "--empty-box", "restock"), env=env, check=True, capture_output=True)
     rng = random.Random(2026)
     kills = 0
     previous = 0
     for round_ in range(10):
-        proc = subprocess.Popen(menace_cmd("tournament", "--vs", "random", "--for", "60s", "--seed", str(round_)),
+        proc = subprocess.Popen(menace_cmd("tournament", "--vs", "perfect", "--for", "60s", "--seed", str(round_)),
                                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.5, 2.0))
+        # the random moment counts from when the tournament holds the machine, however slow the start-up
+        wait_until(lambda p=proc: p.poll() is not None  # type: ignore[misc]
+                   or query(db_url, "SELECT pid FROM machine_locks") == [(p.pid,)], "the tournament's lock")
+        time.sleep(rng.uniform(0.0, 2.0))  # the random moment itself, not a wait for readiness
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
         assert proc.returncode == -signal.SIGKILL
         kills += 1
-        report = check_database(f"sqlite:///{db}")
+        report = check_database(db_url)
         assert report.ok, report.faults
-        games = stored_games(db)
+        games = stored_games(db_url)
         assert games >= previous  # every game saved before the kill is still there
         previous = games
     assert kills == 10
-    # ...and the next tournament goes on from there
+    # ...and the next tournament goes on from there (taking over the lock a killed one may hold)
     done = subprocess.run(menace_cmd("tournament", "--vs", "smart", "-n", "500", "--seed", "1"), env=env,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert stored_games(db) == previous + 500
-    assert check_database(f"sqlite:///{db}").ok
+    assert stored_games(db_url) == previous + 500
+    assert check_database(db_url).ok
 
 
-def test_sigterm_stops_after_the_current_game_and_saves(tmp_path: Path) -> None:
-    db = tmp_path / "term.db"
-    env = {**os.environ, "MENACE_DB": str(db)}
+def test_a_killed_holders_lock_is_taken_over(db_url: str) -> None:
+    env = db_env(db_url)
+    subprocess.run(menace_cmd("init"), env=env, check=True, capture_output=True)
+    proc = subprocess.Popen(menace_cmd("tournament", "--vs", "random", "--for", "60s"), env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_until(first_block_stored(db_url), "the tournament's first stored block")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert query(db_url, "SELECT pid FROM machine_locks") == [(proc.pid,)]  # the dead holder's lock is left
+    games = stored_games(db_url)
+    again = subprocess.run(menace_cmd("tournament", "--vs", "smart", "-n", "100"), env=env,
+                           capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0, again.stderr
+    assert stored_games(db_url) == games + 100
+    assert query(db_url, "SELECT count(*) FROM machine_locks") == [(0,)]
+    assert check_database(db_url).ok
+
+
+def test_sigterm_stops_after_the_current_game_and_saves(db_url: str) -> None:
+    env = db_env(db_url)
     subprocess.run(menace_cmd("init"), env=env, check=True, capture_output=True)
     proc = subprocess.Popen(menace_cmd("tournament", "--vs", "random", "--for", "60s"), env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(2.0)
+    wait_until(first_block_stored(db_url), "the tournament's first stored block")
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 143, err
     assert "Stopped by SIGTERM" in out
     games = int(out.split("has played ")[1].split(" games")[0].replace(",", ""))
-    assert stored_games(db) == games > 0
-    assert check_database(f"sqlite:///{db}").ok
+    assert stored_games(db_url) == games > 0
+    assert check_database(db_url).ok
 
 
-def test_a_second_writer_is_refused_naming_the_first(tmp_path: Path) -> None:
-    db = tmp_path / "two.db"
-    env = {**os.environ, "MENACE_DB": str(db)}
+def test_a_second_writer_is_refused_naming_the_first(db_url: str) -> None:
+    env = db_env(db_url)
     subprocess.run(menace_cmd("init"), env=env, check=True, capture_output=True)
     first = subprocess.Popen(menace_cmd("tournament", "--vs", "random", "--for", "30s"), env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(1.5)
+        wait_until(first_block_stored(db_url), "the first tournament's first stored block")
         second = subprocess.run(menace_cmd("tournament", "--vs", "smart", "-n", "100"), env=env,
                                 capture_output=True, text=True, timeout=30)
         assert second.returncode == 1
@@ -103,7 +128,7 @@ def test_a_second_writer_is_refused_naming_the_first(tmp_path: Path) -> None:
         first.send_signal(signal.SIGINT)
         out, _ = first.communicate(timeout=30)
     assert first.returncode == 130
-    report = check_database(f"sqlite:///{db}")
+    report = check_database(db_url)
     assert report.ok, report.faults
     # once the first has finished, the machine is free again
     again = subprocess.run(menace_cmd("tournament", "--vs", "smart", "-n", "100"), env=env,
@@ -111,35 +136,53 @@ def test_a_second_writer_is_refused_naming_the_first(tmp_path: Path) -> None:
     assert again.returncode == 0, again.stderr
 
 
+def test_several_processes_train_different_machines_at_once(db_url: str) -> None:
+    """Four tournaments on four machines of one database at once: each keeps every game."""
+    env = db_env(db_url)
+    names = [f"m{i}" for i in range(4)]
+    for name in names:
+        subprocess.run(menace_cmd("-m", name, "init"), env=env, check=True, capture_output=True)
+    games = 30_000
+    procs = [subprocess.Popen(menace_cmd("-m", name, "tournament", "--vs", "random", "-n", str(games), "--seed",
+                                         str(i)), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for i, name in enumerate(names)]
+    rates = []
+    for p in procs:
+        out, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
+        rates.append(out.split("games/s")[0].rsplit("(", 1)[1])
+    print(f"games/s of each of {len(names)} concurrent tournaments on {db_url.split(':')[0]}: {', '.join(rates)}")
+    for name in names:
+        assert query(db_url, "SELECT coalesce(sum(g.n_games), 0) FROM game_blocks g JOIN machines m "
+                             "ON m.id = g.machine_id WHERE m.name = :n", n=name) == [(games,)]
+    check = subprocess.run(menace_cmd("check", "--all"), env=env, capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert query(db_url, "SELECT count(*) FROM machine_locks") == [(0,)]
+
+
 def test_lock_in_process(db_url: str) -> None:
     init_machine(db_url, "menace", MICHIE, "michie")
     with open_machine(db_url, "menace", holder="a test"):
         # the same process may reopen (nested use), another holder on another pid may not
-        con = sqlite3.connect(db_url.removeprefix("sqlite:///"))
-        con.execute("UPDATE machine_locks SET pid = 1, host = host")  # pid 1 is alive: init
-        con.commit()
-        con.close()
+        query(db_url, "UPDATE machine_locks SET pid = 1, host = host")  # pid 1 is alive: init
         with pytest.raises(MachineBusyError, match="in use by a test"):
             with open_machine(db_url, "menace", holder="another"):
                 pass
 
 
-def test_check_names_a_hand_corrupted_box(db_url: str, db_path: Path) -> None:
+def test_check_names_a_hand_corrupted_box(db_url: str) -> None:
     init_machine(db_url, "menace", MICHIE, "michie")
     with open_machine(db_url, "menace", holder="a test") as m:
         from menace.app.tournament import run_tournament
 
         run_tournament(m, "smart", games=400, seed=5)
     assert check_database(db_url).ok
-    con = sqlite3.connect(db_path)
-    box_id, move = con.execute("SELECT b.id, d.move FROM boxes b JOIN beads d ON d.box_id = b.id "
-                               "WHERE b.number = 42 ORDER BY d.move LIMIT 1").fetchone()
-    con.execute("UPDATE beads SET count = count + 2 WHERE box_id = ? AND move = ?", (box_id, move))
-    con.execute("UPDATE beads SET count = -1 WHERE box_id = (SELECT id FROM boxes WHERE number = 7) "
-                "AND move = (SELECT min(move) FROM beads WHERE box_id = (SELECT id FROM boxes WHERE number = 7))")
-    con.commit()
-    con.close()
-    result = CliRunner().invoke(cli, ["--db", str(db_path), "check"])
+    box_id, move = query(db_url, "SELECT b.id, d.move FROM boxes b JOIN beads d ON d.box_id = b.id "
+                                 "WHERE b.number = 42 ORDER BY d.move LIMIT 1")[0]
+    query(db_url, "UPDATE beads SET count = count + 2 WHERE box_id = :b AND move = :m", b=box_id, m=move)
+    query(db_url, "UPDATE beads SET count = -1 WHERE box_id = (SELECT id FROM boxes WHERE number = 7) "
+                  "AND move = (SELECT min(move) FROM beads WHERE box_id = (SELECT id FROM boxes WHERE number = 7))")
+    result = CliRunner().invoke(cli, ["--db", db_url, "check"])
     assert result.exit_code == 1
     assert "box 42 beads differ from its history" in result.output
     assert "box 7: -1 beads" in result.output
@@ -313,3 +356,48 @@ def test_random_database_names_are_clean_errors(text: str) -> None:
         r = CliRunner().invoke(cli, ["--db", text, "stats"])
     assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
     assert r.exit_code in (1, 2) and "Traceback" not in r.output
+
+
+def test_a_writer_asking_while_another_takes_the_lock_is_refused(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lock's race made certain: B asks for the machine while A's transaction taking it is still open.
+
+    B must wait for A and then be refused; taking the machine is not a read-then-insert that lets both
+    pass (PostgreSQL would then fail B on the lock row's primary key). A plays another process (pid 1).
+    """
+    import threading
+
+    from menace.storage import repository as repo
+    from menace.storage.database import open_database, session_scope
+    from menace.storage.leases import acquire as acquire_lease
+
+    init_machine(db_url, "menace", MICHIE, None)
+    engine = open_database(db_url)
+    real_pid, a_thread = os.getpid(), threading.get_ident()
+    monkeypatch.setattr(os, "getpid", lambda: 1 if threading.get_ident() == a_thread else real_pid)
+    outcome: list[str] = []
+
+    def b() -> None:
+        try:
+            with session_scope(engine, write=True) as s:
+                acquire_lease(s, repo.machine_id(s, "menace"), "menace", "B")
+            outcome.append("took it")
+        except MachineBusyError:
+            outcome.append("refused")
+        except Exception as exc:
+            outcome.append(f"{type(exc).__name__}: {exc}")
+
+    try:
+        with session_scope(engine, write=True) as s:
+            acquire_lease(s, repo.machine_id(s, "menace"), "menace", "A")
+            s.flush()
+            other = threading.Thread(target=b)
+            other.start()
+            if engine.dialect.name == "postgresql":  # B is waiting on A's transaction
+                wait_until(lambda: query(db_url, "SELECT count(*) FROM pg_stat_activity WHERE datname = "
+                                                 "current_database() AND wait_event_type = 'Lock'") == [(1,)],
+                           "the second writer to wait for the first")
+            # (SQLite: B's BEGIN IMMEDIATE waits for A's commit whenever B gets there)
+        other.join(timeout=60)
+        assert outcome == ["refused"]
+    finally:
+        engine.dispose()

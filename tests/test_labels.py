@@ -44,7 +44,7 @@ def page_sizes_mm(pdf: bytes) -> list[tuple[float, float]]:
 
 def render(boxes: Sequence[Box], **spec: Any) -> tuple[bytes, L.KitSummary]:
     out = io.BytesIO()
-    summary = L.write_pdf(out, boxes, L.KitSpec("test", MICHIE, **spec))
+    summary = L.write_pdf(out, boxes, L.KitSpec("test", MICHIE, TICTACTOE, **spec))
     return out.getvalue(), summary
 
 
@@ -175,32 +175,32 @@ def test_label_sizes_are_parsed_and_checked() -> None:
     with pytest.raises(L.LabelLayoutError, match="too small to read"):
         L.check_label(L.A4, L.LabelSize(30, 20))
     with pytest.raises(L.LabelLayoutError, match="Letter"):
-        L.KitSpec("m", MICHIE, paper=L.LETTER, sheet=L.A4_21)
+        L.KitSpec("m", MICHIE, TICTACTOE, paper=L.LETTER, sheet=L.A4_21)
 
 
 # -- the lists ----------------------------------------------------------------------------------------
 def test_shopping_list_for_michie_totals_1720_beads() -> None:
-    shopping = L.shopping_list(MICHIE_BOXES)
+    shopping = L.shopping_list(TICTACTOE, MICHIE_BOXES)
     assert shopping.fill == 1720
     assert [line.colour for line in shopping.lines] == list(DEFAULT_COLOURS)
     assert [line.square for line in shopping.lines][:3] == ["a1", "a2", "a3"]
     assert all(line.spare == -(-line.fill // 2) for line in shopping.lines)  # 50%, rounded up
     assert shopping.buy == shopping.fill + shopping.spare == 2582
-    assert L.shopping_list(MICHIE_BOXES, spare_percent=0).buy == 1720
+    assert L.shopping_list(TICTACTOE, MICHIE_BOXES, spare_percent=0).buy == 1720
 
 
 def test_shopping_list_for_other_machines() -> None:
-    assert L.shopping_list(ALL_SQUARES_BOXES).fill == 1917
-    assert L.shopping_list(SECOND_BOXES).fill == sum(b.total for b in SECOND_BOXES)
+    assert L.shopping_list(TICTACTOE, ALL_SQUARES_BOXES).fill == 1917
+    assert L.shopping_list(TICTACTOE, SECOND_BOXES).fill == sum(b.total for b in SECOND_BOXES)
     with pytest.raises(L.LabelLayoutError):
-        L.shopping_list(MICHIE_BOXES, spare_percent=-1)
+        L.shopping_list(TICTACTOE, MICHIE_BOXES, spare_percent=-1)
 
 
 def test_labels_and_lists_use_the_initial_fill() -> None:
     box = MICHIE_BOXES[0]
     played = Box(box.number, box.position, box.side, box.move_number, box.initial, {0: 9, 1: 0, 4: 1})
-    assert L.fill_text(played) == "4×W 4×K 4×G"
-    assert L.shopping_list([played]).fill == 12
+    assert L.fill_text(TICTACTOE, played) == "4×W 4×K 4×G"
+    assert L.shopping_list(TICTACTOE, [played]).fill == 12
 
 
 def test_fill_list_never_ends_a_column_on_a_heading() -> None:
@@ -251,21 +251,21 @@ def test_a_users_tight_bbox_setting_cannot_resize_the_page() -> None:
 def test_render_a_second_player_machine_with_custom_colours(tmp_path: Path) -> None:
     colours = parse_colours(",".join(f"c{i}:{'ABCDEFGHI'[i]}=#{i * 28:02x}{i * 28:02x}{i * 28:02x}" for i in range(9)))
     out = tmp_path / "second.pdf"
-    summary = L.write_pdf(out, SECOND_BOXES[:25], L.KitSpec("second", Settings(side="O"), colours=colours,
+    summary = L.write_pdf(out, SECOND_BOXES[:25], L.KitSpec("second", Settings(side="O"), TICTACTOE, colours=colours,
                                                             sheet=L.A4_21))
     assert out.read_bytes().startswith(b"%PDF") and summary.labels == 25
 
 
 def test_one_svg_per_box_exactly_the_label_size(tmp_path: Path) -> None:
     boxes = ALL_SQUARES_BOXES[:12]
-    summary = L.write_svgs(tmp_path / "svg", boxes, L.KitSpec("m", MICHIE, label=L.LabelSize(60, 40)))
+    summary = L.write_svgs(tmp_path / "svg", boxes, L.KitSpec("m", MICHIE, TICTACTOE, label=L.LabelSize(60, 40)))
     files = sorted((tmp_path / "svg").glob("*.svg"))
     assert [f.name for f in files] == [f"box-{n:04d}.svg" for n in range(1, 13)]
     assert summary.files == tuple(files)
     text = files[0].read_text()
     assert 'width="60mm" height="40mm"' in text
     again = tmp_path / "again"
-    L.write_svgs(again, boxes, L.KitSpec("m", MICHIE, label=L.LabelSize(60, 40)))
+    L.write_svgs(again, boxes, L.KitSpec("m", MICHIE, TICTACTOE, label=L.LabelSize(60, 40)))
     assert (again / "box-0001.svg").read_bytes() == files[0].read_bytes()
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 from click.testing import CliRunner
-from conftest import Invoke
+from conftest import Invoke, is_sqlite, query
 
 from menace.app.check import check_database
 from menace.cli import cli
@@ -19,13 +19,18 @@ from menace.games.tictactoe import TICTACTOE, square_name
 PREFERENCE = [4, 0, 8, 2, 6, 1, 3, 5, 7]
 
 
-def bead_counts(db: Path) -> dict[tuple[int, int], int]:
-    con = sqlite3.connect(db)
-    try:
-        rows = con.execute("SELECT b.number, d.move, d.count FROM beads d JOIN boxes b ON b.id = d.box_id")
-        return {(n, m): c for n, m, c in rows}
-    finally:
-        con.close()
+def bead_counts(db_url: str) -> dict[tuple[int, int], int]:
+    rows = query(db_url, "SELECT b.number, d.move, d.count FROM beads d JOIN boxes b ON b.id = d.box_id")
+    return {(n, m): c for n, m, c in rows}
+
+
+def contents(db_url: str) -> list[list[tuple[object, ...]]]:
+    """Every row of every table (a SQLite file: every byte, its log folded in)."""
+    if is_sqlite(db_url):
+        query(db_url, "PRAGMA wal_checkpoint(TRUNCATE)")
+        return [[(Path(db_url.removeprefix("sqlite:///")).read_bytes(),)]]
+    tables = ("machines", "boxes", "beads", "runs", "game_blocks", "corrections", "machine_locks")
+    return [query(db_url, f"SELECT * FROM {t} ORDER BY 1, 2") for t in tables]
 
 
 def operator_script(learner: Learner, pick: int = 0, first_bead: int | None = None) -> tuple[str, list[int]]:
@@ -59,18 +64,18 @@ def operator_script(learner: Learner, pick: int = 0, first_bead: int | None = No
     return "\n".join(lines) + "\n", boxes
 
 
-def test_an_operated_game_leaves_the_twin_as_the_ledger_says(menace: Invoke, db_path: Path) -> None:
+def test_an_operated_game_leaves_the_twin_as_the_ledger_says(menace: Invoke, db_url: str) -> None:
     menace("init")
     learner = Learner(TICTACTOE, MICHIE, build_boxes(TICTACTOE, MICHIE))
     script, boxes = operator_script(learner, pick=1)
-    before = bead_counts(db_path)
+    before = bead_counts(db_url)
     out = menace("operate", input=script).output
     assert "Open box 1 (move 1 shelf, row 1, place 1 from the left)." in out
     assert "which colour came out?" in out
     ledger = re.findall(r"box +(\d+): (put (\d+) ([a-z ]+) \(.\) in|keep the drawn ([a-z ]+) \(.\) bead out)"
                         r"[^;]*; it then holds (\d+) ([a-z ]+)", out)
     assert ledger, out
-    after = bead_counts(db_path)
+    after = bead_counts(db_url)
     names = {c.name: i for i, c in enumerate(DEFAULT_COLOURS)}
     for number, _, put, put_colour, kept_colour, holds, colour in ledger:
         assert (put_colour or kept_colour) == colour
@@ -79,48 +84,43 @@ def test_an_operated_game_leaves_the_twin_as_the_ledger_says(menace: Invoke, db_
         added = int(put) if put else 0
         assert int(holds) == before[(int(number), move)] - 1 + added  # bead drawn, then put back
     assert sorted({int(n) for n, *_ in ledger}) == sorted(set(boxes))
-    assert check_database(f"sqlite:///{db_path}").ok
+    assert check_database(db_url).ok
 
 
-def test_a_colour_the_twin_lacks_is_confirmed_and_recorded_as_a_correction(menace: Invoke, db_path: Path) -> None:
+def test_a_colour_the_twin_lacks_is_confirmed_and_recorded_as_a_correction(menace: Invoke, db_url: str) -> None:
     menace("init")
     # the twin has drifted from the real machine: it thinks box 1 has no green (centre) beads
-    con = sqlite3.connect(db_path)
-    con.execute("UPDATE beads SET count = 0 WHERE box_id = (SELECT id FROM boxes WHERE number = 1) AND move = 4")
-    con.execute("INSERT INTO corrections (machine_id, after_game, box_id, move, count, reason, created_at) "
-                "VALUES (1, 0, (SELECT id FROM boxes WHERE number = 1), 4, 0, 'test: drift', '2026-01-01')")
-    con.commit()
-    con.close()
+    query(db_url, "UPDATE beads SET count = 0 WHERE box_id = (SELECT id FROM boxes WHERE number = 1) AND move = 4")
+    query(db_url, "INSERT INTO corrections (machine_id, after_game, box_id, move, count, reason, created_at) "
+                  "VALUES (1, 0, (SELECT id FROM boxes WHERE number = 1), 4, 0, 'test: drift', '2026-01-01')")
     learner = Learner(TICTACTOE, MICHIE, build_boxes(TICTACTOE, MICHIE))
     learner.counts[0][4] = 0
     script, _ = operator_script(learner, first_bead=4)
     out = menace("operate", input=script).output
     assert "The twin says box 1 has no green beads. Did a green bead come out?" in out
     assert "Noted: the twin now has 1 green bead in box 1 (a correction)." in out
-    con = sqlite3.connect(db_path)
-    reasons = [r[0] for r in con.execute("SELECT reason FROM corrections ORDER BY id")]
-    con.close()
+    reasons = [r[0] for r in query(db_url, "SELECT reason FROM corrections ORDER BY id")]
     assert len(reasons) == 2 and "which the twin had as empty" in reasons[1]
-    report = check_database(f"sqlite:///{db_path}")
+    report = check_database(db_url)
     assert report.ok, report.faults
 
 
-def test_operate_refuses_unknown_colours_and_end_of_input_changes_nothing(menace: Invoke, db_path: Path) -> None:
+def test_operate_refuses_unknown_colours_and_end_of_input_changes_nothing(menace: Invoke, db_url: str) -> None:
     menace("init")
-    before = bead_counts(db_path)
+    before = bead_counts(db_url)
     r = menace("operate", input="mauve\npurple\n", ok=False)
     assert "'mauve' is not a bead colour" in r.output
     assert "box 1 holds no purple beads at all" in r.output
     assert r.exit_code == 1 and "Game abandoned: the twin is unchanged" in r.output
-    assert bead_counts(db_path) == before
+    assert bead_counts(db_url) == before
 
 
-def test_reconcile_records_a_correction_that_check_replays(menace: Invoke, db_path: Path) -> None:
+def test_reconcile_records_a_correction_that_check_replays(menace: Invoke, db_url: str) -> None:
     menace("init")
     menace("tournament", "--vs", "smart", "-n", "300", "--seed", "2")
     out = menace("reconcile", "1", input="9\n7\n5\n").output
     assert "Recorded as a correction in the history." in out
-    counts = bead_counts(db_path)
+    counts = bead_counts(db_url)
     assert [counts[(1, m)] for m in (0, 1, 4)] == [9, 7, 5]
     assert "OK" in menace("check").output
     menace("tournament", "--vs", "smart", "-n", "100", "--seed", "3")
@@ -129,14 +129,14 @@ def test_reconcile_records_a_correction_that_check_replays(menace: Invoke, db_pa
     assert r.exit_code == 2
 
 
-def test_export_import_export_is_identical(menace: Invoke, db_path: Path, tmp_path: Path) -> None:
+def test_export_import_export_is_identical(menace: Invoke, new_db_url: Callable[[], str], tmp_path: Path) -> None:
     menace("init")
     menace("tournament", "--vs", "smart", "-n", "700", "--seed", "5")
     menace("reconcile", "2", input="3\n" * 9)
     menace("play", "--seed", "1", input="\n".join(str(i) for i in range(1, 10)) * 2 + "\n")
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     menace("export", str(a))
-    other = tmp_path / "other.db"
+    other = new_db_url()
     r = CliRunner().invoke(cli, ["--db", str(other), "import", str(a)])
     assert r.exit_code == 0, r.output
     r = CliRunner().invoke(cli, ["--db", str(other), "export", str(b)])
@@ -144,10 +144,10 @@ def test_export_import_export_is_identical(menace: Invoke, db_path: Path, tmp_pa
     assert a.read_bytes() == b.read_bytes()
     body = json.loads(a.read_text())
     assert body["format"] == "menace-machine" and body["version"] == 2 and body["history"]["games"] == 701
-    assert check_database(f"sqlite:///{other}").ok
+    assert check_database(other).ok
 
 
-def test_bad_machine_files_are_refused_and_change_nothing(menace: Invoke, db_path: Path, tmp_path: Path) -> None:
+def test_bad_machine_files_are_refused_and_change_nothing(menace: Invoke, db_url: str, tmp_path: Path) -> None:
     menace("init")
     menace("tournament", "--vs", "random", "-n", "200", "--seed", "5")
     good = tmp_path / "good.json"
@@ -167,10 +167,7 @@ def test_bad_machine_files_are_refused_and_change_nothing(menace: Invoke, db_pat
     resealed["boxes"][0]["beads"]["b2"]["count"] += 1
     resealed["checksum"] = checksum(resealed)
     cases["resealed"] = (json.dumps(resealed), "do not follow from the history")
-    con = sqlite3.connect(db_path)
-    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    con.close()
-    before = db_path.read_bytes()
+    before = contents(db_url)
     for name, (content, message) in cases.items():
         f = tmp_path / f"{name}.json"
         f.write_text(content)
@@ -180,22 +177,19 @@ def test_bad_machine_files_are_refused_and_change_nothing(menace: Invoke, db_pat
         assert "Traceback" not in r.output
     r = menace("import", str(good), ok=False)
     assert r.exit_code == 1 and "replace it with --replace" in r.output
-    con = sqlite3.connect(db_path)
-    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    con.close()
-    assert db_path.read_bytes() == before
+    assert contents(db_url) == before
     assert menace("import", str(good), "--replace").exit_code == 0
     assert menace("import", str(good), "--as", "copy").exit_code == 0
     assert "copy" in menace("machines").output
 
 
-def test_a_confirmed_bead_that_then_loses_leaves_the_twin_consistent(menace: Invoke, db_path: Path) -> None:
+def test_a_confirmed_bead_that_then_loses_leaves_the_twin_consistent(menace: Invoke, db_url: str) -> None:
     menace("init")
     menace("reconcile", "1", "--count", "W=0", "--count", "K=4", "--count", "G=4")
     # the operator reports white from box 1 (the twin has none), confirms it, and the game is lost
     out = menace("operate", input="W\ny\nb2\nK\na3\nS\nc1\n").output
     assert "MENACE loses." in out
     assert "box   1: keep the drawn white (W) bead out; it then holds 0 white" in out
-    assert bead_counts(db_path)[(1, 0)] == 0  # the twin holds what the ledger says
-    report = check_database(f"sqlite:///{db_path}")
+    assert bead_counts(db_url)[(1, 0)] == 0  # the twin holds what the ledger says
+    report = check_database(db_url)
     assert report.ok, report.faults

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 from alembic import command
-from sqlalchemy import inspect, text
+from conftest import query
+from sqlalchemy import insert, inspect, select, text, update
 
 from menace.app.machines import init_machine, open_machine
 from menace.app.tournament import run_tournament
@@ -16,9 +17,13 @@ from menace.storage.database import (
     downgrade,
     make_engine,
     open_database,
+    sqlite_path,
     upgrade,
     upgrade_database,
 )
+
+ROWS = ("SELECT (SELECT version_num FROM alembic_version), (SELECT count(*) FROM beads), "
+        "(SELECT sum(count) FROM beads), (SELECT count(*) FROM machine_locks)")
 
 
 def test_fresh_database_matches_the_models(db_url: str) -> None:
@@ -28,8 +33,9 @@ def test_fresh_database_matches_the_models(db_url: str) -> None:
     db.dispose()
 
 
-def test_sqlite_connection_settings(db_url: str) -> None:
-    db = open_database(db_url, create=True)
+def test_sqlite_connection_settings(sqlite_url: str) -> None:
+    # SQLite only: PRAGMAs are how SQLite is set up; PostgreSQL needs none of them.
+    db = open_database(sqlite_url, create=True)
     with db.connect() as conn:
         assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
         assert conn.execute(text("PRAGMA foreign_keys")).scalar() == 1
@@ -82,16 +88,14 @@ def test_missing_folder_and_missing_file(tmp_path: Path) -> None:
         open_database(f"sqlite:///{tmp_path}/absent.db")
 
 
-def test_newer_schema_is_refused_and_untouched(db_url: str, db_path: Path) -> None:
+def test_newer_schema_is_refused_and_untouched(db_url: str) -> None:
     init_machine(db_url, "menace", MICHIE, "michie")
-    con = sqlite3.connect(db_path)
-    con.execute("UPDATE alembic_version SET version_num = 'ffff_from_the_future'")
-    con.commit()
-    con.close()
-    before = db_path.read_bytes()
+    query(db_url, "UPDATE alembic_version SET version_num = 'ffff_from_the_future'")
+    path = sqlite_path(db_url)
+    before = (path.read_bytes() if path else b"", query(db_url, ROWS))
     with pytest.raises(StorageError, match="newer menace"):
         open_database(db_url)
-    assert db_path.read_bytes() == before
+    assert (path.read_bytes() if path else b"", query(db_url, ROWS)) == before  # a file: not a byte changed
 
 
 def test_down_to_base_and_up_to_head_keeps_every_row(db_url: str, tmp_path: Path) -> None:
@@ -120,13 +124,21 @@ def test_down_to_base_and_up_to_head_keeps_every_row(db_url: str, tmp_path: Path
     from menace.app.check import check_database
 
     assert check_database(db_url, "menace").ok
+    # rows put back keep their ids: new rows of every table still get ids of their own
+    init_machine(db_url, "third", MICHIE, None)
+    with open_(db_url, "menace", holder="a test") as m:
+        run_tournament(m, "random", games=100, seed=3)
+        m.correct(0, {0: 5}, "another recount")
+    assert check_database(db_url).ok
 
 
 def test_upgrade_command_backs_up_first(tmp_path: Path, db_url: str, db_path: Path) -> None:
     init_machine(db_url, "menace", MICHIE, "michie")
     before, after, backup = upgrade_database(db_url)
     assert backup is None and before == after  # already current: nothing to do
-    upgrade(make_engine(db_url))
+    engine = make_engine(db_url)
+    upgrade(engine)
+    engine.dispose()
 
 
 def test_known_revisions_match_the_migration_scripts() -> None:
@@ -138,3 +150,34 @@ def test_known_revisions_match_the_migration_scripts() -> None:
     walked = [rev.revision for rev in script.walk_revisions()]
     assert tuple(reversed(walked)) == SCHEMA_REVISIONS
     assert script.get_current_head() == SCHEMA_REVISIONS[-1]
+
+
+def test_counters_past_two_to_the_31(db_url: str) -> None:
+    """Bead counts, game numbers, tallies and seeds are 64-bit: a long night of training (or a
+    big seed) must not overflow a 32-bit column, which PostgreSQL would refuse."""
+    from menace.storage import repository as repo
+    from menace.storage.database import session_scope
+    from menace.storage.models import BeadRow, BoxRow, CorrectionRow, GameBlockRow, RunRow
+
+    big = 2**31 + 12_345
+    init_machine(db_url, "menace", MICHIE, None)
+    engine = open_database(db_url)
+    try:
+        with session_scope(engine, write=True) as s:
+            mid = repo.machine_id(s, "menace")
+            box_id = s.scalar(select(BoxRow.id).where(BoxRow.machine_id == mid, BoxRow.number == 1))
+            run_id = repo.start_run(s, mid, "tournament", "random", 2**63 - 1)
+            s.execute(insert(GameBlockRow).values(machine_id=mid, run_id=run_id, first_game=big, n_games=big,
+                                                  wins=big, draws=big, losses=big, data=b""))
+            s.execute(update(BeadRow).where(BeadRow.box_id == box_id, BeadRow.move == 0)
+                      .values(count=big, initial=big))
+            repo.add_corrections(s, mid, big, [(box_id, 4, big)], "a big recount")
+        with session_scope(engine) as s:
+            assert repo.games_played(s, mid) == 2 * big - 1
+            assert repo.totals(s, mid) == (big, big, big)
+            assert s.scalar(select(BeadRow.count).where(BeadRow.box_id == box_id, BeadRow.move == 0)) == big
+            assert s.scalar(select(BeadRow.count).where(BeadRow.box_id == box_id, BeadRow.move == 4)) == big
+            assert s.scalar(select(CorrectionRow.after_game)) == big
+            assert s.scalar(select(RunRow.seed).where(RunRow.id == run_id)) == 2**63 - 1
+    finally:
+        engine.dispose()

@@ -250,10 +250,11 @@ def undo_games(url: str, name: str, n: int = 1) -> UndoResult:
 BEAD_POINTS = 4000
 """Points of a bead series by default: what a page can show."""
 LEARNING_POINTS = 16_000
-REPLAY_GAMES = 1_000_000
-"""A bead series replays the kept games of its range when there are at most this many (a few
-seconds); beyond, it is read from the checkpoints alone (one point per checkpoint picked, under a
-second), plus the replay of at most one checkpoint's interval at its ends."""
+REPLAY_GAMES = 250_000
+"""A bead series replays the kept games of its range when there are at most this many (well under a
+second); beyond, it is read from the checkpoints alone (a point per checkpoint nearest each point
+asked for: a tournament writes one every 20,000 games at most), plus the replay of at most one
+checkpoint's interval at each end."""
 
 
 def _opponents(s: Session, machine_id: int, first: int, last: int) -> list[tuple[int, str]]:
@@ -304,7 +305,7 @@ def beads_series(url: str, name: str, box: int = 1, points: int = BEAD_POINTS, f
         else:
             _beads_from_checkpoints(s, stored, box - 1, at, out)
         opponents = _opponents(s, stored.id, lo, hi) if hi else []
-    return series.beads_data(name, stored.settings, out, opponents)
+    return series.beads_data(find_game(stored.game), name, stored.settings, out, opponents)
 
 
 def _record(out: BeadSeries, game: int, row: list[int]) -> None:
@@ -389,7 +390,7 @@ def wall(url: str, name: str) -> series.BoxesData:
     """Every box with its beads now, grouped by MENACE's move."""
     with _reading(url, name) as (s, stored):
         played = repo.games_played(s, stored.id)
-    return series.boxes_data(name, stored.boxes, played)
+    return series.boxes_data(find_game(stored.game), name, stored.boxes, played)
 
 
 def opponent_label(game: repo.StoredGame) -> str:

@@ -345,12 +345,13 @@ def learning_partner(url: str, name: str, against: OpenMachine, side: Side | Non
         yield LearningPartner(m, next(iter(needed)), run, name)
 
 
-def machine_colours_text(url: str, name: str) -> str | None:
-    """The bead colours kept with the machine, as text (None: the standard set)."""
+def machine_colours_text(url: str, name: str) -> tuple[str | None, Game]:
+    """The bead colours kept with the machine, as text (None: the standard set), and its game."""
     db = open_database(url)
     try:
         with session_scope(db) as s:
-            return repo.load_machine(s, name).colours
+            stored = repo.load_machine(s, name)
+            return stored.colours, find_game(stored.game)
     finally:
         db.dispose()
 

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from menace.core.errors import InvalidInputError
-from menace.core.game import Result
+from menace.core.game import Game, Result
 from menace.core.learner import Box, Settings
 from menace.core.replay import BeadSeries, rule_text
 
@@ -30,6 +30,7 @@ class PlotError(InvalidInputError):
 class BeadsData:
     """The beads of one box over the games played (a step series, see :class:`BeadSeries`)."""
 
+    game: Game
     machine: str
     settings: Settings
     series: BeadSeries
@@ -46,9 +47,9 @@ class BeadsData:
 
 
 def beads_data(
-    machine: str, settings: Settings, series: BeadSeries, opponents: Sequence[tuple[int, str]] = (),
+    game: Game, machine: str, settings: Settings, series: BeadSeries, opponents: Sequence[tuple[int, str]] = (),
 ) -> BeadsData:
-    return BeadsData(machine, settings, series, list(opponents))
+    return BeadsData(game, machine, settings, series, list(opponents))
 
 
 class OpponentTracker:
@@ -231,6 +232,7 @@ class LearningSampler:
 class BoxesData:
     """Every box with its beads now, grouped by MENACE's move."""
 
+    game: Game
     machine: str
     games_played: int
     groups: list[tuple[int, list[Box]]]
@@ -240,11 +242,11 @@ class BoxesData:
         return [b for _, group in self.groups for b in group]
 
 
-def boxes_data(machine: str, boxes: Sequence[Box], games_played: int) -> BoxesData:
+def boxes_data(game: Game, machine: str, boxes: Sequence[Box], games_played: int) -> BoxesData:
     groups: dict[int, list[Box]] = {}
     for b in sorted(boxes, key=lambda b: b.number):
         groups.setdefault(b.move_number, []).append(b)
-    return BoxesData(machine, games_played, sorted(groups.items()))
+    return BoxesData(game, machine, games_played, sorted(groups.items()))
 
 
 MIN_DOT = 0.05

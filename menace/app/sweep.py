@@ -13,8 +13,9 @@ run the same way:
   ``random`` player.
 
 Seeds are 1..N, and a run depends on its setting and seed alone, so results are the same
-whatever the number of worker processes. Nothing is printed and nothing is stored here unless
-asked (:func:`store_machines`).
+whatever the number of worker processes, on this machine or on a Dask cluster
+(``run_sweep(..., cluster="tcp://HOST:8786")``, see :mod:`menace.app.pools`). Nothing is printed
+and nothing is stored here unless asked (:func:`store_machines`, in the calling process).
 
 >>> from menace.core.learner import MICHIE
 >>> settings = expand_settings(MICHIE, beads=[(4, 3, 2, 1), (8, 4, 2, 1)])
@@ -34,6 +35,7 @@ import math
 import os
 import random
 import statistics
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -41,6 +43,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from menace.app.pools import DaskPool
 from menace.core.errors import InvalidInputError
 from menace.core.game import Game, Side
 from menace.core.learner import (
@@ -99,6 +102,8 @@ class RunResult:
     """The game (1-based) after which the opening box was empty; None if it never emptied."""
     first_stretch: int | None
     """The game ending the first :data:`STRETCH` games in a row without a loss; None if never."""
+    last_loss: int | None
+    """The run's last lost game (after it, the machine never lost again); None if it never lost."""
     last_games: int
     last_wins: int
     last_draws: int
@@ -129,6 +134,9 @@ class SweepResult:
     workers: int
     seconds: float
     game: str = DEFAULT_GAME
+    cluster: str | None = None
+    """The Dask scheduler it ran on; None: this machine. (Like ``workers`` and ``seconds``, it is
+    in no file: the files of a sweep are the same wherever it ran.)"""
 
     def runs_for(self, label: str) -> list[RunResult]:
         return [r for r in self.runs if r.label == label]
@@ -147,6 +155,9 @@ class SummaryRow:
     stretch_median: float | None
     """Median game ending the first stretch without a loss, over the runs that had one."""
     stretch_never: int
+    last_loss_median: float | None
+    """Median over the runs of each run's last lost game (a run that never lost counts as 0)."""
+    last_loss_max: int
     last_games: int
     last: tuple[float, float, float]
     """Wins, draws, losses per 1,000 over each run's last games."""
@@ -331,6 +342,7 @@ def _run_one(trainer: Trainer, setting: SweepSetting, opponent: str, games: int,
     last_from = games - n_last
     emptied: int | None = None
     stretch: int | None = None
+    lost_last: int | None = None
     streak = 0
     play = learner.play_table
     for g in range(games):
@@ -348,6 +360,7 @@ def _run_one(trainer: Trainer, setting: SweepSetting, opponent: str, games: int,
             k = 0
         else:
             k = 2
+            lost_last = g + 1
             # Only a loss takes beads, so only then can the opening box have emptied.
             if emptied is None and side in opening and any(not any(counts[i]) for i in opening[side]):
                 emptied = g + 1
@@ -369,7 +382,7 @@ def _run_one(trainer: Trainer, setting: SweepSetting, opponent: str, games: int,
             frozen[1 if res == DRAWN else 0 if res == side else 2] += 1
     return RunResult(
         label=setting.label, seed=seed, games=games, wins=tally[0], draws=tally[1], losses=tally[2],
-        opening_emptied=emptied, first_stretch=stretch,
+        opening_emptied=emptied, first_stretch=stretch, last_loss=lost_last,
         last_games=n_last, last_wins=last[0], last_draws=last[1], last_losses=last[2],
         eval_games=eval_games, eval_wins=frozen[0], eval_draws=frozen[1], eval_losses=frozen[2],
         trained=trained,
@@ -395,15 +408,17 @@ class _Task:
     keep: bool
 
 
-_WORKER_TRAINERS: dict[str, Trainer] = {}
-"""In a worker process (which runs one task at a time): its trainer per game, kept between tasks."""
+_WORKER = threading.local()
+"""In a worker (a process of the local pool, or one of a Dask worker's threads, which may run
+tasks side by side): its trainers per game, kept between tasks."""
 
 
 def _run_task(task: _Task, trainer: Trainer | None = None) -> list[RunResult]:
     if trainer is None:
-        trainer = _WORKER_TRAINERS.get(task.game)
+        trainers: dict[str, Trainer] = _WORKER.__dict__.setdefault("trainers", {})
+        trainer = trainers.get(task.game)
         if trainer is None:
-            trainer = _WORKER_TRAINERS[task.game] = Trainer(find_game(task.game))
+            trainer = trainers[task.game] = Trainer(find_game(task.game))
     return [trainer.run_one(task.setting, task.opponent, task.games, s, task.eval_games, task.keep)
             for s in task.seeds]
 
@@ -418,12 +433,15 @@ def run_sweep(
     progress: Callable[[int, int], None] | None = None,
     keep: bool = False,
     game: str = DEFAULT_GAME,
+    cluster: str | None = None,
 ) -> SweepResult:
     """Train ``seeds`` machines (seeds 1..N) per setting against ``opponent``, on ``workers``
     processes (default: every core); ``progress(done, total)`` hears of finished runs.
 
-    Work goes out in batches of seeds, a few per worker, so each process builds its engines and
-    tables once. The result does not depend on ``workers``.
+    With ``cluster`` (a Dask scheduler's address, ``tcp://HOST:8786``) the runs go to that
+    cluster's workers instead, ``workers`` being ignored: see :class:`~menace.app.pools.DaskPool`
+    for the errors. Work goes out in batches of seeds, a few per worker, so each process builds its
+    engines and tables once. The result does not depend on ``workers`` or on where it ran.
     """
     settings = list(settings)
     if not settings:
@@ -433,7 +451,12 @@ def run_sweep(
         raise SweepError("every setting of a sweep needs its own label")
     if games < 1 or seeds < 1 or eval_games < 0:
         raise SweepError("a sweep needs at least one game and one seed, and no negative evaluation")
-    workers = workers or os.cpu_count() or 1
+    # The opponent is checked before any work; in this process the trainer serves every task.
+    trainer = Trainer(find_game(game))
+    trainer.rule_player(opponent)
+    start = time.perf_counter()
+    dask = None if cluster is None else DaskPool(cluster)
+    workers = dask.workers if dask is not None else workers or os.cpu_count() or 1
     total = len(settings) * seeds
     # A few batches per worker keep them all busy to the end, without a task per run.
     size = max(1, math.ceil(seeds * len(settings) / (workers * 4)))
@@ -442,21 +465,17 @@ def run_sweep(
         for s in settings
         for first in range(1, seeds + 1, size)
     ]
-    start = time.perf_counter()
-    # The opponent is checked before any work; in this process the trainer serves every task.
-    trainer = Trainer(find_game(game))
-    trainer.rule_player(opponent)
     workers = min(workers, len(tasks))
     done = 0
     results: list[list[RunResult]] = [[] for _ in tasks]
-    if workers == 1:
+    if workers == 1 and dask is None:
         for i, task in enumerate(tasks):
             results[i] = _run_task(task, trainer)
             done += len(task.seeds)
             if progress is not None:
                 progress(done, total)
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with dask or ProcessPoolExecutor(max_workers=workers) as pool:
             futures = {pool.submit(_run_task, task): i for i, task in enumerate(tasks)}
             for future in as_completed(futures):
                 i = futures[future]
@@ -466,7 +485,7 @@ def run_sweep(
                     progress(done, total)
     runs = [run for batch in results for run in batch]
     return SweepResult(settings, opponent, games, seeds, eval_games, runs, workers, time.perf_counter() - start,
-                       game)
+                       game, cluster)
 
 
 # -- summing up --------------------------------------------------------------------------------
@@ -482,9 +501,11 @@ def summarize(result: SweepResult) -> list[SummaryRow]:
             _per_thousand(runs, lambda r: (r.eval_wins, r.eval_draws, r.eval_losses, r.eval_games))
             if result.eval_games else None
         )
+        last_lost = [r.last_loss or 0 for r in runs]
         rows.append(SummaryRow(
             setting.label, len(runs), len(emptied), _median(emptied), _median(stretches),
-            len(runs) - len(stretches), last_games(result.games), last, result.eval_games, frozen,
+            len(runs) - len(stretches), _median(last_lost), max(last_lost, default=0), last_games(result.games),
+            last, result.eval_games, frozen,
         ))
     return rows
 
@@ -511,7 +532,7 @@ def format_table(rows: Sequence[SummaryRow]) -> list[str]:
     """The summary as aligned plain-text lines, a header first and a key after."""
     if not rows:
         return []
-    header = ["setting", "runs", "opening emptied", "at game", f"{STRETCH} unlost by", "never",
+    header = ["setting", "runs", "opening emptied", "at game", f"{STRETCH} unlost by", "never", "last loss",
               f"last {rows[0].last_games} W/D/L", "frozen vs random W/D/L"]
     table = [header]
     for r in rows:
@@ -522,6 +543,7 @@ def format_table(rows: Sequence[SummaryRow]) -> list[str]:
             _number(r.emptied_median),
             _number(r.stretch_median),
             str(r.stretch_never),
+            f"{_number(r.last_loss_median)} (max {r.last_loss_max:,})",
             _wdl(r.last),
             "-" if r.frozen is None else _wdl(r.frozen),
         ])
@@ -536,6 +558,7 @@ def format_table(rows: Sequence[SummaryRow]) -> list[str]:
         "at game: the median game at which the opening box emptied, over the runs where it did.",
         f"{STRETCH} unlost by: the median game ending the first {STRETCH} games in a row without a loss, "
         "over the runs that had them (never: the runs that did not).",
+        "last loss: the median over the runs of the game each run lost last (0: never lost), and the latest.",
         f"W/D/L: per 1,000 games, the mean over the runs, of each run's last {rows[0].last_games:,} games"
         + (f" and of {frozen_games:,} games of the trained machine, frozen, against {EVAL_OPPONENT}."
            if frozen_games else "."),
@@ -598,6 +621,7 @@ def _summary_dict(row: SummaryRow) -> dict[str, Any]:
         "label": row.label, "runs": row.runs, "opening_emptied": row.emptied,
         "opening_emptied_share": nan_to_none(row.emptied_share), "opening_emptied_median_game": row.emptied_median,
         "first_stretch_median_game": row.stretch_median, "first_stretch_never": row.stretch_never,
+        "last_loss_median_game": row.last_loss_median, "last_loss_max_game": row.last_loss_max,
         "last_games": row.last_games,
         "last_per_1000": dict(zip(("wins", "draws", "losses"), map(nan_to_none, row.last))),
         "frozen_vs_random_per_1000": (

@@ -22,6 +22,9 @@ FLUSH_SECONDS = 1.0
 FLUSH_BYTES = 400_000
 """...or once this many bytes of games wait (about 50,000 games), whichever comes first, so that
 memory stays flat however fast the games go."""
+FLUSH_GAMES = 20_000
+"""...or once this many games wait: a block holds at most this many, so that undo, replay and the
+bead plot, starting from the checkpoint at a block's end, replay at most about this many games."""
 CHECK_EVERY = 256
 """Games between looks at the clock."""
 KEEP_GAMES = 10_000_000
@@ -211,7 +214,9 @@ def _play_tournament(
                         if stopped:
                             break
             now = time.perf_counter()
-            if now - last_flush >= flush_seconds or len(pending.data) >= FLUSH_BYTES:
+            keeping = keep_games is None or wins + draws + losses < keep_games  # summaries need no cap
+            if (now - last_flush >= flush_seconds or len(pending.data) >= FLUSH_BYTES
+                    or (keeping and pending.games >= FLUSH_GAMES)):
                 wins, draws, losses = _save(machine, player, run_id, pending, (wins, draws, losses), keep=keep_games)
                 last_flush = now
             if progress is not None and now - last_report >= 0.2:
@@ -238,23 +243,16 @@ def _fast_batch(learner: Learner, side: Side, table: list[tuple[int, ...]], rng:
                 pending: GameBuffer, stop: StopFlag) -> str | None:
     """``batch`` games against a tabulated opponent, packed into ``pending`` as they finish.
 
-    This is the loop a tournament spends its night in, so :meth:`GameBuffer.add` is inlined.
-    Returns why it stopped early, if it did.
+    This is the loop a tournament spends its night in: :meth:`Learner.play_batch` plays and packs
+    the games itself. Returns why it stopped early, if it did.
     """
-    play_table = learner.play_table
-    data_append, data_extend = pending.data.append, pending.data.extend
-    outcomes = pending.outcomes
-    side_bits = int(side) << 2
-    for _ in range(batch):
-        res, moves = play_table(side, table, rng)
-        code = side_bits | res
-        data_append(len(moves) << 4 | code)
-        data_extend(moves)
-        outcomes[code] += 1
-        if len(moves) <= 1 or stop.requested:
-            why = _why_stop(learner, side, res, moves, stop)
-            if why:
-                return why
+    played = 0
+    while played < batch:
+        played += learner.play_batch(side, table, rng, batch - played, pending.data, pending.outcomes, stop)
+        if stop.requested:
+            return stop.signal_name or "stopped"
+        if played < batch and learner.opening_empty(side):
+            return OPENING_EMPTY  # a game of one move at most: MENACE resigned at its first box
     return None
 
 

@@ -15,7 +15,7 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 
-from menace.core.colours import DEFAULT_COLOURS, BeadColour, ColourError, parse_colours
+from menace.core.colours import BeadColour, ColourError, default_colours, parse_colours
 from menace.core.errors import MenaceError
 
 DEFAULT_MACHINE = "menace"
@@ -166,10 +166,11 @@ def colours_option(ctx: click.Context, param: click.Parameter, value: str | None
         raise click.BadParameter(str(exc)) from None
 
 
-def machine_colours(stored: str | None, given: tuple[BeadColour, ...] | None) -> tuple[BeadColour, ...]:
+def machine_colours(stored: str | None, given: tuple[BeadColour, ...] | None,
+                    places_pieces: bool = True) -> tuple[BeadColour, ...]:
     """The colours to use: those given now, else those stored with the machine, else the standard set."""
     if given is not None:
         return given
     if stored:
         return parse_colours(stored)
-    return DEFAULT_COLOURS
+    return default_colours(places_pieces)

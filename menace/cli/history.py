@@ -18,6 +18,7 @@ from menace.cli.common import AppContext, machine_colours, pass_app, plural, pri
 from menace.core.game import Game, Result
 from menace.core.learner import GameRecord
 from menace.core.replay import signed
+from menace.render.beads import places_pieces
 from menace.render.text import beads_text, board_lines, box_lines, paint, use_colour
 
 
@@ -103,7 +104,7 @@ def replay(app: AppContext, number: int) -> None:
 
     shown = replay_game(app.url, app.machine, number)
     g, d, game = shown.stored, shown.detail, shown.game
-    colours = machine_colours(shown.colours, None)
+    colours = machine_colours(shown.colours, None, places_pieces(game))
     tty = use_colour(sys.stdout.isatty())
     me = g.record.menace_side
     against = f"{g.kind} against {g.opponent}"
@@ -172,7 +173,7 @@ def undo(app: AppContext, count: int) -> None:
     from menace.app.history import undo_games
 
     done = undo_games(app.url, app.machine, count)
-    colours = machine_colours(done.colours, None)
+    colours = machine_colours(done.colours, None, places_pieces(done.game))
     for g in done.removed[-SHOW_AT_MOST:][::-1]:
         click.echo(f"Undid game {g.number:,} ({g.kind} against {g.opponent}, MENACE {g.record.menace_side.name}, "
                    f"{g.record.result.value}): {_moves(done.game, g.record)}")

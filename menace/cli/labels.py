@@ -9,6 +9,8 @@ import click
 
 from menace.cli.common import AppContext, colours_option, machine_colours, pass_app, where_options
 from menace.core.colours import BeadColour
+from menace.games import find_game
+from menace.render.beads import places_pieces
 from menace.render.labels import (
     DEFAULT_LABEL,
     PAPERS,
@@ -98,7 +100,9 @@ def labels(obj: AppContext, out: Path, fmt: str, paper: str, label_size: LabelSi
 
     stored = load_stored(obj.url, obj.machine)
     boxes = stored.boxes
-    spec = KitSpec(stored.name, stored.settings, machine_colours(stored.colours, colours), chosen_paper, label,
+    game = find_game(stored.game)
+    spec = KitSpec(stored.name, stored.settings, game, machine_colours(stored.colours, colours, places_pieces(game)),
+                   chosen_paper, label,
                    find_sheet(sheet) if sheet else None, spare)
     try:
         if fmt == "svg":

@@ -31,6 +31,7 @@ from menace.core.learner import (
     parse_schedule,
 )
 from menace.games import find_game, game_names
+from menace.render.beads import places_pieces
 from menace.render.text import beads_text, board_lines, box_lines, chances, paint, use_colour
 
 
@@ -176,7 +177,7 @@ def show(app: AppContext, box: str) -> None:
 
     view = find_box(app.url, app.machine, box)
     b, game = view.box, view.game
-    colours = machine_colours(view.colours, None)
+    colours = machine_colours(view.colours, None, places_pieces(game))
     colour = use_colour(sys.stdout.isatty())
     click.echo(f"Box {b.number} of {printable(view.machine)!r}: MENACE's move {b.move_number}, "
                f"{game.side_names[b.side]} to play, {plural(b.total, 'bead')}")
@@ -237,7 +238,8 @@ def colours(app: AppContext, colour_list: tuple[BeadColour, ...] | None, standar
 
     if colour_list is not None or standard:
         set_machine_colours(app.url, app.machine, None if standard else format_colours(colour_list or ()))
-    chosen = machine_colours(machine_colours_text(app.url, app.machine), None)
+    text, game = machine_colours_text(app.url, app.machine)
+    chosen = machine_colours(text, None, places_pieces(game))
     colour = use_colour(sys.stdout.isatty())
     for i, c in enumerate(chosen, start=1):
         click.echo(f"  {i}. {paint(c.letter, c, colour)} {c.name:<12} {c.hex}")
@@ -290,9 +292,11 @@ def check(app: AppContext, all_machines: bool, full: bool) -> None:
         click.echo(f"{report.database}: {len(report.faults)} fault(s) in {names}.", err=True)
         sys.exit(1)
     trusted = report.games - report.replayed
-    how = f"{plural(report.replayed, 'game')} replayed" + (f", {trusted:,} verified before or summarized"
-                                                           if trusted else "")
-    click.echo(f"{report.database}: OK ({names}; {plural(report.games, 'game')}: {how}; beads match).")
+    if not trusted:
+        click.echo(f"{report.database}: OK ({names}; {plural(report.games, 'game')} replayed, beads match).")
+        return
+    click.echo(f"{report.database}: OK ({names}; {plural(report.games, 'game')}: {report.replayed:,} replayed, "
+               f"{trusted:,} verified before or summarized; beads match).")
 
 
 @click.command()

@@ -22,6 +22,7 @@ from menace.cli.common import (
 )
 from menace.core.colours import BeadColour, ColourError, find_colour
 from menace.core.game import IllegalMoveError, Side
+from menace.render.beads import places_pieces
 from menace.render.text import beads_text, board_lines, box_lines, paint, use_colour
 
 if TYPE_CHECKING:
@@ -118,7 +119,7 @@ def play(app: AppContext, first: str | None, seed: int | None, count: int | None
             lambda: click.prompt("Who starts?", type=click.Choice(["me", "menace"]), default="menace"), ABANDONED))
         with PlaySession.open(app.url, app.machine, holder="a game at the terminal (menace play)",
                               menace_side=side, seed=None if seed is None else seed + played) as s:
-            colours = machine_colours(s.machine.stored.colours, None)
+            colours = machine_colours(s.machine.stored.colours, None, places_pieces(s.game))
             g = s.game
             click.echo(f"You are {g.side_names[s.menace_side.other]}; MENACE ({printable(app.machine)!r}) is "
                        f"{g.side_names[s.menace_side]}.")
@@ -187,7 +188,7 @@ def operate(app: AppContext, first: str | None, colours: tuple[BeadColour, ...] 
     colour = use_colour(sys.stdout.isatty())
     with PlaySession.open(app.url, app.machine, holder="an operated game (menace operate)", menace_side=side,
                           operated=True) as s:
-        palette = machine_colours(s.machine.stored.colours, colours)
+        palette = machine_colours(s.machine.stored.colours, colours, places_pieces(s.game))
         g = s.game
         click.echo(f"MENACE ({printable(app.machine)!r}) plays {g.side_names[s.menace_side]}; the other side is "
                    f"{g.side_names[s.menace_side.other]}.")
@@ -296,7 +297,7 @@ def reconcile(app: AppContext, box: int, counts: tuple[str, ...], colours: tuple
 
     given: dict[int, int] = {}
     with open_machine(app.url, app.machine, holder="a recount (menace reconcile)") as m:
-        palette = machine_colours(m.stored.colours, colours)
+        palette = machine_colours(m.stored.colours, colours, places_pieces(m.game))
         learner = m.learner
         if box > len(learner.boxes):
             raise click.BadParameter(f"no box {box}: {printable(app.machine)!r} has boxes 1 to {len(learner.boxes)}",

@@ -2,7 +2,8 @@
 
 The command stands alone; the main group attaches it. It needs the database only with
 ``--store``, and then finds it through the ``url`` of the click context object when the group
-provides one (``$MENACE_DB`` or ``menace.db`` otherwise).
+provides one (``$MENACE_DB`` or ``menace.db`` otherwise). ``--cluster`` (or ``$MENACE_DASK``)
+sends the runs to a Dask scheduler; the machines are then still stored from here.
 """
 
 from __future__ import annotations
@@ -30,11 +31,22 @@ from menace.app.sweep import (
     write_json,
 )
 from menace.cli.common import AppContext, check_machine_name, pass_app, where_options
-from menace.core.learner import PRESETS, EmptyPolicy, SettingsError, find_preset, parse_reinforcement, parse_schedule
+from menace.core.learner import (
+    DEFAULT_PRESETS,
+    PRESET_GAMES,
+    PRESETS,
+    EmptyPolicy,
+    SettingsError,
+    find_preset,
+    parse_reinforcement,
+    parse_schedule,
+)
+from menace.games import find_game, game_names
 from menace.players import PlayerParamError, UnknownPlayerError
 from menace.render.figures import FORMATS
 
 SQUARES = {"all": True, "distinct": False}
+CLUSTER_ENV = "MENACE_DASK"
 T = TypeVar("T")
 
 
@@ -78,8 +90,10 @@ OUT_FILE = click.Path(dir_okay=False, writable=True, path_type=Path)
               help="Training games per machine.")
 @click.option("--vs", "opponent", default="perfect", show_default=True, metavar="NAME", callback=_opponent,
               help="The opponent every machine trains against (see menace opponents).")
-@click.option("--preset", type=click.Choice(list(PRESETS)), default="michie", show_default=True,
-              help="The machine the swept options change.")
+@click.option("--game", type=click.Choice(game_names()), default="tictactoe", show_default=True,
+              help="The game the machines learn.")
+@click.option("--preset", type=click.Choice(list(PRESETS)),
+              help="The machine the swept options change [default: the game's own: michie, gardner].")
 @click.option("--beads", "schedules", multiple=True, callback=_schedules, metavar="N,N,...",
               help="Initial beads per move, e.g. 8,4,2,1. Repeat to sweep several.")
 @click.option("--reinforce", "reinforcements", multiple=True, callback=_reinforcements, metavar="WIN,DRAW,LOSS",
@@ -92,6 +106,8 @@ OUT_FILE = click.Path(dir_okay=False, writable=True, path_type=Path)
               help="MENACE moves first (X), second (O) or both (alternating). Repeatable.")
 @click.option("--workers", type=click.IntRange(min=1),
               help=f"Processes to train on [default: every core, here {os.cpu_count() or 1}].")
+@click.option("--cluster", metavar="tcp://HOST:8786", envvar=CLUSTER_ENV, show_envvar=True,
+              help="Train on the workers of this Dask scheduler instead of here (needs menace[dask]).")
 @click.option("--eval-games", type=click.IntRange(min=0), default=EVAL_GAMES, show_default=True,
               help=f"Games of each trained machine, frozen, against {EVAL_OPPONENT} (0: skip).")
 @click.option("--csv", "csv_path", type=OUT_FILE, help="Write a row per machine to this CSV file.")
@@ -103,10 +119,11 @@ OUT_FILE = click.Path(dir_okay=False, writable=True, path_type=Path)
 @where_options
 @pass_app
 def sweep(
-    app: AppContext, seeds: int, games: int, opponent: str, preset: str, schedules: list[tuple[int, ...]],
+    app: AppContext, seeds: int, games: int, opponent: str, game: str, preset: str | None,
+    schedules: list[tuple[int, ...]],
     reinforcements: list[tuple[int, int, int]], empty_boxes: tuple[str, ...], squares: tuple[str, ...],
-    sides: tuple[str, ...], workers: int | None, eval_games: int, csv_path: Path | None, json_path: Path | None,
-    plot_path: Path | None, store_prefix: str | None,
+    sides: tuple[str, ...], workers: int | None, cluster: str | None, eval_games: int, csv_path: Path | None,
+    json_path: Path | None, plot_path: Path | None, store_prefix: str | None,
 ) -> None:
     """Train many machines from scratch, in parallel, and compare settings.
 
@@ -123,7 +140,18 @@ def sweep(
       menace sweep --seeds 200 --games 1000 --vs perfect --beads 4,3,2,1 --beads 8,4,2,1
       menace sweep --vs smart --empty-box resign --empty-box restock --json sweep.json
       menace sweep --side X --side O --squares all --squares distinct --plot sweep.png
+      menace sweep --game hexapawn --vs perfect --seeds 200 --games 100   when HER stops losing
+      menace sweep --seeds 1000 --games 10000 --cluster tcp://scheduler:8786
     """
+    if cluster is not None and workers is not None:
+        raise click.UsageError(f"--workers counts processes here; with --cluster (or ${CLUSTER_ENV}) the "
+                               f"cluster's workers train")
+    chosen = find_game(game)
+    preset = preset or DEFAULT_PRESETS[chosen.name]
+    if PRESET_GAMES[preset] != chosen.name:
+        raise click.BadParameter(f"{preset} is a preset for {PRESET_GAMES[preset]}, not {chosen.name}",
+                                 param_hint="'--preset'")
+    check_opponent(opponent, chosen)
     try:
         settings = expand_settings(
             find_preset(preset), beads=schedules, reinforce=reinforcements,
@@ -155,9 +183,12 @@ def sweep(
             last = done
 
         result = run_sweep(settings, opponent, games, seeds, workers, eval_games, progress,
-                           keep=store_prefix is not None)
-    click.echo(f"{total:,} machines trained in {result.seconds:.1f} s on {result.workers} "
-               f"process{'es' if result.workers != 1 else ''}", err=True)
+                           keep=store_prefix is not None, game=chosen.name, cluster=cluster)
+    where = f"{result.workers} process{'es' if result.workers != 1 else ''}"
+    if result.cluster is not None:
+        threads = f"{result.workers} worker thread{'s' if result.workers != 1 else ''}"
+        where = f"the Dask cluster at {result.cluster} ({threads})"
+    click.echo(f"{total:,} machines trained in {result.seconds:.1f} s on {where}", err=True)
     for line in format_table(summarize(result)):
         click.echo(line)
     from menace.render.sweep import plot_distributions

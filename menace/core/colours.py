@@ -35,6 +35,16 @@ DEFAULT_COLOURS: tuple[BeadColour, ...] = (
 )
 
 
+ARROW_COLOURS: tuple[BeadColour, ...] = tuple(DEFAULT_COLOURS[i] for i in (2, 3, 4, 7, 6, 8, 5, 0, 1))
+"""The same colours for a game whose beads are drawn as arrows between pieces (Hexapawn): the four
+most distinct first, and white and black last, since arrows beside black and white pawns would vanish."""
+
+
+def default_colours(places_pieces: bool) -> tuple[BeadColour, ...]:
+    """The standard colours: one per square for a game that places pieces, else for arrows."""
+    return DEFAULT_COLOURS if places_pieces else ARROW_COLOURS
+
+
 def parse_colours(text: str) -> tuple[BeadColour, ...]:
     """Nine ``name=#rrggbb`` or ``name:LETTER=#rrggbb`` items, comma-separated, a1 to c3.
 

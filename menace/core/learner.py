@@ -19,7 +19,7 @@ import enum
 import random
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
 from menace.core.errors import InvalidInputError
@@ -330,6 +330,16 @@ def game_tree(game: Game) -> GameTree:
     return GameTree(states, index, 0, result, kids, [game.to_move(s) for s in states], legal_of)
 
 
+OpponentRow = tuple[tuple[int, ...], int, tuple[int, ...]]
+"""A tabulated opponent in one position: its choices, how many, and the position each leads to."""
+
+
+class StopSignal(Protocol):
+    """Anything with a ``requested`` flag that a signal handler may set (see ``Learner.play_batch``)."""
+
+    requested: bool
+
+
 Fast = tuple[int, int] | tuple[list[int], tuple[int, ...], tuple[int, ...], tuple[int, ...], int] | None
 """A row of :attr:`Learner.fast`: ``(move, next position)`` for a forced move, or ``(counts, colours,
 real moves, next positions, box index)`` for a box; None where MENACE does not move."""
@@ -368,6 +378,11 @@ class Learner:
         ]
         """Per box: an empty box is refilled with its initial beads (else MENACE resigns on it)."""
         self.index_of_position = {box.position: i for i, box in enumerate(self.boxes)}
+        self._rule = (settings.win, settings.draw, settings.loss,
+                      settings.scope is Scope.EVERY and policy is not EmptyPolicy.KEEP_LAST)
+        """The learning rule for the hot loops: win, draw, loss, and whether every bead drawn is
+        reinforced with counts floored at zero (else :meth:`apply` handles the other rules)."""
+        self._opponent: tuple[Sequence[tuple[int, ...]], list[OpponentRow]] | None = None
         self._tabulate()
 
     def _tabulate(self) -> None:
@@ -499,13 +514,15 @@ class Learner:
         fast = self.fast[side]
         refill = self.refill
         moves: list[int] = []
+        add = moves.append
         drawn: list[tuple[list[int], int, int]] = []
+        took = drawn.append
         k = self.root
         res = ONGOING
         if side is Side.O:
             e = opponent[k]
             s = e[int(rnd() * len(e))]
-            moves.append(s)
+            add(s)
             k = kids[k][s]
         while True:
             ent = fast[k]
@@ -526,16 +543,16 @@ class Learner:
                     r -= counts[m]
                     if r < 0:
                         break
-                drawn.append((counts, m, b))
+                took((counts, m, b))
                 s = real[m]
                 k = nexts[m]
-            moves.append(s)
+            add(s)
             res = res_t[k]
             if res:
                 break
             e = opponent[k]
             s = e[int(rnd() * len(e))]
-            moves.append(s)
+            add(s)
             k = kids[k][s]
             res = res_t[k]
             if res:
@@ -544,19 +561,119 @@ class Learner:
             self._learn(drawn, res, side)
         return res, moves
 
+    def play_batch(
+        self, side: Side, opponent: Sequence[tuple[int, ...]], rng: random.Random, n: int, data: bytearray,
+        outcomes: list[int], stop: StopSignal | None = None,
+    ) -> int:
+        """Up to ``n`` games as :meth:`play_table` plays them (the same draws, beads and moves), each
+        packed straight into ``data`` as :class:`~menace.core.records.GameBuffer` packs it and counted
+        in ``outcomes[side << 2 | winner]``: the loop a tournament spends its night in.
+
+        Within a batch nothing else touches the counts, so box totals are kept as it goes instead of
+        summed at every draw. It stops early after a game of at most one move (MENACE may have
+        resigned at its first box) or once ``stop.requested`` is set; how many games it played.
+        """
+
+        rnd = rng.random
+        kids, res_t = self.kids, self.result
+        fast = self.fast[side]
+        refill, initial = self.refill, self.initial
+        win, draw, loss, plain = self._rule
+        totals = [sum(c) for c in self.counts]
+        put = data.append
+        side_bits = int(side) << 2
+        root = self.root
+        lose = O_WINS if side is Side.X else X_WINS
+        o_first = side is Side.O
+        if self._opponent is None or self._opponent[0] is not opponent:
+            # Per position: the opponent's choices, how many, and the position each leads to.
+            self._opponent = (opponent, [(e, len(e), tuple(kids[k][x] for x in e)) for k, e in enumerate(opponent)])
+        opp = self._opponent[1]
+        played = 0
+        while played < n:
+            head = len(data)
+            put(0)  # the header, written when the game ends
+            add = put
+            drawn: list[tuple[list[int], int, int]] = []
+            took = drawn.append
+            k = root
+            if o_first:
+                e, ln, nx = opp[k]
+                i = int(rnd() * ln)
+                add(e[i])
+                k = nx[i]
+            while True:
+                ent = fast[k]
+                if len(ent) == 2:  # type: ignore[arg-type]
+                    s, k = ent  # type: ignore[misc]
+                else:
+                    counts, colours, real, nexts, b = ent  # type: ignore[misc]
+                    total = totals[b]
+                    if not total:
+                        if refill[b]:
+                            counts[:] = initial[b]
+                            total = totals[b] = sum(counts)
+                        else:
+                            res = lose
+                            break
+                    r = int(rnd() * total)
+                    for m in colours:
+                        r -= counts[m]
+                        if r < 0:
+                            break
+                    took((counts, m, b))
+                    s = real[m]
+                    k = nexts[m]
+                add(s)
+                res = res_t[k]
+                if res:
+                    break
+                e, ln, nx = opp[k]
+                i = int(rnd() * ln)
+                add(e[i])
+                k = nx[i]
+                res = res_t[k]
+                if res:
+                    break
+            d = draw if res == DRAWN else win if res == side else loss
+            if not plain:
+                self.apply([(b, m) for _, m, b in drawn], d)
+                for _, _, b in drawn:
+                    totals[b] = sum(self.counts[b])
+            elif d >= 0:
+                for counts, m, b in drawn:
+                    counts[m] += d
+                    totals[b] += d
+            else:
+                for counts, m, b in drawn:
+                    c = counts[m]
+                    new = c + d
+                    if new < 0:
+                        new = 0
+                    counts[m] = new
+                    totals[b] += new - c
+            code = side_bits | res
+            length = len(data) - head - 1
+            data[head] = length << 4 | code
+            outcomes[code] += 1
+            played += 1
+            if length <= 1 or (stop is not None and stop.requested):
+                break
+        return played
+
     def _learn(self, drawn: list[tuple[list[int], int, int]], res: int, side: Side) -> None:
         """Reinforce the beads drawn in a game that ended with winner code ``res``."""
-        st = self.settings
-        d = st.draw if res == DRAWN else st.win if res == side else st.loss
-        if d >= 0 and st.scope is Scope.EVERY:
+        win, draw, loss, plain = self._rule
+        d = draw if res == DRAWN else win if res == side else loss
+        if not plain:
+            self.apply([(b, m) for _, m, b in drawn], d)
+        elif d >= 0:
             for counts, m, _ in drawn:
                 counts[m] += d
-        elif st.empty_policy is not EmptyPolicy.KEEP_LAST and st.scope is Scope.EVERY:
+        else:
             for counts, m, _ in drawn:
                 c = counts[m] + d
                 counts[m] = c if c > 0 else 0
-        else:
-            self.apply([(b, m) for _, m, b in drawn], d)
 
     def play_against(self, side: Side, opponent: TreeOpponent, rng: random.Random) -> tuple[int, list[int]]:
         """One game of MENACE on ``side`` against an opponent that moves by tree position (and may
@@ -605,14 +722,6 @@ class Learner:
 
     def snapshot(self) -> list[list[int]]:
         return [list(c) for c in self.counts]
-
-    def current_boxes(self) -> list[Box]:
-        """The boxes with their bead counts as they are now."""
-        out = []
-        for box, counts in zip(self.boxes, self.counts):
-            beads = {m: counts[m] for m in box.initial}
-            out.append(replace(box, beads=beads))
-        return out
 
     def replay(self, record: GameRecord) -> list[Draw]:
         """Follow a recorded game on the boxes: the beads MENACE drew, applying restocks.

@@ -6,7 +6,7 @@ bytes on disk.
 
 >>> from menace.core.learner import GameRecord, X_WINS
 >>> from menace.core.game import Side
->>> games = [GameRecord(Side.X, [4, 0, 8, 2, 6, 1, 3], X_WINS)]
+>>> games = [GameRecord(Side.X, [4, 1, 0, 8, 6, 3, 2], X_WINS)]
 >>> decode_block(encode_block(games)) == games
 True
 """

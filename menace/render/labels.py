@@ -16,7 +16,7 @@ Coordinates are millimetres from the paper's bottom-left corner (as in PDF and m
 >>> pages = layout(boxes)
 >>> len(pages), sum(len(p.labels) for p in pages), pages[0].labels[0].rect
 (15, 304, Rect(x=25.5, y=235.5, width=53.0, height=36.0))
->>> shopping_list(boxes).fill
+>>> shopping_list(game, boxes).fill
 1720
 """
 
@@ -44,9 +44,9 @@ from matplotlib.textpath import TextToPath
 from menace.app.shelf import SHELF_WIDTH, shelf_sections
 from menace.core.colours import DEFAULT_COLOURS, BeadColour
 from menace.core.errors import InvalidInputError
-from menace.core.game import Side
+from menace.core.game import Game, Side
 from menace.core.learner import Box, Settings
-from menace.games.tictactoe import MARKS, square_name
+from menace.render import beads as bd
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
@@ -341,9 +341,9 @@ def _page(number: int, paper: Paper, sheet: StickerSheet | None, placed: list[tu
 
 
 # -- what goes in the boxes -------------------------------------------------------------------------
-def fill_text(box: Box, colours: Sequence[BeadColour] = DEFAULT_COLOURS) -> str:
-    """The beads a box starts with, e.g. ``"4×W 4×K 4×G"`` (in square order a1..c3)."""
-    return " ".join(f"{n}×{colours[m].letter}" for m, n in sorted(box.initial.items()) if n)
+def fill_text(game: Game, box: Box, colours: Sequence[BeadColour] = DEFAULT_COLOURS) -> str:
+    """The beads a box starts with, e.g. ``"4×W 4×K 4×G"`` (in colour order)."""
+    return " ".join(f"{n}×{colours[s].letter}" for s, n in sorted(bd.by_slot(game, box, box.initial).items()) if n)
 
 
 @dataclass(frozen=True)
@@ -382,20 +382,23 @@ class ShoppingList:
 
 
 def shopping_list(
-    boxes: Sequence[Box], colours: Sequence[BeadColour] = DEFAULT_COLOURS, spare_percent: float = 50.0
+    game: Game, boxes: Sequence[Box], colours: Sequence[BeadColour] = DEFAULT_COLOURS, spare_percent: float = 50.0,
+    counts: str = "initial",
 ) -> ShoppingList:
-    """Beads per colour for the initial fill, plus ``spare_percent`` of each (rounded up) to spare."""
+    """Beads per colour for the fill (the initial beads, or ``counts="now"``: the beads the boxes
+    hold now), plus ``spare_percent`` of each (rounded up) to spare."""
     if spare_percent < 0:
         raise LabelLayoutError("the spare cannot be negative")
-    fill = [0] * len(colours)
-    holders = [0] * len(colours)
+    fill = [0] * game.colours
+    holders = [0] * game.colours
     for box in boxes:
-        for move, count in box.initial.items():
-            fill[move] += count
-            holders[move] += count > 0
+        for s, count in bd.by_slot(game, box, box.initial if counts == "initial" else box.beads).items():
+            fill[s] += count
+            holders[s] += count > 0
+    names = bd.slot_names(game)
     lines = tuple(
-        ShoppingLine(colour, square_name(m), fill[m], _spare(fill[m], spare_percent), holders[m])
-        for m, colour in enumerate(colours)
+        ShoppingLine(colours[s], names[s], fill[s], _spare(fill[s], spare_percent), holders[s])
+        for s in range(game.colours)
     )
     return ShoppingList(lines, spare_percent, len(boxes))
 
@@ -428,13 +431,16 @@ _BODY_TOP = EDGE + HEADER + 21.0
 """Paper's top edge to the first line of a list page (under the header and the title)."""
 
 
-def _fill_row_text(box: Box | None, colours: Sequence[BeadColour], width: str) -> str:
+def _fill_row_text(box: Box | None, colours: Sequence[BeadColour], width: str,
+                   slots: dict[int, int] | None = None) -> str:
+    """A line of the fill list: the header (``box`` None), or a box's beads by colour (``slots``)."""
     n = len(width)
     if box is None:
         cells = "".join(f"{c.letter:>3}" for c in colours)
         return f"{'box':>{n}} {'mv':>2} {cells}  {'sum':>3}"
-    counts = "".join(f"{box.initial.get(m, 0) or '·':>3}" for m in range(len(colours)))
-    return f"{box.number:>{n}} {box.move_number:>2} {counts}  {sum(box.initial.values()):>3}"
+    held = slots or {}
+    counts = "".join(f"{held.get(s, 0) or '·':>3}" for s in range(len(colours)))
+    return f"{box.number:>{n}} {box.move_number:>2} {counts}  {sum(held.values()):>3}"
 
 
 def fill_list_pages(boxes: Sequence[Box], paper: Paper = A4, colours: Sequence[BeadColour] = DEFAULT_COLOURS,
@@ -535,6 +541,7 @@ class KitSpec:
 
     machine: str
     settings: Settings
+    game: Game
     colours: tuple[BeadColour, ...] = DEFAULT_COLOURS
     paper: Paper = A4
     label: LabelSize = DEFAULT_LABEL
@@ -542,8 +549,8 @@ class KitSpec:
     spare_percent: float = 50.0
 
     def __post_init__(self) -> None:
-        if len(self.colours) != 9:
-            raise LabelLayoutError(f"give nine bead colours, one per square, not {len(self.colours)}")
+        if len(self.colours) < self.game.colours:
+            raise LabelLayoutError(f"give {self.game.colours} bead colours, not {len(self.colours)}")
         if self.sheet is not None:
             if self.sheet.paper != self.paper:
                 raise LabelLayoutError(f"the {self.sheet.name} sticker sheet is {self.sheet.paper.name} paper, "
@@ -592,7 +599,7 @@ def _plan(boxes: Sequence[Box], spec: KitSpec) -> _Plan:
         raise LabelLayoutError("the machine has no boxes")
     return _Plan(
         layout(boxes, spec.paper, spec.label, spec.sheet),
-        fill_list_pages(boxes, spec.paper, spec.colours),
+        fill_list_pages(boxes, spec.paper, spec.colours[:spec.game.colours]),
         shelf_map_pages(boxes, spec.paper),
     )
 
@@ -632,7 +639,7 @@ def write_pdf(out: str | Path | IO[bytes], boxes: Sequence[Box], spec: KitSpec) 
     The same boxes and spec give a byte-identical file (no dates are written).
     """
     plan = _plan(boxes, spec)
-    shopping = shopping_list(boxes, spec.colours, spec.spare_percent)
+    shopping = shopping_list(spec.game, boxes, spec.colours, spec.spare_percent)
     by_number = {b.number: b for b in boxes}
     metadata = {
         "Title": f"MENACE build kit: {spec.machine}",
@@ -680,7 +687,7 @@ def write_svgs(folder: str | Path, boxes: Sequence[Box], spec: KitSpec) -> KitSu
             fig, ax = _figure(label.width, label.height)
             canvas = _Canvas()
             rect = Rect(0, 0, label.width, label.height)
-            _draw_label(canvas, ax, box, rect, spec.colours, two_sided)
+            _draw_label(canvas, ax, spec.game, box, rect, spec.colours, two_sided)
             canvas.rect(rect, lw=0.25, colour="#000000", inset=0.125)
             canvas.flush(ax)
             path = target / svg_name(box, len(boxes))
@@ -688,7 +695,7 @@ def write_svgs(folder: str | Path, boxes: Sequence[Box], spec: KitSpec) -> KitSu
             fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": "menace labels"})
             path.write_text(_size_in_mm(buffer.getvalue(), label), encoding="utf-8")
             files.append(path)
-    shopping = shopping_list(boxes, spec.colours, spec.spare_percent)
+    shopping = shopping_list(spec.game, boxes, spec.colours, spec.spare_percent)
     return KitSummary(0, (0, 0), len(files), shopping, target, tuple(files))
 
 
@@ -758,7 +765,7 @@ def _design_scale(label: LabelSize) -> float:
     return min(label.width / DESIGN_WIDTH, label.height / DESIGN_HEIGHT)
 
 
-def _draw_label(canvas: _Canvas, ax: Axes, box: Box, rect: Rect, colours: Sequence[BeadColour],
+def _draw_label(canvas: _Canvas, ax: Axes, game: Game, box: Box, rect: Rect, colours: Sequence[BeadColour],
                 two_sided: bool) -> None:
     s = _design_scale(LabelSize(rect.width, rect.height))
     ox = rect.x + (rect.width - DESIGN_WIDTH * s) / 2
@@ -775,26 +782,64 @@ def _draw_label(canvas: _Canvas, ax: Axes, box: Box, rect: Rect, colours: Sequen
         x, y = at(u, v)
         ax.text(x, y, words, fontsize=size * s, zorder=3, **kw)
 
-    # The drawing: a noughts-and-crosses grid, X and O as played, a bead dot on every square with beads.
+    # The drawing: the board's grid, the pieces as they stand, and every bead of the box: a dot on
+    # the square it plays (a game that places pieces) or an arrow from the pawn it moves.
     b0 = _PAD
-    for i in (1, 2):
-        canvas.line([at(b0 + i * _CELL, b0), at(b0 + i * _CELL, b0 + _BOARD)], 1.1 * s)
-        canvas.line([at(b0, b0 + i * _CELL), at(b0 + _BOARD, b0 + i * _CELL)], 1.1 * s)
-    for square in range(9):
-        row, col = divmod(square, 3)
-        cu, cv = b0 + (col + 0.5) * _CELL, b0 + (2 - row + 0.5) * _CELL
-        mark = MARKS[box.position[square]]
-        k = 0.27 * _CELL
+    cell = _BOARD / max(game.rows, game.cols)
+    for i in range(1, game.cols):
+        canvas.line([at(b0 + i * cell, b0), at(b0 + i * cell, b0 + game.rows * cell)], 1.1 * s)
+    for i in range(1, game.rows):
+        canvas.line([at(b0, b0 + i * cell), at(b0 + game.cols * cell, b0 + i * cell)], 1.1 * s)
+
+    def centre(c: int) -> tuple[float, float]:
+        row, col = divmod(c, game.cols)
+        return b0 + (col + 0.5) * cell, b0 + (game.rows - 1 - row + 0.5) * cell
+
+    k = 0.27 * cell
+    for c in range(game.rows * game.cols):
+        cu, cv = centre(c)
+        value = box.position[c]
+        mark = game.glyphs[value] if value else ""
         if mark == "X":
             canvas.line([at(cu - k, cv - k), at(cu + k, cv + k)], 1.8 * s)
             canvas.line([at(cu - k, cv + k), at(cu + k, cv - k)], 1.8 * s)
         elif mark == "O":
             canvas.patch(Circle(at(cu, cv), k * s), "none", "#000000", 1.8 * s)
-        elif box.initial.get(square, 0) > 0:
-            colour = colours[square]
-            canvas.patch(Circle(at(cu, cv), 0.36 * _CELL * s), colour.hex, "#000000", 0.6 * s)
-            text(cu, cv - 0.05, colour.letter, 9.0, ha="center", va="center_baseline", weight="bold",
+        elif mark:  # a pawn, head and base: white for the first player, black for the second
+            face = "#ffffff" if value == 1 else "#000000"
+            canvas.patch(Polygon([at(cu - 0.26 * cell, cv - 0.32 * cell), at(cu + 0.26 * cell, cv - 0.32 * cell),
+                                  at(cu + 0.09 * cell, cv + 0.02 * cell), at(cu - 0.09 * cell, cv + 0.02 * cell)],
+                                 closed=True), face, "#000000", 0.8 * s)
+            canvas.patch(Circle(at(cu, cv + 0.14 * cell), 0.15 * cell * s), face, "#000000", 0.8 * s)
+    for m, n in sorted(box.initial.items()):
+        if n <= 0:
+            continue
+        colour = bd.colour(game, colours, box.position, m)
+        frm, to = game.move_cells(m)
+        tu, tv = centre(to)
+        if frm is None:
+            canvas.patch(Circle(at(tu, tv), 0.36 * cell * s), colour.hex, "#000000", 0.6 * s)
+            text(tu, tv - 0.05, colour.letter, 9.0, ha="center", va="center_baseline", weight="bold",
                  color=_ink_on(colour.hex))
+            continue
+        fu, fv = centre(frm)
+        du, dv = tu - fu, tv - fv
+        length = (du * du + dv * dv) ** 0.5
+        ux, uy = du / length, dv / length
+        # The arrow ends in a lettered disc inside the cell it moves to, set back towards the pawn:
+        # two arrows into one cell come from different sides, so their letters never meet.
+        start = (fu + ux * 0.36 * cell, fv + uy * 0.36 * cell)
+        mu, mv = tu - ux * 0.3 * cell, tv - uy * 0.3 * cell
+        radius = 1.45
+        tip = (mu - ux * radius, mv - uy * radius)
+        base = (tip[0] - ux * 1.9, tip[1] - uy * 1.9)
+        canvas.line([at(*start), at(*base)], 1.5 * s, colour.hex)
+        canvas.patch(Polygon([at(*tip), at(base[0] - uy * 1.2, base[1] + ux * 1.2),
+                              at(base[0] + uy * 1.2, base[1] - ux * 1.2)], closed=True), colour.hex, "#000000",
+                     0.3 * s)
+        canvas.patch(Circle(at(mu, mv), radius * s), colour.hex, "#000000", 0.4 * s)
+        text(mu, mv - 0.05, colour.letter, 5.6, ha="center", va="center_baseline", weight="bold",
+             color=_ink_on(colour.hex))
     # The UP mark over the drawing's top edge.
     mid = b0 + _BOARD / 2
     top = DESIGN_HEIGHT - _PAD
@@ -803,16 +848,16 @@ def _draw_label(canvas: _Canvas, ax: Axes, box: Box, rect: Rect, colours: Sequen
     text(mid - 2.0, top - 1.4, "UP", 7.0, ha="left", va="center", weight="bold")
     # Box number, move, then the beads: count, letter and colour name, one colour a line.
     text(_TEXT_X, top + 0.2, f"{box.number}", 19.0, fit=True, ha="left", va="top", weight="bold")
-    side = f" · {box.side.name}" if two_sided else ""
+    side = f" · {game.side_names[box.side]}" if two_sided else ""
     beads = sum(box.initial.values())
     text(_TEXT_X, top - 7.6, f"move {box.move_number}{side} · {beads} beads", 6.0, fit=True, ha="left",
          va="top", color="#333333")
-    held = [(m, n) for m, n in sorted(box.initial.items()) if n]
+    held = sorted(bd.by_slot(game, box, {m: n for m, n in box.initial.items() if n}).items())
     room_top, room_bottom = top - 10.8, _PAD
     pitch = min(3.2, (room_top - room_bottom) / max(1, len(held)))
     font = min(6.4, pitch / MM_PER_PT * 0.82)
-    for i, (m, n) in enumerate(held):
-        colour = colours[m]
+    for i, (slot, n) in enumerate(held):
+        colour = colours[slot % len(colours)]
         v = room_top - (i + 0.5) * pitch
         canvas.patch(Circle(at(_TEXT_X + 1.0, v), min(1.05, pitch * 0.36) * s), colour.hex, "#000000", 0.4 * s)
         text(_TEXT_X + 2.6, v, f"{n}×{colour.letter} {colour.name}", font, fit=True, ha="left",
@@ -872,7 +917,7 @@ def _label_page(page: Page, boxes: dict[int, Box], spec: KitSpec, plan: _Plan) -
     _header(ax, spec, plan.first_label_page + page.number - 1, plan,
             f"labels, boxes {first.box}–{last.box} ({move_text}) · {where}")
     for slot in page.labels:
-        _draw_label(canvas, ax, boxes[slot.box], slot.rect, spec.colours, two_sided)
+        _draw_label(canvas, ax, spec.game, boxes[slot.box], slot.rect, spec.colours, two_sided)
         if spec.sheet is None:
             canvas.rect(slot.rect, lw=0.3, colour="#999999")
     for mark in page.cut_marks:
@@ -932,10 +977,16 @@ def _cover_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: Shop
     y -= 18
     ax.text(x, y, "Reading a label", fontsize=11, weight="bold", va="top")
     y -= 6
+    if bd.places_pieces(spec.game):
+        drawing = ("The drawing is the position in the box, X and O as played; a dot marks every square MENACE may "
+                   "play,",
+                   "in its bead's colour with the colour's letter (the letter still reads on a grey print).")
+    else:
+        drawing = ("The drawing is the position in the box, white and black pawns as they stand; an arrow shows every",
+                   "move MENACE may make, in its bead's colour with the colour's letter (it reads on a grey print).")
     for line in (
         "The big number is the box's number: the same in every list here and in the program (menace show N).",
-        "The drawing is the position in the box, X and O as played; a dot marks every square MENACE may play,",
-        "in its bead's colour with the colour's letter (the letter still reads on a grey print).",
+        *drawing,
         "UP marks the drawing's top edge. The lines on the right say what goes in at the start:",
         "4×W white means four white beads. On a machine that plays both sides, X or O after the move",
         "says which side the box plays. Glue each label on the top of its matchbox.",
@@ -943,9 +994,11 @@ def _cover_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: Shop
         ax.text(x, y, line, fontsize=8.5, va="top")
         y -= 4.6
     y -= 4
-    ax.text(x, y, "Bead colours: one per square of a box's drawing", fontsize=11, weight="bold", va="top")
+    key = ("one per square of a box's drawing" if bd.places_pieces(spec.game)
+           else "a box's moves in order, the colours of its arrows")
+    ax.text(x, y, f"Bead colours: {key}", fontsize=11, weight="bold", va="top")
     y -= 6
-    _colour_key(canvas, ax, spec.colours, x, y)
+    _colour_key(canvas, ax, spec.game, spec.colours, x, y)
     canvas.flush(ax)
     return fig
 
@@ -964,24 +1017,32 @@ def _ruler(canvas: _Canvas, ax: Axes, x: float, y: float) -> None:
     ax.text(x + 103, y, "100 mm", fontsize=8, va="bottom")
 
 
-def _colour_key(canvas: _Canvas, ax: Axes, colours: Sequence[BeadColour], x: float, y: float) -> None:
-    cell = 10.0
-    for i in (1, 2):
-        canvas.line([(x + i * cell, y), (x + i * cell, y - 3 * cell)], 0.8)
-        canvas.line([(x, y - i * cell), (x + 3 * cell, y - i * cell)], 0.8)
-    for m, colour in enumerate(colours):
-        row, col = divmod(m, 3)
-        cx, cy = x + (col + 0.5) * cell, y - (row + 0.5) * cell
-        canvas.patch(Circle((cx, cy), 3.6), colour.hex, "#000000", 0.5)
-        ax.text(cx, cy, colour.letter, fontsize=10, weight="bold", ha="center", va="center_baseline",
-                color=_ink_on(colour.hex), zorder=3)
-    lx = x + 3 * cell + 8
+def _colour_key(canvas: _Canvas, ax: Axes, game: Game, colours: Sequence[BeadColour], x: float, y: float) -> None:
+    """The bead colours: on the board's squares for a game that places pieces, and as a list with
+    what each colour stands for."""
+    colours = colours[:game.colours]
+    names = bd.slot_names(game)
+    lx = x
+    if bd.places_pieces(game):
+        cell = 10.0
+        for i in range(1, game.cols):
+            canvas.line([(x + i * cell, y), (x + i * cell, y - game.rows * cell)], 0.8)
+        for i in range(1, game.rows):
+            canvas.line([(x, y - i * cell), (x + game.cols * cell, y - i * cell)], 0.8)
+        for m, colour in enumerate(colours):
+            row, col = divmod(m, game.cols)
+            cx, cy = x + (col + 0.5) * cell, y - (row + 0.5) * cell
+            canvas.patch(Circle((cx, cy), 3.6), colour.hex, "#000000", 0.5)
+            ax.text(cx, cy, colour.letter, fontsize=10, weight="bold", ha="center", va="center_baseline",
+                    color=_ink_on(colour.hex), zorder=3)
+        lx = x + game.cols * cell + 8
     for m, colour in enumerate(colours):
         ly = y - 1.5 - m * 3.4
         canvas.patch(Circle((lx + 1.2, ly), 1.2), colour.hex, "#000000", 0.4)
         ax.text(lx + 3.4, ly, f"{colour.letter}  {colour.name}", fontsize=8, va="center_baseline", zorder=3)
-        ax.text(lx + 38, ly, f"square {square_name(m)}", fontsize=8, va="center_baseline", color="#333333")
-        ax.text(lx + 58, ly, colour.hex, fontsize=8, va="center_baseline", color="#555555", family="monospace")
+        where = f"square {names[m]}" if bd.places_pieces(game) else names[m]
+        ax.text(lx + 38, ly, where, fontsize=8, va="center_baseline", color="#333333")
+        ax.text(lx + 70, ly, colour.hex, fontsize=8, va="center_baseline", color="#555555", family="monospace")
 
 
 def _shopping_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: ShoppingList) -> Figure:
@@ -1064,17 +1125,18 @@ def _fill_page(page: ListPage, index: int, boxes: Sequence[Box], spec: KitSpec, 
     _title(ax, spec, title, "The beads that go in each box at the start, per colour (· for none); "
            "sum: beads in the box")
     top = spec.paper.height - _BODY_TOP
-    width = _fill_width(boxes, spec.colours)
+    colours = spec.colours[:spec.game.colours]
+    width = _fill_width(boxes, colours)
     digits = "0" * max(3, len(str(max(b.number for b in boxes))))
     char = _MONO_ADVANCE * FILL_FONT * MM_PER_PT
     for c, column in enumerate(page.columns):
         x = _CLEAR + c * (width + _FILL_GUTTER)
-        head = _fill_row_text(None, spec.colours, digits)
+        head = _fill_row_text(None, colours, digits)
         ax.text(x, top - 0.78 * FILL_ROW, head, fontsize=FILL_FONT, family="monospace", weight="bold",
                 va="baseline")
         # A colour swatch over each colour's column.
         first = len(digits) + 4
-        for m, colour in enumerate(spec.colours):
+        for m, colour in enumerate(colours):
             cx = x + (first + 3 * m + 1.5) * char
             canvas.patch(Rectangle((cx - 1.3, top + 0.3), 2.6, 1.4), colour.hex, "#000000", 0.25)
         canvas.line([(x, top - FILL_ROW * 1.02), (x + width, top - FILL_ROW * 1.02)], 0.5)
@@ -1084,7 +1146,8 @@ def _fill_page(page: ListPage, index: int, boxes: Sequence[Box], spec: KitSpec, 
             if entry.box is None:
                 ax.text(x, baseline, entry.heading, fontsize=FILL_FONT, weight="bold", va="baseline")
                 continue
-            ax.text(x, baseline, _fill_row_text(entry.box, spec.colours, digits), fontsize=FILL_FONT,
+            slots = bd.by_slot(spec.game, entry.box, entry.box.initial)
+            ax.text(x, baseline, _fill_row_text(entry.box, colours, digits, slots), fontsize=FILL_FONT,
                     family="monospace", va="baseline")
             if entry.box.number % 5 == 0:
                 rule = row_top - FILL_ROW * 1.02

@@ -30,10 +30,10 @@ from menace.app.series import (
     PlotError,
     dot_fraction,
 )
-from menace.core.colours import DEFAULT_COLOURS, BeadColour
-from menace.core.game import Result, State
+from menace.core.colours import BeadColour, default_colours
+from menace.core.game import Game, Result, State
 from menace.core.replay import BeadSeries, rule_text, signed
-from menace.games.tictactoe import MARKS, square_name
+from menace.render import beads as bd
 from menace.render.figures import FORMATS, save_figure
 
 STYLE: dict[str, Any] = {
@@ -91,37 +91,59 @@ THOUSANDS = StrMethodFormatter("{x:,.0f}")
 __all__ = ["rule_text", "signed"]  # re-exported: the rule as the plots print it
 
 
-def _bead_label(colour: BeadColour, square: int) -> str:
-    return f"{colour.name} ({colour.letter}): {square_name(square)}"
+def _bead_label(game: Game, colour: BeadColour, move: int) -> str:
+    return f"{colour.name} ({colour.letter}): {game.move_name(move)}"
 
 
-def _draw_box(ax: Axes, position: State, beads: dict[int, int], origin: tuple[float, float] = (0.0, 0.0),
+def _palette(game: Game) -> tuple[BeadColour, ...]:
+    return default_colours(bd.places_pieces(game))
+
+
+def _draw_box(ax: Axes, game: Game, position: State, beads: dict[int, int], origin: tuple[float, float] = (0.0, 0.0),
               size: float = 3.0, lw: float = 3.0, letters: bool = True) -> None:
-    """A box's drawing in data units: grid, X and O, and a coloured disc with its count per bead."""
+    """A box's drawing in data units: the grid, the pieces, and a coloured disc with its count per
+    bead on the cell it plays (with an arrow from the pawn it moves, in a game where pieces move)."""
     x0, y0 = origin
-    cell = size / 3
-    for i in (1, 2):
-        ax.plot([x0 + i * cell] * 2, [y0, y0 + size], color=EDGE, lw=lw, solid_capstyle="round")
-        ax.plot([x0, x0 + size], [y0 + i * cell] * 2, color=EDGE, lw=lw, solid_capstyle="round")
-    for sq in range(9):
-        r, c = divmod(sq, 3)
-        cx, cy = x0 + (c + 0.5) * cell, y0 + (r + 0.5) * cell
-        if position[sq]:
-            ax.text(cx, cy, MARKS[position[sq]], ha="center", va="center", fontsize=30, fontweight="bold",
+    cell = size / max(game.rows, game.cols)
+    colours = _palette(game)
+    for i in range(1, game.cols):
+        ax.plot([x0 + i * cell] * 2, [y0, y0 + game.rows * cell], color=EDGE, lw=lw, solid_capstyle="round")
+    for i in range(1, game.rows):
+        ax.plot([x0, x0 + game.cols * cell], [y0 + i * cell] * 2, color=EDGE, lw=lw, solid_capstyle="round")
+
+    def centre(c: int) -> tuple[float, float]:
+        r, k = divmod(c, game.cols)
+        return x0 + (k + 0.5) * cell, y0 + (r + 0.5) * cell
+
+    for c in range(game.rows * game.cols):
+        if position[c]:
+            cx, cy = centre(c)
+            ax.text(cx, cy, game.glyphs[position[c]], ha="center", va="center", fontsize=30, fontweight="bold",
                     color=EDGE)
-        elif sq in beads:
-            colour = DEFAULT_COLOURS[sq]
-            ax.add_patch(Circle((cx, cy), 0.36 * cell, facecolor=colour.hex, edgecolor=EDGE,
-                                                   lw=1.5))
-            if letters:
-                dark = colour.hex in ("#000000", "#0072b2", "#009e73", "#d55e00")
-                text = f"{beads[sq]:,}"
-                ax.text(cx, cy, text, ha="center", va="center", fontsize=15 if len(text) <= 3 else 11,
-                        fontweight="bold", color="white" if dark else "black")
+    for m, count in beads.items():
+        colour = bd.colour(game, colours, position, m)
+        frm, to = game.move_cells(m)
+        cx, cy = centre(to)
+        if frm is not None:
+            fx, fy = centre(frm)
+            dx, dy = cx - fx, cy - fy
+            cx, cy = cx - 0.3 * dx, cy - 0.3 * dy  # set back towards the pawn: two arrows into one cell part
+            ax.annotate("", xy=(cx, cy), xytext=(fx + 0.3 * dx, fy + 0.3 * dy),
+                        arrowprops={"arrowstyle": "-|>", "color": colour.hex, "lw": 3, "mutation_scale": 22})
+        ax.add_patch(Circle((cx, cy), 0.36 * cell, facecolor=colour.hex, edgecolor=EDGE, lw=1.5))
+        if letters:
+            text = f"{count:,}"
+            ax.text(cx, cy, text, ha="center", va="center", fontsize=15 if len(text) <= 3 else 11,
+                    fontweight="bold", color=_ink(colour.hex))
     ax.set_xlim(x0 - 0.05, x0 + size + 0.05)
     ax.set_ylim(y0 + size + 0.05, y0 - 0.05)
     ax.set_aspect("equal")
     ax.axis("off")
+
+
+def _ink(hex_colour: str) -> str:
+    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+    return "black" if 0.299 * r + 0.587 * g + 0.114 * b >= 140 else "white"
 
 
 # -- beads in one box --------------------------------------------------------------------------
@@ -181,7 +203,8 @@ def render_beads(data: BeadsData, path: str | Path) -> Path:
         drawing = fig.add_subplot(grid[0, 1])
         key = fig.add_subplot(grid[1, 1])
         x, ys = _sampled(data.series)
-        colours = [DEFAULT_COLOURS[m] for m in data.series.beads]
+        game = data.game
+        colours = [bd.colour(game, _palette(game), box.position, m) for m in data.series.beads]
         polys = ax.stackplot(x, ys, colors=[c.hex for c in colours], edgecolor=EDGE, linewidth=1.2, step="post")
         ax.set_xlim(0, max(int(x[-1]), 1))
         ax.set_ylim(0, max(int(ys.sum(axis=0).max()) * 1.05, 1))
@@ -200,11 +223,11 @@ def render_beads(data: BeadsData, path: str | Path) -> Path:
         what = "the opening box, " if box.move_number == 1 and box.number == 1 else ""
         ax.set_title(f"{what}MENACE's move {box.move_number} ({box.side.name} to play); "
                      f"rule {rule_text(data.settings)} per bead", fontsize=15)
-        _draw_box(drawing, box.position, data.series.at(data.games_played))
+        _draw_box(drawing, game, box.position, data.series.at(data.games_played))
         drawing.set_title(f"box {box.number} now", fontsize=15)
         handles = list(reversed(polys))  # the legend reads top to bottom like the stack
-        labels = [_bead_label(c, m) for c, m in reversed(list(zip(colours, data.series.beads)))]
-        key.legend(handles, labels, loc="upper center", title="bead: square of the drawing", frameon=False)
+        labels = [_bead_label(game, c, m) for c, m in reversed(list(zip(colours, data.series.beads)))]
+        key.legend(handles, labels, loc="upper center", title="bead: its move on the drawing", frameon=False)
         key.axis("off")
         return save(fig, path)
 
@@ -222,7 +245,7 @@ def render_learning(data: LearningData, path: str | Path) -> Path:
         fig = Figure(figsize=(12, 7), dpi=150, layout="constrained")
         top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[1.15, 1])
         games = data.games
-        pick = _thin(n)
+        pick = _thin(len(games))
         top.plot(games[pick], data.cumulative[pick], color="#222222", lw=3.2)
         top.axhline(0, color="#888888", lw=1.2)
         top.set_ylabel(f"cumulative\nreinforcement\n({data.rule})", fontsize=15)
@@ -279,9 +302,15 @@ def render_boxes(data: BoxesData, path: str | Path) -> Path:
         marks: dict[int, tuple[list[float], list[float]]] = {1: ([], []), 2: ([], [])}
         dots: tuple[list[float], list[float], list[float], list[str]] = ([], [], [], [])
         rings: tuple[list[float], list[float]] = ([], [])
+        arrows: list[list[tuple[float, float]]] = []
+        arrow_colours: list[str] = []
+        game = data.game
+        colours = _palette(game)
         ax.text(0, 0.1 / inch, f"All {total:,} matchboxes of {data.machine!r} after {data.games_played:,} games",
                 fontsize=22 if small else 30, fontweight="bold", va="top")
-        ax.text(0, 0.66 / inch, "Each bead colour sits on the square it plays; a dot's area is its number of beads, "
+        where = ("Each bead colour sits on the square it plays" if bd.places_pieces(game)
+                 else "Each bead colour is an arrow from the pawn it moves")
+        ax.text(0, 0.66 / inch, f"{where}; a dot's area is its number of beads, "
                 "the box's favourite colour a full dot.\nAbove each box: its number and its beads in all. "
                 "Pale ring: no beads of that colour left. Red box: empty, MENACE resigns there.",
                 fontsize=13 if small else 17, va="top", color="#333333", linespacing=1.4)
@@ -301,34 +330,54 @@ def render_boxes(data: BoxesData, path: str | Path) -> Path:
                 ax.text(x0 + board + 0.02, y0 - 0.04, f"{box.total:,}", ha="right", va="bottom",
                         fontsize=font * 0.9, color="#6b5a3a")
                 most = max(box.beads.values(), default=0)
-                step = board / 3
-                for k in (1, 2):
-                    segments.append([(x0 + k * step, y0), (x0 + k * step, y0 + board)])
-                    segments.append([(x0, y0 + k * step), (x0 + board, y0 + k * step)])
-                for sq in range(9):
-                    sy, sx = divmod(sq, 3)
-                    cx, cy = x0 + (sx + 0.5) * step, y0 + (sy + 0.5) * step
-                    mark = box.position[sq]
+                step = board / max(game.rows, game.cols)
+                for k in range(1, game.cols):
+                    segments.append([(x0 + k * step, y0), (x0 + k * step, y0 + game.rows * step)])
+                for k in range(1, game.rows):
+                    segments.append([(x0, y0 + k * step), (x0 + game.cols * step, y0 + k * step)])
+
+                def centre(cell: int, x0: float = x0, y0: float = y0, step: float = step) -> tuple[float, float]:
+                    sy, sx = divmod(cell, game.cols)
+                    return x0 + (sx + 0.5) * step, y0 + (sy + 0.5) * step
+
+                for cell in range(game.rows * game.cols):
+                    mark = box.position[cell]
                     if mark:
+                        cx, cy = centre(cell)
                         marks[mark][0].append(cx)
                         marks[mark][1].append(cy)
-                    elif sq in box.beads:
-                        count = box.beads[sq]
-                        if count:
-                            dots[0].append(cx)
-                            dots[1].append(cy)
-                            dots[2].append(full * dot_fraction(count, most))
-                            dots[3].append(DEFAULT_COLOURS[sq].hex)
-                        else:
-                            rings[0].append(cx)
-                            rings[1].append(cy)
+                for m, count in box.beads.items():
+                    frm, to = game.move_cells(m)
+                    cx, cy = centre(to)
+                    colour = bd.colour(game, colours, box.position, m).hex
+                    size = full
+                    if frm is not None:  # an arrow's shaft from the pawn; the dot set back in the cell
+                        fx, fy = centre(frm)
+                        tx, ty = cx, cy
+                        cx, cy = tx - 0.3 * (tx - fx), ty - 0.3 * (ty - fy)
+                        arrows.append([(fx + 0.3 * (tx - fx), fy + 0.3 * (ty - fy)), (cx, cy)])
+                        arrow_colours.append(colour)
+                        size = full * 0.35  # smaller dots, so that the arrows and pawns show
+                    if count:
+                        dots[0].append(cx)
+                        dots[1].append(cy)
+                        dots[2].append(size * dot_fraction(count, most))
+                        dots[3].append(colour)
+                    else:
+                        rings[0].append(cx)
+                        rings[1].append(cy)
             y += -(-len(group) // cols) * cell_h
         ax.add_collection(PatchCollection(trays, facecolors=tray_colours, edgecolors="#b8a27a", linewidths=0.8))
         ax.add_collection(LineCollection(segments, colors=EDGE, linewidths=1.2 if small else 0.7))
+        ax.add_collection(LineCollection(arrows, colors=arrow_colours, linewidths=4.0 if small else 2.0, zorder=2))
         mark_size = (0.6 * square) ** 2
         lw = 2.0 if small else 1.2
-        ax.scatter(*marks[1], s=mark_size, marker="x", c=EDGE, linewidths=lw)
-        ax.scatter(*marks[2], s=mark_size, marker="o", facecolors="none", edgecolors=EDGE, linewidths=lw)
+        if game.glyphs[1:] == "XO":
+            ax.scatter(*marks[1], s=mark_size, marker="x", c=EDGE, linewidths=lw)
+            ax.scatter(*marks[2], s=mark_size, marker="o", facecolors="none", edgecolors=EDGE, linewidths=lw)
+        else:  # pawns: white for the first player, black for the second
+            ax.scatter(*marks[1], s=mark_size, marker="^", facecolors="white", edgecolors=EDGE, linewidths=lw)
+            ax.scatter(*marks[2], s=mark_size, marker="^", facecolors=EDGE, edgecolors=EDGE, linewidths=lw)
         ax.scatter(*rings, s=(0.4 * square) ** 2, marker="o", facecolors="none", edgecolors="#a0a0a0",
                    linewidths=1.0)
         ax.scatter(dots[0], dots[1], s=dots[2], c=dots[3], edgecolors=EDGE, linewidths=0.8, zorder=3)

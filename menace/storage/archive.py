@@ -58,6 +58,20 @@ def stash(*tables: str) -> None:
             bind.execute(sa.insert(archive).values(table_name=name, rows=json.dumps(rows)))
 
 
+def _advance_sequences(bind: sa.engine.Connection, table: sa.Table) -> None:
+    """Rows put back keep their ids; a PostgreSQL sequence does not see them, so move it past
+    them (else the next new row would get an id already taken). SQLite needs nothing."""
+    if bind.dialect.name != "postgresql":
+        return
+    for column in table.primary_key.columns:
+        if column.autoincrement is True or (column.autoincrement == "auto" and len(table.primary_key.columns) == 1
+                                            and isinstance(column.type, sa.Integer)):
+            bind.execute(sa.text(
+                f"SELECT setval(pg_get_serial_sequence(:table, :column), coalesce(max({column.name}), 0) + 1, false) "
+                f"FROM {table.name}"
+            ), {"table": table.name, "column": column.name})
+
+
 def restore(*tables: str) -> None:
     """After creating ``tables`` again: put back the rows a downgrade kept, parents first."""
     bind = op.get_bind()
@@ -73,6 +87,7 @@ def restore(*tables: str) -> None:
             if rows:
                 bind.execute(sa.insert(table), rows)
             bind.execute(sa.delete(archive).where(archive.c.id == row_id))
+        _advance_sequences(bind, table)
     if bind.execute(sa.select(sa.func.count()).select_from(archive)).scalar() == 0:
         op.drop_table(ARCHIVE)
 

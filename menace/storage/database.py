@@ -27,7 +27,7 @@ from menace.core.errors import UnavailableError
 if TYPE_CHECKING:
     from alembic.config import Config
 
-SCHEMA_REVISIONS = ("0001", "0002", "0003", "0004")
+SCHEMA_REVISIONS = ("0001", "0002", "0003", "0004", "0005")
 """Every migration in ``migrations/versions``, oldest first; the last is the head.
 
 Kept here so that opening a database needs no Alembic import (a test checks it against the
@@ -215,18 +215,43 @@ def _refuse(engine: Engine, state: SchemaState, rev: str | None) -> None:
     )
 
 
+@contextmanager
+def _migrating(engine: Engine) -> Iterator[Connection]:
+    """One transaction for a migration.
+
+    On SQLite, foreign-key enforcement is off while it runs: batch mode changes a table by copying
+    it, dropping the original and renaming the copy, and dropping a parent table with enforcement
+    on would first delete its rows, cascading into every child (Alembic's documented advice). The
+    keys are checked before the commit instead, and enforcement is back on afterwards.
+    """
+    with writer(engine).connect() as conn:
+        sqlite = engine.dialect.name == "sqlite"
+        if sqlite:  # outside any transaction: the PRAGMA is a no-op inside one
+            conn.connection.driver_connection.execute("PRAGMA foreign_keys = OFF")  # type: ignore[union-attr]
+        try:
+            with conn.begin():
+                yield conn
+                if sqlite:
+                    broken = conn.exec_driver_sql("PRAGMA foreign_key_check").first()
+                    if broken is not None:
+                        raise StorageError(f"the migration would break a foreign key ({tuple(broken)})")
+        finally:
+            if sqlite:
+                conn.connection.driver_connection.execute("PRAGMA foreign_keys = ON")  # type: ignore[union-attr]
+
+
 def upgrade(engine: Engine, revision: str = "head") -> None:
     """Migrate the schema to ``revision`` in one transaction."""
     from alembic import command
 
-    with writer(engine).begin() as conn:
+    with _migrating(engine) as conn:
         command.upgrade(alembic_config(conn), revision)
 
 
 def downgrade(engine: Engine, revision: str) -> None:
     from alembic import command
 
-    with writer(engine).begin() as conn:
+    with _migrating(engine) as conn:
         command.downgrade(alembic_config(conn), revision)
 
 

@@ -22,11 +22,11 @@ import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import ColumnElement, Engine, delete, update
+from sqlalchemy import ColumnElement, Engine, delete, select, update
 from sqlalchemy.orm import Session
 
 from menace.core.errors import ConflictError
-from menace.storage.models import MachineLockRow
+from menace.storage.models import MachineLockRow, MachineRow
 
 LEASE_SECONDS = 30.0
 """A lease not renewed for this long is abandoned and may be taken over."""
@@ -98,7 +98,11 @@ def acquire(session: Session, machine_id: int, machine: str, holder: str) -> Lea
     once at a time, whatever it does with it.
     """
     host, pid, t = socket.gethostname(), os.getpid(), now()
-    row = session.get(MachineLockRow, machine_id)
+    # Writers queue on the machine's row (SELECT ... FOR UPDATE on a server; SQLite's BEGIN
+    # IMMEDIATE already queues every writer), so a second one reads the first one's lease
+    # instead of inserting its own.
+    session.execute(select(MachineRow.id).where(MachineRow.id == machine_id).with_for_update())
+    row = session.get(MachineLockRow, machine_id, populate_existing=True)
     if row is not None:
         ours = row.host == host and row.pid == pid
         expired = t - row.heartbeat_at > timedelta(seconds=LEASE_SECONDS)

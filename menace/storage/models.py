@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, LargeBinary, MetaData, String, Text, UniqueConstraint, false, true
+from sqlalchemy import BigInteger, ForeignKey, Index, LargeBinary, MetaData, String, Text, UniqueConstraint, false, true
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 NAMING_CONVENTION = {
@@ -81,8 +81,8 @@ class BeadRow(Base):
 
     box_id: Mapped[int] = mapped_column(ForeignKey("boxes.id", ondelete="CASCADE"), primary_key=True)
     move: Mapped[int] = mapped_column(primary_key=True)
-    count: Mapped[int]
-    initial: Mapped[int]
+    count: Mapped[int] = mapped_column(BigInteger)
+    initial: Mapped[int] = mapped_column(BigInteger)
 
     box: Mapped[BoxRow] = relationship(back_populates="beads")
 
@@ -96,7 +96,7 @@ class RunRow(Base):
     machine_id: Mapped[int] = mapped_column(ForeignKey("machines.id", ondelete="CASCADE"), index=True)
     kind: Mapped[str] = mapped_column(String(16))
     opponent: Mapped[str] = mapped_column(String(64))
-    seed: Mapped[int | None]
+    seed: Mapped[int | None] = mapped_column(BigInteger)
     started_at: Mapped[datetime]
     ended_at: Mapped[datetime | None]
 
@@ -115,11 +115,11 @@ class GameBlockRow(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     machine_id: Mapped[int] = mapped_column(ForeignKey("machines.id", ondelete="CASCADE"))
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), index=True)
-    first_game: Mapped[int]
-    n_games: Mapped[int]
-    wins: Mapped[int]
-    draws: Mapped[int]
-    losses: Mapped[int]
+    first_game: Mapped[int] = mapped_column(BigInteger)
+    n_games: Mapped[int] = mapped_column(BigInteger)
+    wins: Mapped[int] = mapped_column(BigInteger)
+    draws: Mapped[int] = mapped_column(BigInteger)
+    losses: Mapped[int] = mapped_column(BigInteger)
     data: Mapped[bytes] = mapped_column(LargeBinary)
     """The games, packed; empty when the block is a summary (``kept`` false)."""
     beads: Mapped[bytes | None] = mapped_column(LargeBinary)
@@ -139,10 +139,10 @@ class CorrectionRow(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     machine_id: Mapped[int] = mapped_column(ForeignKey("machines.id", ondelete="CASCADE"), index=True)
-    after_game: Mapped[int]
+    after_game: Mapped[int] = mapped_column(BigInteger)
     box_id: Mapped[int] = mapped_column(ForeignKey("boxes.id", ondelete="CASCADE"))
     move: Mapped[int]
-    count: Mapped[int]
+    count: Mapped[int] = mapped_column(BigInteger)
     reason: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime]
 

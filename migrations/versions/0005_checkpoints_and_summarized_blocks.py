@@ -1,7 +1,7 @@
 """checkpoints, summarized blocks and the verified checksum of the history
 
-Revision ID: 0004
-Revises: 0003
+Revision ID: 0005
+Revises: 0004
 Create Date: 2026-11-30 21:30:00
 
 A block of games may carry the beads as they stood after its last game (``beads``, a checkpoint),
@@ -20,13 +20,13 @@ from alembic import op
 
 from menace.storage.archive import stash_rows, take_rows
 
-revision: str = '0004'
-down_revision: str | None = '0003'
+revision: str = '0005'
+down_revision: str | None = '0004'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 COLUMNS = ('beads', 'kept', 'digest')
-ARCHIVE_KEY = 'game_blocks:0004'
+ARCHIVE_KEY = 'game_blocks:0005'
 """Where a downgrade keeps the dropped columns' values, so that going back up loses nothing."""
 
 blocks = sa.table('game_blocks', sa.column('id', sa.Integer), sa.column('beads', sa.LargeBinary),

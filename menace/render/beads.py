@@ -1,0 +1,60 @@
+"""Which colour each bead is, and what it stands for, in any game: the one place the pictures
+(labels, plots) and the text turn a box's moves into coloured beads.
+
+In noughts and crosses a bead's colour is a square of the box's drawing, the same nine colours in
+every box; in Hexapawn a box's moves are coloured in order, as Gardner coloured the arrows on his
+matchboxes.
+
+>>> from menace.games import find_game
+>>> game = find_game("tictactoe")
+>>> slot_names(game)[:3]
+['a1', 'a2', 'a3']
+>>> slot_names(find_game("hexapawn"))
+["a box's 1st move", "a box's 2nd move", "a box's 3rd move", "a box's 4th move"]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from menace.core.colours import BeadColour
+from menace.core.game import Game, Move, State
+from menace.core.learner import Box
+
+
+def places_pieces(game: Game) -> bool:
+    """Every move puts a piece on an empty cell (noughts and crosses), rather than moving one."""
+    return all(game.move_cells(m)[0] is None for m in range(game.move_count))
+
+
+def slot(game: Game, position: State, move: Move) -> int:
+    """The colour (an index into the bead colours) of the bead for ``move`` in the box for ``position``."""
+    return game.colour_slot(position, move)
+
+
+def colour(game: Game, colours: Sequence[BeadColour], position: State, move: Move) -> BeadColour:
+    return colours[slot(game, position, move) % len(colours)]
+
+
+def by_slot(game: Game, box: Box, counts: Mapping[Move, int]) -> dict[int, int]:
+    """A box's counts by colour (slot) instead of by move."""
+    return {slot(game, box.position, m): n for m, n in counts.items()}
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'st' if n == 1 else 'nd' if n == 2 else 'rd' if n == 3 else 'th'}"
+
+
+def slot_names(game: Game) -> list[str]:
+    """What each colour stands for: a square (``a1``), or a box's n-th move."""
+    if places_pieces(game):
+        return [game.move_name(m) for m in range(game.colours)]
+    return [f"a box's {_ordinal(i + 1)} move" for i in range(game.colours)]
+
+
+def check_colours(game: Game, colours: Sequence[BeadColour]) -> None:
+    """A machine of ``game`` needs at least ``game.colours`` bead colours."""
+    from menace.core.colours import ColourError
+
+    if len(colours) < game.colours:
+        raise ColourError(f"{game.title} needs {game.colours} bead colours, not {len(colours)}")

@@ -1,0 +1,161 @@
+"""A throwaway PostgreSQL server for the tests, started and stopped by the tests themselves.
+
+:class:`PostgresServer` finds Debian's binaries (``pg_config --bindir``, else
+``/usr/lib/postgresql/*/bin``), runs ``initdb`` into a temporary folder (as the ``postgres`` user
+when we are root, since initdb refuses root), starts the server on a free port of 127.0.0.1 with
+its socket in that folder, waits until ``pg_isready`` says it accepts connections, and hands out
+a fresh database per test, copied from a template migrated once. Nothing outside the folder is
+touched; :meth:`stop` removes it.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from itertools import count
+from pathlib import Path
+
+NOT_INSTALLED = "PostgreSQL is not installed (no initdb/postgres/pg_isready found via pg_config --bindir " \
+                "or /usr/lib/postgresql/*/bin); on Debian: apt-get install postgresql"
+
+TEMPLATE = "menace_template"
+USER = "postgres"
+
+
+class PostgresUnavailable(RuntimeError):
+    """No PostgreSQL binaries on this machine (or no driver to talk to them)."""
+
+
+def find_bindir() -> Path | None:
+    """The folder holding initdb, postgres, pg_ctl and pg_isready, or None."""
+    candidates: list[Path] = []
+    if shutil.which("pg_config"):
+        out = subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True, check=False)
+        if out.returncode == 0 and out.stdout.strip():
+            candidates.append(Path(out.stdout.strip()))
+    candidates += [Path(p) for p in sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True)]
+    for d in candidates:
+        if all((d / exe).is_file() for exe in ("initdb", "pg_ctl", "pg_isready", "postgres")):
+            return d
+    return None
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 the OS says is free now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class PostgresServer:
+    def __init__(self, bindir: Path) -> None:
+        self.bindir = bindir
+        self.root = Path(tempfile.mkdtemp(prefix="menace-pg-"))
+        self.data = self.root / "data"
+        self.log = self.root / "server.log"
+        self.port = 0
+        self._names = count(1)
+        self._as_postgres = os.geteuid() == 0
+        if self._as_postgres:  # initdb refuses root: the folder belongs to the postgres user
+            shutil.chown(self.root, USER, USER)
+
+    def _run(self, exe: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        cmd = [str(self.bindir / exe), *args]
+        if self._as_postgres:
+            cmd = ["runuser", "-u", USER, "--", *cmd]
+        return subprocess.run(cmd, capture_output=True, text=True, check=check, cwd=self.root)
+
+    def start(self, timeout: float = 60.0) -> None:
+        self._run("initdb", "-D", str(self.data), "-U", USER, "--auth=trust", "--no-sync", "-E", "UTF8",
+                  "--locale=C")
+        options = " ".join([
+            "-c listen_addresses=127.0.0.1", f"-c unix_socket_directories={self.root}",
+            "-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off",
+            "-c max_connections=100", "-c shared_buffers=32MB",
+        ])
+        for _attempt in range(5):  # a port found free may be taken before the server binds it
+            self.port = free_port()
+            self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-W", "-o",
+                      f"{options} -p {self.port}", "start")
+            if self._wait_ready(timeout):
+                return
+            self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "stop", check=False)
+        raise RuntimeError(f"PostgreSQL did not start; its log:\n{self.log_text()}")
+
+    def _wait_ready(self, timeout: float) -> bool:
+        """Poll ``pg_isready`` (0: accepting; 1: starting up; 2: no answer) until it is ready."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            rc = self._run("pg_isready", "-h", "127.0.0.1", "-p", str(self.port), "-U", USER, "-d", "postgres",
+                           "-t", "5", check=False).returncode
+            if rc == 0:
+                return True
+            if rc == 2 and self._server_gone():
+                return False
+            time.sleep(0.05)  # a poll interval, not a wait for the server
+        return False
+
+    def _server_gone(self) -> bool:
+        return self._run("pg_ctl", "-D", str(self.data), "status", check=False).returncode == 3
+
+    def log_text(self) -> str:
+        try:
+            return self.log.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def url(self, database: str) -> str:
+        return f"postgresql+psycopg://{USER}@127.0.0.1:{self.port}/{database}"
+
+    def sql(self, statement: str) -> None:
+        """Run one statement on the maintenance database (autocommit: CREATE DATABASE needs it)."""
+        import psycopg
+
+        with psycopg.connect(host="127.0.0.1", port=self.port, user=USER, dbname="postgres",
+                             autocommit=True) as conn:
+            conn.execute(statement)  # type: ignore[arg-type]
+
+    def make_template(self) -> None:
+        """The template every test database is copied from: the schema migrated to head, once."""
+        from menace.storage.database import make_engine, upgrade
+
+        self.sql(f"CREATE DATABASE {TEMPLATE}")
+        engine = make_engine(self.url(TEMPLATE))
+        try:
+            upgrade(engine)
+        finally:
+            engine.dispose()  # CREATE DATABASE ... TEMPLATE needs no one connected to it
+
+    def new_database(self, migrated: bool = True) -> str:
+        """A fresh database: the migrated template's copy, or (``migrated=False``) an empty one."""
+        name = f"test_{next(self._names)}"
+        self.sql(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE if migrated else 'template0'}")
+        return self.url(name)
+
+    def stop(self) -> None:
+        self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "stop", check=False)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def start_postgres() -> PostgresServer:
+    """A running server with its template, or :class:`PostgresUnavailable`."""
+    bindir = find_bindir()
+    if bindir is None:
+        raise PostgresUnavailable(NOT_INSTALLED)
+    try:
+        import psycopg  # noqa: F401
+    except ImportError as exc:
+        raise PostgresUnavailable(f"the psycopg driver is not installed ({exc}); pip install -e '.[test]'") from None
+    server = PostgresServer(bindir)
+    try:
+        server.start()
+        server.make_template()
+    except BaseException:
+        server.stop()
+        raise
+    return server
