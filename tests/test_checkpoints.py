@@ -287,3 +287,19 @@ def test_a_thinned_learning_series_draws(db_url: str, tmp_path: Path) -> None:
     assert len(data.games) == 50 and data.played == 3000
     render_learning(data, tmp_path / "learning.svg")
     assert (tmp_path / "learning.svg").read_bytes().startswith(b"<?xml")
+
+
+def test_a_box_at_any_game_comes_from_the_nearest_checkpoint(db_url: str, small_blocks: None) -> None:
+    from menace.app.history import box_at
+
+    init_machine(db_url, "menace", MICHIE, None)
+    train(db_url, 2200)
+    stored = stored_machine(db_url)
+    records = stored_records(db_url)
+    for number in (0, 1, 999, 1500, 2200):
+        r = Replayer(TICTACTOE, MICHIE, stored.boxes)
+        r.apply_all(records[:number])
+        for box in (1, 5):
+            assert box_at(db_url, "menace", box, number) == {
+                m: r.counts[box - 1][m] for m in sorted(stored.boxes[box - 1].initial)}
+    assert box_at(db_url, "menace", 1, 2200) == stored.boxes[0].beads

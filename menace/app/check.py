@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from menace.app.history import gc_paused
 from menace.app.machines import CHECKPOINT_GAMES
 from menace.core.game import IllegalMoveError, canonical
 from menace.core.learner import build_boxes
@@ -133,8 +134,9 @@ def _check_machine(s: Session, name: str, report: CheckReport, full: bool) -> _O
     trusted_at = None if full else s.scalar(
         select(func.max(GameBlockRow.first_game)).where(GameBlockRow.machine_id == stored.id,
                                                         GameBlockRow.digest.is_not(None)))
-    replayer = _replay(s, name, stored.id, Replayer(game, settings, expected, fixes), fixes, trusted_at, report,
-                       out)
+    with gc_paused():
+        replayer = _replay(s, name, stored.id, Replayer(game, settings, expected, fixes), fixes, trusted_at, report,
+                           out)
     if replayer is None and trusted_at is not None and faults[-1].endswith(CHANGED):
         # The history changed since a check verified it: replay it all to name what differs.
         out.extras.clear()

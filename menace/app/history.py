@@ -8,6 +8,7 @@ nothing is stored twice and an undo is exact even where the learning rule cannot
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
@@ -88,6 +89,19 @@ def advance(s: Session, machine_id: int, r: Replayer, stop: int) -> None:
                 return
     if r.games < stop:
         raise GameNotFoundError(f"no game {stop:,}: the history ends at game {r.games:,}")
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """The garbage collector off while a replay runs: a replay makes few objects, but a long one
+    would otherwise wake full collections that walk everything the process holds."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 @contextmanager
@@ -289,7 +303,7 @@ def beads_series(url: str, name: str, box: int = 1, points: int = BEAD_POINTS, f
     straight from the stored bytes when the range keeps at most :data:`REPLAY_GAMES` games, else read
     from the checkpoints nearest to them. Memory is bounded by ``points``, whatever the history's length.
     """
-    with _reading(url, name) as (s, stored):
+    with _reading(url, name) as (s, stored), gc_paused():
         if not 1 <= box <= len(stored.boxes):
             raise UnknownBoxError(f"no box {box}: the machine has boxes 1 to {len(stored.boxes)}")
         played = repo.games_played(s, stored.id)
@@ -370,7 +384,7 @@ def learning_series(url: str, name: str, window: int | None = None, points: int 
     rates, at most ``points`` points each, computed while streaming the blocks (a block's tally where
     no point falls inside it, its games' headers otherwise; inside a summarized block the running
     totals are interpolated between its ends)."""
-    with _reading(url, name) as (s, stored):
+    with _reading(url, name) as (s, stored), gc_paused():
         played = repo.games_played(s, stored.id)
         if not played:
             raise series.PlotError(f"{name!r} has played no games yet: nothing to plot")
@@ -384,6 +398,19 @@ def learning_series(url: str, name: str, window: int | None = None, points: int 
                 else:
                     sampler.feed_tally(b.first_game, b.n_games, b.tally)
         return sampler.data(name, stored.settings, _opponents(s, stored.id, lo, hi))
+
+
+def box_at(url: str, name: str, box: int, game_number: int) -> dict[int, int]:
+    """Box ``box``'s beads by colour after game ``game_number`` (0: as built), replayed from the nearest
+    checkpoint: at most one checkpoint's interval of games, whatever the history's length."""
+    with _reading(url, name) as (s, stored), gc_paused():
+        if not 1 <= box <= len(stored.boxes):
+            raise UnknownBoxError(f"no box {box}: the machine has boxes 1 to {len(stored.boxes)}")
+        played = repo.games_played(s, stored.id)
+        if not 0 <= game_number <= played:
+            raise GameNotFoundError(f"no game {game_number:,}: {name!r} has played {played:,} games")
+        counts = replay_to(s, stored, game_number).counts[box - 1]
+        return {m: counts[m] for m in sorted(stored.boxes[box - 1].initial)}
 
 
 def wall(url: str, name: str) -> series.BoxesData:

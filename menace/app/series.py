@@ -7,9 +7,8 @@ browser. Nothing here draws.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -18,8 +17,6 @@ from menace.core.errors import InvalidInputError
 from menace.core.game import Game, Result
 from menace.core.learner import Box, Settings
 from menace.core.replay import BeadSeries, rule_text
-
-T = TypeVar("T")
 
 
 class PlotError(InvalidInputError):
@@ -50,21 +47,6 @@ def beads_data(
     game: Game, machine: str, settings: Settings, series: BeadSeries, opponents: Sequence[tuple[int, str]] = (),
 ) -> BeadsData:
     return BeadsData(game, machine, settings, series, list(opponents))
-
-
-class OpponentTracker:
-    """Passes games through, noting ``(game number, opponent)`` wherever the opponent changes."""
-
-    def __init__(self) -> None:
-        self.changes: list[tuple[int, str]] = []
-
-    def follow(self, games: Iterable[tuple[T, str]]) -> Iterator[T]:
-        previous: str | None = None
-        for n, (item, opponent) in enumerate(games, start=1):
-            if opponent != previous:
-                self.changes.append((n, opponent))
-                previous = opponent
-            yield item
 
 
 @dataclass(frozen=True)

@@ -173,6 +173,8 @@ def _play_tournament(
     # Fast loops for the players that cannot be tabulated: another machine, and any player that can
     # move by tree position (td). Decided once here, not per game.
     partner = player if isinstance(player, LearningPartner) else None
+    if partner is not None:
+        partner.side = sides[0].other  # a machine playing both sides takes the side left free
     by_tree: TreeOpponent | None = None
     if table is None and partner is None and hasattr(player, "tree_opponent"):
         by_tree = player.tree_opponent()
@@ -198,7 +200,8 @@ def _play_tournament(
                     if table is not None:
                         res, moves = play_table(s, table, rng)
                     elif partner is not None:
-                        partner.side = s.other  # a machine playing both sides takes the side left free
+                        if nsides > 1:
+                            partner.side = s.other
                         if s is Side.X:
                             res, moves = play_learners(learner, partner.learner, rng)
                         else:

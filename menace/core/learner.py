@@ -797,15 +797,32 @@ def play_learners(x: Learner, o: Learner, rng: random.Random, learn: bool = True
     machines = (x, o)
     drawn: tuple[list[tuple[list[int], int, int]], list[tuple[list[int], int, int]]] = ([], [])
     moves: list[int] = []
+    add = moves.append
     k = x.root
     turn = 0
     while True:
-        step = _draw_fast(machines[turn], tables[turn][k], rnd, drawn[turn])
-        if step is None:
-            res = O_WINS if turn == 0 else X_WINS  # an empty box: that machine resigns
-            break
-        s, k = step
-        moves.append(s)
+        ent = tables[turn][k]
+        if len(ent) == 2:  # type: ignore[arg-type]
+            s, k = ent  # type: ignore[misc]
+        else:
+            counts, colours, real, nexts, b = ent  # type: ignore[misc]
+            total = sum(counts)
+            if not total:
+                machine = machines[turn]
+                if not machine.refill[b]:
+                    res = O_WINS if turn == 0 else X_WINS  # an empty box: that machine resigns
+                    break
+                counts[:] = machine.initial[b]
+                total = sum(counts)
+            r = int(rnd() * total)
+            for m in colours:
+                r -= counts[m]
+                if r < 0:
+                    break
+            drawn[turn].append((counts, m, b))
+            s = real[m]
+            k = nexts[m]
+        add(s)
         res = res_t[k]
         if res:
             break
