@@ -81,23 +81,21 @@ def measure(db: Path, games: int) -> dict[str, tuple[float, float]]:
     return out
 
 
-def summary_bytes(tmp: Path, seconds: float) -> tuple[float, int]:
-    """Bytes per stored summary (one block: a second of play) and how many were written, for a run
-    stored as summaries only (the policy past its kept games), in process."""
+def summary_bytes(tmp: Path, seconds: float) -> tuple[float, float]:
+    """Bytes per stored summary and summaries written per second, for a run stored as summaries only
+    (the policy past its kept games), in process."""
     db = tmp / "summaries.db"
     url = f"sqlite:///{db}"
     init_machine(url, "menace", MICHIE, None)
     before = database_bytes(db)
     with open_machine(url, "menace", holder="the benchmark") as m:
-        first = m.games_played
-        run_tournament(m, "random", seconds=seconds, seed=3, keep_games=0)
-        assert m.games_played > first
+        result = run_tournament(m, "random", seconds=seconds, seed=3, keep_games=0)
     con = sqlite3.connect(db)
     try:
         blocks = int(con.execute("SELECT count(*) FROM game_blocks WHERE NOT kept").fetchone()[0])
     finally:
         con.close()
-    return (database_bytes(db) - before) / blocks, blocks
+    return (database_bytes(db) - before) / blocks, blocks / result.seconds
 
 
 def batch_rate(games: int, seed: int = 1) -> float:
@@ -161,15 +159,15 @@ def main() -> int:
             print(f"  {name:<24} {s2 / s1:8.2f}x {m2 / m1:8.2f}x   {s2 / large * 1e6:6.2f} us")
 
         kept_bytes = per_game[large]
-        summary, n_summaries = summary_bytes(tmp, 5.0 if args.quick else 20.0)
+        summary, per_second = summary_bytes(tmp, 5.0 if args.quick else 20.0)
         night = args.night_rate * NIGHT
         kept = min(KEEP_GAMES, night)
         kept_seconds = kept / args.night_rate
-        size = kept * kept_bytes + (NIGHT - kept_seconds) * summary  # a summary per second of play
+        size = kept * kept_bytes + (NIGHT - kept_seconds) * per_second * summary
         print(f"\none --for 8h night at {args.night_rate:,.0f} games/s: {night / 1e9:.2f} billion games")
         print(f"  every game kept:   {night * kept_bytes / 1e9:8.1f} GB ({kept_bytes:.2f} B/game, measured above)")
-        print(f"  default policy:    {size / 1e6:8.1f} MB (the first {KEEP_GAMES:,} games kept, then one summary "
-              f"per second: {summary:,.0f} B each, the mean of {n_summaries:,} measured)")
+        print(f"  default policy:    {size / 1e6:8.1f} MB (the first {KEEP_GAMES:,} games kept, then summaries: "
+              f"{per_second:.2f} per second of play, {summary:,.0f} B each, measured)")
         full = results[large]["check --full"][0] / large
         print(f"  check --full then replays the kept {kept:,.0f} games: ~{full * kept:,.0f} s; "
               f"the checkpointed commands stay as above")

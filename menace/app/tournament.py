@@ -28,11 +28,11 @@ bead plot, starting from the checkpoint at a block's end, replay at most about t
 CHECK_EVERY = 256
 """Games between looks at the clock."""
 KEEP_GAMES = 10_000_000
-"""The history policy: a tournament stores every game of its first 10 million (34 MB or so);
-beyond them, each block it writes (a second of play) keeps only its wins, draws and losses and the
+"""The history policy: a tournament stores every game of its first 10 million (35 MB or so);
+beyond them, it writes a block per second of play that keeps only its wins, draws and losses and the
 beads after its last game. The learning curve, undo to a block's end, the bead plot and ``check``
 still work on those; a game beyond them cannot be listed or replayed move by move. A whole night
-at full speed (5-6 billion games) stays near 100 MB instead of ~20 GB. ``keep_games=None`` (the
+at full speed (5-6 billion games) stays near 150 MB instead of ~20 GB. ``keep_games=None`` (the
 command line's keep-all) stores every game."""
 
 
@@ -217,9 +217,11 @@ def _play_tournament(
                         if stopped:
                             break
             now = time.perf_counter()
-            keeping = keep_games is None or wins + draws + losses < keep_games  # summaries need no cap
-            if (now - last_flush >= flush_seconds or len(pending.data) >= FLUSH_BYTES
-                    or (keeping and pending.games >= FLUSH_GAMES)):
+            # Kept games are flushed in blocks of bounded size; summaries once a second (their games'
+            # bytes are not stored: a second of them is a megabyte or two in memory).
+            keeping = keep_games is None or wins + draws + losses < keep_games
+            if now - last_flush >= flush_seconds or (keeping and (len(pending.data) >= FLUSH_BYTES
+                                                                  or pending.games >= FLUSH_GAMES)):
                 wins, draws, losses = _save(machine, player, run_id, pending, (wins, draws, losses), keep=keep_games)
                 last_flush = now
             if progress is not None and now - last_report >= 0.2:
