@@ -32,7 +32,7 @@ KEEP_GAMES = 10_000_000
 beyond them, it writes a block per second of play that keeps only its wins, draws and losses and the
 beads after its last game. The learning curve, undo to a block's end, the bead plot and ``check``
 still work on those; a game beyond them cannot be listed or replayed move by move. A whole night
-at full speed (5-6 billion games) stays near 150 MB instead of ~20 GB. ``keep_games=None`` (the
+at full speed (5-6 billion games) stays near 160 MB instead of ~20 GB. ``keep_games=None`` (the
 command line's keep-all) stores every game."""
 
 
