@@ -168,7 +168,8 @@ def test_incremental_check_catches_a_changed_block_and_a_changed_checkpoint(db_u
     data, n = query(db_url, "SELECT data, n_games FROM game_blocks WHERE id = :i", i=other[0])[0]
     query(db_url, "UPDATE game_blocks SET data = :d, n_games = :n WHERE id = :i", d=data, n=n, i=early[0])
     report = check_database(db_url, "menace")
-    assert any("has changed since it was verified" in f for f in report.faults)
+    # The rows are read first: the block's tally and numbering no longer add up, named before any replay.
+    assert any(f"the block from game {early[1]}" in f for f in report.faults)
     query(db_url, "DELETE FROM game_blocks")
     init_machine(db_url, "menace", MICHIE, None, replace=True)
     train(db_url, 3000)
@@ -303,3 +304,64 @@ def test_a_box_at_any_game_comes_from_the_nearest_checkpoint(db_url: str, small_
             assert box_at(db_url, "menace", box, number) == {
                 m: r.counts[box - 1][m] for m in sorted(stored.boxes[box - 1].initial)}
     assert box_at(db_url, "menace", 1, 2200) == stored.boxes[0].beads
+
+
+def test_the_strict_file_check_takes_version_2_and_still_reads_version_1(db_url: str, new_db_url: Callable[[], str],
+                                                                         small_blocks: None,
+                                                                         tmp_path: Path) -> None:
+    import json
+
+    from menace.app.transfer import (
+        MachineFileError,
+        checksum,
+        parse_machine_file,
+        read_machine_file,
+        write_machine_file,
+    )
+
+    init_machine(db_url, "menace", MICHIE, None)
+    train(db_url, 2500, keep=1200)
+    # Version 2 through the bounded loader the web uses, and export -> import -> export byte-identical.
+    first = tmp_path / "first.json"
+    write_machine_file(export_machine(db_url, "menace"), first)
+    other = new_db_url()
+    import_machine(other, parse_machine_file(first.read_bytes(), "first.json"))
+    second = tmp_path / "second.json"
+    write_machine_file(export_machine(other, "menace"), second)
+    assert first.read_bytes() == second.read_bytes()
+    body = read_machine_file(first)
+    # A summary's tally cannot be recomputed from its games: it must at least add up to them.
+    summary = next(b for b in body["history"]["blocks"] if b.get("kept") is False)
+    summary["wins"] += 1
+    body["checksum"] = checksum(body)
+    with pytest.raises(MachineFileError, match="add up"):
+        import_machine(new_db_url(), body)
+    summary["wins"] -= 1
+    summary["data"] = body["history"]["blocks"][0]["data"]  # a summary holds no games
+    body["checksum"] = checksum(body)
+    with pytest.raises(MachineFileError):
+        import_machine(new_db_url(), body)
+    # A version-1 file (every game kept, no checkpoints) reads as before.
+    plain = new_db_url()
+    init_machine(plain, "menace", MICHIE, None)
+    train(plain, 300)
+    v1 = export_machine(plain, "menace")
+    assert all("beads" not in b and "kept" not in b for b in v1["history"]["blocks"])
+    v1["version"] = 1
+    v1["checksum"] = checksum(v1)
+    third = new_db_url()
+    import_machine(third, parse_machine_file(json.dumps(v1).encode(), "v1.json"))
+    assert check_database(third, "menace", full=True).ok
+
+
+def test_check_trusts_a_summarys_tally_only_when_it_adds_up(db_url: str, small_blocks: None) -> None:
+    init_machine(db_url, "menace", MICHIE, None)
+    train(db_url, 2500, keep=1000)
+    assert check_database(db_url, "menace", full=True).ok  # summaries' tallies cannot be recomputed: trusted
+    summary = next(b for b in blocks(db_url) if not b[4])
+    query(db_url, "UPDATE game_blocks SET wins = wins + 1 WHERE id = :i", i=summary[0])
+    report = check_database(db_url, "menace")
+    assert any(f"the block from game {summary[1]} is a summary" in f and "forged" in f for f in report.faults)
+    query(db_url, "UPDATE game_blocks SET wins = wins - 1, beads = NULL WHERE id = :i", i=summary[0])
+    report = check_database(db_url, "menace")
+    assert any("without the beads after it" in f for f in report.faults)

@@ -88,7 +88,7 @@ def test_svg_writes_one_file_per_box(db: Path, tmp_path: Path) -> None:
         (["--label-size", "53by36"], "Error: Invalid value for '--label-size': '53by36' is not a label size"),
         (["--label-size", "20x10"], "Error: Invalid value for '--label-size': a 20 x 10 mm label is too small"),
         (["--label-size", "250x36"], "Error: Invalid value for '--label-size': a 250 x 36 mm label does not fit"),
-        (["--colours", "red=#ff0000,blue=#0000ff"], "Error: Invalid value for '--colours': give nine colours"),
+        (["--colours", "red=#ff0000,blue=#0000ff"], "Error: Invalid value for '--colours': this machine's game needs"),
         (["--colours", ",".join(["red=#ff0000"] * 9)], "Error: Invalid value for '--colours': each colour needs"),
         (["--spare", "lots"], "Error: Invalid value for '--spare': 'lots' is not a percentage"),
         (["--sheet", "a4-21", "--label-size", "53x36"], "Error: --sheet a4-21 has its own label size"),
@@ -111,4 +111,4 @@ def test_unknown_machine_and_unwritable_file_exit_1(db: Path, tmp_path: Path) ->
     result = run(db, "labels", "--out", str(tmp_path / "missing" / "x.pdf"), ok=False)
     assert result.exit_code == 1
     assert result.output.splitlines() == [f"Error: cannot write {tmp_path / 'missing' / 'x.pdf'}: "
-                                          "No such file or directory"]
+                                          f"folder {tmp_path / 'missing'} does not exist"]

@@ -51,7 +51,7 @@ def test_both_sides_machine_lets_the_person_start(menace: Invoke) -> None:
 
 
 def test_play_refuses_an_exhausted_opening_box(menace: Invoke, db_url: str) -> None:
-    menace("init")
+    menace("init", "--empty-box", "resign")
     query(db_url, "UPDATE beads SET count = 0 WHERE box_id = (SELECT id FROM boxes WHERE number = 1)")
     result = menace("play", input=EVERY_SQUARE, ok=False)
     assert result.exit_code == 1

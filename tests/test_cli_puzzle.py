@@ -117,7 +117,7 @@ def test_pegboard_prints_the_lecture_table() -> None:
 
 def test_pegboard_default_empty_is_the_seed_start() -> None:
     assert run(["pegboard"]).output == run(["pegboard", "--empty", "3,2"]).output
-    assert '"2 1" counting from 0' in run(["pegboard"]).output
+    assert "hole 5 (3,2) empty at the start." in run(["pegboard"]).output
 
 
 def test_pegboard_other_empty_hole_and_rows() -> None:

@@ -79,4 +79,5 @@ def test_bad_values_exit_2_with_one_line() -> None:
 
 def test_help_has_the_example_from_the_issue() -> None:
     result = run("--help")
-    assert "menace sweep --seeds 200 --games 1000 --vs perfect --beads 4,3,2,1 --beads 8,4,2,1" in result.output
+    assert ("menace sweep --seeds 200 --games 1000 --vs perfect --preset michie-1961 --beads 4,3,2,1 "
+            "--beads 8,4,2,1") in result.output

@@ -129,9 +129,11 @@ def test_a_second_player_stops_when_a_first_move_box_empties(db_url: str) -> Non
 
 def test_a_tournament_between_machines_stops_when_the_other_ones_opening_empties(menace: Invoke) -> None:
     menace("init")
-    menace("-m", "second", "init", "--side", "O", "--reinforce", "0,0,-1")
-    out = menace("tournament", "--vs", "menace:second", "-n", "20000", "--seed", "1").output
-    assert "Stopped after game" in out and "of 'second' is empty" in out
+    menace("-m", "second", "init", "--side", "O", "--reinforce", "0,0,-1", "--empty-box", "resign")
+    result = menace("tournament", "--vs", "menace:second", "-n", "20000", "--seed", "1", ok=False)
+    assert result.exit_code == 3, result.output  # EXIT_STOPPED_EARLY
+    out = result.output
+    assert "Stopped early, after game" in out and "of 'second' is empty" in out
     assert "menace -m second reconcile" in out
     assert "OK" in menace("check", "--all").output
 

@@ -86,3 +86,11 @@ def test_only_the_games_and_their_players_name_a_game() -> None:
         if "TICTACTOE" in path.read_text(encoding="utf-8") or "HEXAPAWN" in path.read_text(encoding="utf-8"):
             named.append(name)
     assert named == []
+
+
+def test_use_cases_and_layout_draw_nothing() -> None:
+    """No click and no matplotlib in the use cases; the label layout is apart from its drawing."""
+    for name, path in modules():
+        if layer_of(name) == "app" or name.endswith("_layout"):
+            roots = {t.split(".")[0] for t in imports(path)}
+            assert not roots & {"click", "matplotlib"}, name

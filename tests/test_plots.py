@@ -178,3 +178,19 @@ def test_other_extensions_are_refused_before_any_work(tmp_path: Path) -> None:
     with pytest.raises(plots.PlotError):
         plots.output_format("plot")
     assert plots.output_format("A.PDF") == "pdf"
+
+
+def test_a_fresh_machine_shows_its_starting_box_and_ranges_and_log_draw(db_url: str, tmp_path: Path) -> None:
+    init_machine(db_url, "menace", MICHIE, None)
+    plot_beads(db_url, "menace", tmp_path / "fresh.png")
+    assert (tmp_path / "fresh.png").read_bytes().startswith(SIGNATURES["png"])
+    with open_machine(db_url, "menace", holder="a test") as m:
+        run_tournament(m, "smart", games=300, seed=1)
+    data = beads_plot_data(db_url, "menace", 1)
+    plots.render_beads(data, tmp_path / "first50.png", last=50)
+    plots.render_beads(data, tmp_path / "log.svg", log=True)
+    with pytest.raises(plots.PlotError, match="no games from 200 to 100"):
+        plots.render_beads(data, tmp_path / "bad.png", first=200, last=100)
+    assert [plots.compact(n) for n in (950, 12_500, 450_000, 1_200_000, 2_249_640)] == \
+        ["950", "12,500", "450k", "1.2M", "2.25M"]
+    assert series.default_window(21) == 10 and series.default_window(5) == 5  # no "last 2 games" zigzag

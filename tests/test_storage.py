@@ -12,6 +12,7 @@ from menace.app.machines import init_machine, open_machine
 from menace.app.tournament import run_tournament
 from menace.core.learner import MICHIE, Settings
 from menace.storage.database import (
+    DatabaseDamagedError,
     StorageError,
     alembic_config,
     downgrade,
@@ -66,7 +67,7 @@ def test_not_a_database(tmp_path: Path) -> None:
     bad = tmp_path / "notes.db"
     bad.write_text("shopping: beads, matchboxes\n" * 100)
     before = bad.read_bytes()
-    with pytest.raises(StorageError, match="not a menace database"):
+    with pytest.raises(DatabaseDamagedError, match="damaged or not a database at all"):
         open_database(f"sqlite:///{bad}")
     assert bad.read_bytes() == before
 

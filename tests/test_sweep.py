@@ -21,11 +21,12 @@ from menace.app.sweep import (
     write_csv,
     write_json,
 )
-from menace.core.learner import MICHIE, RUBYQUIZ, EmptyPolicy
+from menace.core.learner import MICHIE, MICHIE_1961, RUBYQUIZ, EmptyPolicy
 from menace.players import UnknownPlayerError
 from menace.render.sweep import plot_distributions
 
-MICHIE_SETTING = SweepSetting("michie", MICHIE)
+MICHIE_SETTING = SweepSetting("michie-1961", MICHIE_1961)
+"""Michie's exact machine: an empty box resigns, the opening box too."""
 
 
 def test_expand_settings_is_the_cross_product_of_the_values_given() -> None:

@@ -7,26 +7,42 @@ is stored with that block, and the next check only re-reads the bytes before it 
 replay), trusts that checkpoint if the checksum still comes out the same, and replays the games after
 it. ``full`` replays everything. A summarized block (games kept only as a tally) is crossed by its
 checkpoint: the beads after it are what the history says they are.
+
+
+Before anything is replayed, the machine's rows are read as they are stored (:func:`raw_faults`):
+missing tables, a damaged file, values menace never writes, tallies that do not match their games
+(a summarized block's tally is trusted: its games are gone), leases that cannot be read.
 """
 
 from __future__ import annotations
 
 from contextlib import closing
 from dataclasses import dataclass, field
+from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import exc as sa_exc
+from sqlalchemy import func, inspect, select, text
 from sqlalchemy.orm import Session
 
 from menace.app.history import gc_paused
 from menace.app.machines import CHECKPOINT_GAMES
 from menace.core.game import IllegalMoveError, canonical
-from menace.core.learner import build_boxes
-from menace.core.records import CorruptHistoryError, chain_digest, pack_beads, unpack_beads, unpack_block
+from menace.core.learner import DRAWN, SIDE_CHOICES, EmptyPolicy, Scope, SettingsError, build_boxes, parse_numbers
+from menace.core.records import (
+    CorruptHistoryError,
+    chain_digest,
+    pack_beads,
+    results_in,
+    unpack_beads,
+    unpack_block,
+    unpack_block_bounded,
+)
 from menace.core.replay import Replayer, ReplayError, compare
-from menace.games import find_game
+from menace.games import find_game, game_names
 from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo
 from menace.storage.database import (
+    DatabaseDamagedError,
     SchemaState,
     StorageError,
     check_location,
@@ -36,7 +52,7 @@ from menace.storage.database import (
     schema_state,
     session_scope,
 )
-from menace.storage.models import GameBlockRow
+from menace.storage.models import Base, GameBlockRow
 
 CHANGED = "has changed since it was verified"
 
@@ -65,10 +81,10 @@ class _Outcome:
 
 
 def check_database(url: str, machine: str | None = None, full: bool = False) -> CheckReport:
-    """Check the schema, every box and bead, and the history against the stored beads.
-
-    ``full``: replay every game, trusting nothing verified before.
-    """
+    """Check the schema, every box and bead, and the history against the stored beads: first the
+    rows as they are stored (:func:`raw_faults`), then, for a machine whose rows are readable, the
+    replay (from the last verified checkpoint, unless ``full``: every game, trusting nothing
+    verified before)."""
     check_location(url, create=False)
     db = make_engine(url)
     report = CheckReport(describe(db))
@@ -77,12 +93,27 @@ def check_database(url: str, machine: str | None = None, full: bool = False) -> 
         if state is not SchemaState.CURRENT:
             report.faults.append(f"schema is {state.value} (revision {rev}, this menace expects {head_revision()})")
             return report
+        with db.connect() as conn:
+            missing = sorted(set(Base.metadata.tables) - set(inspect(conn).get_table_names()))
+            if db.dialect.name == "sqlite":
+                for (line,) in conn.exec_driver_sql("PRAGMA quick_check(20)"):
+                    if line != "ok":
+                        report.faults.append(f"the file is damaged: {line}")
+        for table in missing:
+            report.faults.append(f"table {table} is missing")
+        if missing:
+            return report
         found: list[_Outcome] = []
         with session_scope(db) as s:
-            names = [machine] if machine else repo.machine_names(s)
+            names = [machine] if machine else [str(n) for n in s.execute(text("SELECT name FROM machines"))
+                                                .scalars()]
+            report.faults.extend(_lock_faults(s))
             for name in names:
                 report.machines.append(name)
-                found.append(_check_machine(s, name, report, full))
+                before = len(report.faults)
+                report.faults.extend(raw_faults(s, name))
+                if len(report.faults) == before:  # readable: now replay it
+                    found.append(_check_machine(s, name, report, full))
         extras = [e for f in found for e in f.extras]
         if extras:
             try:
@@ -90,6 +121,12 @@ def check_database(url: str, machine: str | None = None, full: bool = False) -> 
                     hrepo.set_block_extras(s, extras)
             except StorageError:
                 pass  # a read-only or busy database: checked all the same, remembered next time
+    except (sa_exc.DBAPIError, DatabaseDamagedError) as exc:
+        # Damage deep enough that reading stops: name it, as a fault, not a crash.
+        reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+        report.faults.append(f"the file is damaged: {reason}")
+    except StorageError:
+        raise
     finally:
         db.dispose()
     return report
@@ -130,6 +167,11 @@ def _check_machine(s: Session, name: str, report: CheckReport, full: bool) -> _O
             exp = expected[i]
             if exp.position != box.position or exp.initial != box.initial:
                 faults.append(f"{where}: position or initial beads differ from what the settings build")
+            if exp.move_number != box.move_number:
+                faults.append(f"{where}: stored as MENACE's move {box.move_number}, but it is move "
+                              f"{exp.move_number}")
+            if exp.side is not box.side:
+                faults.append(f"{where}: stored for side {box.side.name}, but it is {exp.side.name}'s box")
     fixes = repo.corrections(s, stored.id)
     trusted_at = None if full else s.scalar(
         select(func.max(GameBlockRow.first_game)).where(GameBlockRow.machine_id == stored.id,
@@ -223,3 +265,118 @@ def _replay(s: Session, name: str, machine_id: int, r: Replayer, fixes: list[rep
         return None
     out.extras.extend(verified)
     return r
+
+
+MAX_COUNT = 10**15
+"""No history a person could run gives a box this many beads of a colour (the 64-bit limit is far)."""
+
+
+def _time_ok(value: object) -> bool:
+    if value is None:
+        return True
+    try:
+        datetime.fromisoformat(str(value))
+    except ValueError:
+        return False
+    return True
+
+
+def _lock_faults(s: Session) -> list[str]:
+    out = []
+    for machine_id, acquired, beat, pid in s.execute(
+            text("SELECT machine_id, acquired_at, heartbeat_at, pid FROM machine_locks")):
+        if not (_time_ok(acquired) and _time_ok(beat)) or not isinstance(pid, int):
+            out.append(f"the lease on machine #{machine_id} is unreadable (remove it with: menace unlock)")
+    return out
+
+
+def raw_faults(s: Session, name: str) -> list[str]:
+    """Faults found by reading the machine's rows as they are stored, before anything trusts
+    them: values menace never writes, rows pointing at nothing, figures that do not add up."""
+    row = s.execute(text("SELECT id, game, side, schedule, empty_policy, scope, reward_win, reward_draw, "
+                         "reward_loss, created_at FROM machines WHERE name = :n"), {"n": name}).first()
+    if row is None:
+        return [f"no machine named {name!r}"]
+    mid, game_name, side, schedule, policy, scope, *rewards, created = row
+    out: list[str] = []
+    where = f"{name}:"
+    moves = 256
+    if game_name not in game_names():
+        out.append(f"{where} game {game_name!r} is not one menace knows")
+    else:
+        moves = find_game(str(game_name)).move_count
+    if side not in SIDE_CHOICES:
+        out.append(f"{where} side {side!r} is not X, O or both")
+    try:
+        if any(v < 1 for v in parse_numbers(str(schedule))):
+            raise SettingsError("a schedule below 1")
+    except SettingsError:
+        out.append(f"{where} initial beads {schedule!r} are not a list of whole numbers of at least 1")
+    if policy not in {p.value for p in EmptyPolicy}:
+        out.append(f"{where} empty-box policy {policy!r} is not one menace knows")
+    if scope not in {x.value for x in Scope}:
+        out.append(f"{where} reinforcement scope {scope!r} is not one menace knows")
+    if any(not isinstance(r, int) for r in rewards):
+        out.append(f"{where} reinforcement {rewards!r} is not whole numbers")
+    if not _time_ok(created):
+        out.append(f"{where} its date of creation {created!r} is not a date")
+    for number, bside, move_number, position in s.execute(text(
+            "SELECT number, side, move_number, position FROM boxes WHERE machine_id = :m ORDER BY number"),
+            {"m": mid}):
+        if bside not in ("X", "O") or not isinstance(move_number, int) or not isinstance(number, int) \
+                or not isinstance(position, str):
+            out.append(f"{where} box {number!r} has side {bside!r}, move {move_number!r}: not values menace writes")
+    for number, move, count, initial in s.execute(text(
+            "SELECT b.number, d.move, d.count, d.initial FROM beads d JOIN boxes b ON b.id = d.box_id "
+            "WHERE b.machine_id = :m"), {"m": mid}):
+        if not isinstance(count, int) or not isinstance(initial, int) or not isinstance(move, int):
+            out.append(f"{where} box {number} has a bead count {count!r} (initial {initial!r}): not a whole number")
+        elif not 0 <= move < moves:
+            out.append(f"{where} box {number} has beads for move {move}, which {game_name} has not")
+        elif count > MAX_COUNT:  # (a negative count is named by the replay, which it does not stop)
+            out.append(f"{where} box {number} has {count:,} beads of one colour (more than {MAX_COUNT:,})")
+    runs = {r for (r,) in s.execute(text("SELECT id FROM runs WHERE machine_id = :m"), {"m": mid})}
+    for run_id, started, ended in s.execute(text("SELECT id, started_at, ended_at FROM runs WHERE machine_id = :m"),
+                                            {"m": mid}):
+        if not (_time_ok(started) and _time_ok(ended)):
+            out.append(f"{where} run {run_id} has a date that is not one ({started!r}, {ended!r})")
+    expected_first = 1
+    for first, n, wins, draws, losses, run_id, data, beads, kept in s.execute(text(
+            "SELECT first_game, n_games, wins, draws, losses, run_id, data, beads, kept FROM game_blocks "
+            "WHERE machine_id = :m ORDER BY first_game"), {"m": mid}):
+        at = f"{where} the block from game {first!r}"
+        if run_id not in runs:
+            out.append(f"{at} belongs to run {run_id!r}, which does not exist")
+        if not all(isinstance(v, int) for v in (first, n, wins, draws, losses)) or not isinstance(data, bytes) \
+                or not (beads is None or isinstance(beads, bytes)) or kept not in (True, False):
+            out.append(f"{at} holds values menace never writes")
+            continue
+        if first != expected_first:
+            out.append(f"{at} does not follow the game before it (expected game {expected_first:,})")
+        expected_first = first + n
+        if not kept:
+            # A summary: its games are gone, so its tally is all there is (trusted, as long as it adds
+            # up); the beads after it carry the history on.
+            if data or beads is None:
+                out.append(f"{at} is a summary {'with games' if data else 'without the beads after it'}")
+            elif (wins + draws + losses) != n or min(wins, draws, losses) < 0:
+                out.append(f"{at} is a summary of {n:,} games, but says {wins}/{draws}/{losses} won/drawn/lost "
+                           f"(forged or damaged tallies)")
+            continue
+        tally = [0, 0, 0]
+        try:
+            for i, (side, winner) in enumerate(results_in(unpack_block_bounded(data, n))):
+                if side not in (1, 2) or not winner:
+                    raise CorruptHistoryError(f"bad game record (game {first + i:,})")
+                tally[0 if winner == side else 1 if winner == DRAWN else 2] += 1
+        except CorruptHistoryError as exc:
+            out.append(f"{at} says it holds {n:,} games, but: {exc}")
+            continue
+        if [wins, draws, losses] != tally:
+            out.append(f"{at} says {wins}/{draws}/{losses} won/drawn/lost, but its games give "
+                       f"{tally[0]}/{tally[1]}/{tally[2]} (forged or damaged tallies)")
+    for count, after in s.execute(text(
+            "SELECT count, after_game FROM corrections WHERE machine_id = :m"), {"m": mid}):
+        if not isinstance(count, int) or count < 0 or not isinstance(after, int):
+            out.append(f"{where} a correction sets {count!r} beads after game {after!r}: not a count")
+    return out

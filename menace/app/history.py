@@ -171,7 +171,7 @@ def replay_game(url: str, name: str, number: int) -> ReplayedGame:
         played = repo.games_played(s, stored.id)
         if not 1 <= number <= played:
             raise GameNotFoundError(
-                f"no game {number}: {name!r} has played {played:,} games" if played
+                f"no game {number}: {name!r} has played {played:,} game{'s' if played != 1 else ''}" if played
                 else f"no game {number}: {name!r} has played no games yet"
             )
         summary = hrepo.summarized_block_at(s, stored.id, number)
@@ -232,7 +232,8 @@ def undo_games(url: str, name: str, n: int = 1) -> UndoResult:
                 if played == 0:
                     raise NothingToUndoError(f"{name!r} has played no games: nothing to undo")
                 if n > played:
-                    raise NothingToUndoError(f"{name!r} has played only {played:,} games; cannot undo {n:,}")
+                    raise NothingToUndoError(f"{name!r} has played only {played:,} game{'s' if played != 1 else ''}; "
+                                             f"cannot undo {n:,}")
                 keep = played - n
                 inside = hrepo.summarized_block_at(s, stored.id, keep)
                 if inside is not None and inside.last_game > keep:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from sqlalchemy import Engine as DbEngine
@@ -13,14 +13,25 @@ from sqlalchemy.orm import Session
 
 from menace.core.errors import InvalidInputError, NotFoundError
 from menace.core.game import Game, IllegalMoveError, Side, canonical
-from menace.core.learner import Box, GameRecord, Learner, Settings
+from menace.core.learner import (
+    PRESETS,
+    Box,
+    EmptyPolicy,
+    GameRecord,
+    Learner,
+    Scope,
+    Settings,
+    SettingsError,
+    parse_reinforcement,
+    parse_schedule,
+)
 from menace.core.match import MenacePlayer
 from menace.core.records import GameBuffer, pack_beads
 from menace.core.replay import bead_layout
-from menace.games import find_game
+from menace.games import DEFAULT_PRESETS, PRESET_GAMES, find_game
 from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo
-from menace.storage.database import open_database, session_scope
+from menace.storage.database import DatabaseBusyError, open_database, session_scope
 from menace.storage.leases import Heartbeat, Lease, break_lease, holder_of
 from menace.storage.leases import acquire as acquire_lease
 
@@ -73,6 +84,53 @@ def summarize(stored: repo.StoredMachine, boxes: Sequence[Box]) -> MachineSummar
         dict(sorted(by_move.items())), sum(beads_by_move.values()), dict(sorted(beads_by_move.items())),
         [b.number for b in boxes if b.total == 0],
     )
+
+
+SIDE_WORDS = {"x": "X", "o": "O", "both": "both", "first": "X", "second": "O", "white": "X", "black": "O",
+              "him": "X", "her": "O"}
+"""Ways to name MENACE's side: first or second, and Hexapawn's colours and names."""
+
+
+def settings_for(game: str = "tictactoe", preset: str | None = None, *, side: str | None = None,
+                 schedule: str | None = None, reinforcement: str | None = None, scope: str | None = None,
+                 all_squares: bool | None = None, symmetry: bool | None = None,
+                 empty_box: str | None = None) -> tuple[Game, Settings, str]:
+    """What ``menace init`` builds from its options given as text (a web form, say): the game,
+    the settings and the label stored with them (``"michie"`` or ``"michie, modified"``).
+    :class:`SettingsError` (or an unknown game's error) for anything that makes no sense.
+
+    >>> settings_for(schedule="8,4,2,1")[1].schedule, settings_for(schedule="8,4,2,1")[2]
+    ((8, 4, 2, 1), 'michie, modified')
+    """
+    chosen = find_game(game)
+    preset = preset or DEFAULT_PRESETS[chosen.name]
+    if preset not in PRESETS:
+        raise SettingsError(f"unknown preset {preset!r}; choose from {', '.join(PRESETS)}")
+    if PRESET_GAMES[preset] != chosen.name:
+        raise SettingsError(f"{preset} is a preset for {PRESET_GAMES[preset]}, not {chosen.name}")
+    base = PRESETS[preset]
+    changes: dict[str, object] = {}
+    if side is not None:
+        if side.lower() not in SIDE_WORDS:
+            raise SettingsError(f"side must be X, O or both, not {side!r}")
+        changes["side"] = SIDE_WORDS[side.lower()]
+    if schedule is not None:
+        changes["schedule"] = parse_schedule(schedule)
+    if reinforcement is not None:
+        changes["win"], changes["draw"], changes["loss"] = parse_reinforcement(reinforcement)
+    for key, value, kind in (("scope", scope, Scope), ("empty_policy", empty_box, EmptyPolicy)):
+        if value is not None:
+            try:
+                changes[key] = kind(value)
+            except ValueError:
+                raise SettingsError(f"{key.replace('_', ' ')} must be one of "
+                                    f"{', '.join(str(v.value) for v in kind)}, not {value!r}") from None
+    if all_squares is not None:
+        changes["all_squares"] = all_squares
+    if symmetry is not None:
+        changes["symmetry"] = symmetry
+    settings = replace(base, **changes)  # type: ignore[arg-type]
+    return chosen, settings, preset if settings == base else f"{preset}, modified"
 
 
 def init_machine(url: str, name: str, settings: Settings, preset: str | None, replace: bool = False,
@@ -212,7 +270,8 @@ def open_machine(url: str, name: str, holder: str | None = None) -> Iterator[Ope
             yield OpenMachine(db, stored, lease)
         finally:
             beat.stop()
-            with session_scope(db, write=True) as s:
+            # A database busy past the timeout here costs nothing: the lease expires by itself.
+            with suppress(DatabaseBusyError), session_scope(db, write=True) as s:
                 lease.release(s)
     finally:
         db.dispose()
@@ -264,7 +323,7 @@ def find_box(url: str, name: str, which: str) -> BoxView:
         db.dispose()
     boxes = stored.boxes
     if which.strip().isascii() and which.strip().isdigit():  # not "٣": a digit of another script
-        n = int(which)
+        n = int(which) if len(which.strip()) <= 12 else 10**12  # never a 5,000-digit conversion
         if not 1 <= n <= len(boxes):
             raise BoxNotFoundError(f"no box {n}: {name!r} has boxes 1 to {len(boxes)}")
         return BoxView(find_game(stored.game), boxes[n - 1], name, stored.settings, colours=stored.colours)
@@ -333,6 +392,8 @@ def learning_partner(url: str, name: str, against: OpenMachine, side: Side | Non
         raise InvalidInputError("a machine cannot play itself here", hint="build a second machine to play against it")
     sides = (side,) if side else against.learner.settings.sides
     with open_machine(url, partner, holder=f"a tournament against {opponent_of}") as m:
+        if m.game.name != against.game.name:
+            raise InvalidInputError(f"machine {partner!r} plays {m.game.title}, not {against.game.title}")
         needed = {s.other for s in sides}
         missing = needed - set(m.learner.settings.sides)
         if missing:
@@ -394,3 +455,33 @@ def load_stored(url: str, name: str) -> repo.StoredMachine:
             return repo.load_machine(s, name)
     finally:
         db.dispose()
+
+
+@dataclass(frozen=True)
+class Recount:
+    """A box being counted by hand (``menace reconcile``), under the machine's lease."""
+
+    machine: OpenMachine
+    box: Box
+    beads: dict[int, int]
+    """What the database says the box holds now, by bead."""
+
+    def apply(self, counts: dict[int, int], reason: str) -> list[tuple[int, int, int]]:
+        """Set the counted beads, recorded as a correction; ``(bead, before, after)`` for each change."""
+        unknown = [m for m in counts if m not in self.box.initial]
+        if unknown:
+            what = self.machine.game.move_name(unknown[0])
+            raise InvalidInputError(f"box {self.box.number} holds no beads for {what}")
+        return self.machine.correct(self.box.number - 1, {**self.beads, **counts}, reason)
+
+
+@contextmanager
+def recount(url: str, name: str, box_number: int, holder: str) -> Iterator[Recount]:
+    """Open box ``box_number`` of a machine to be recounted; the lease is held until the block ends."""
+    with open_machine(url, name, holder=holder) as m:
+        boxes = m.learner.boxes
+        if not 1 <= box_number <= len(boxes):
+            raise BoxNotFoundError(f"no box {box_number}: {name!r} has boxes 1 to {len(boxes)}")
+        box = boxes[box_number - 1]
+        counts = m.learner.counts[box_number - 1]
+        yield Recount(m, box, {mv: counts[mv] for mv in box.initial})

@@ -92,7 +92,7 @@ def default_window(games: int) -> int:
     """100 games, fewer for a short history, more (0.5 %) for a very long one."""
     if games >= 20_000:
         return games // 200
-    return max(1, min(100, games // 10))
+    return max(min(games, 10), min(100, games // 10))  # never fewer than 10: no 0/50/100% zigzag
 
 
 def sample_points(first: int, last: int, points: int) -> list[int]:

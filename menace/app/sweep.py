@@ -29,6 +29,7 @@ and nothing is stored here unless asked (:func:`store_machines`, in the calling 
 from __future__ import annotations
 
 import csv
+import io
 import itertools
 import json
 import math
@@ -43,6 +44,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from menace.app.files import write_text
 from menace.app.pools import DaskPool
 from menace.core.errors import InvalidInputError
 from menace.core.game import Game, Side
@@ -413,6 +415,21 @@ _WORKER = threading.local()
 tasks side by side): its trainers per game, kept between tasks."""
 
 
+PARENT_CHECK_SECONDS = 0.5
+
+
+def _watch_parent(parent: int) -> None:
+    """In a local pool worker: end this process as soon as the sweep that started it is gone
+    (killed with SIGKILL, say), instead of waiting on its pipe for ever."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent watchdog", daemon=True).start()
+
+
 def _run_task(task: _Task, trainer: Trainer | None = None) -> list[RunResult]:
     if trainer is None:
         trainers: dict[str, Trainer] = _WORKER.__dict__.setdefault("trainers", {})
@@ -475,7 +492,10 @@ def run_sweep(
             if progress is not None:
                 progress(done, total)
     else:
-        with dask or ProcessPoolExecutor(max_workers=workers) as pool:
+        # A local worker ends itself when the sweep dies (see _watch_parent).
+        pool_of = dask if dask is not None else ProcessPoolExecutor(
+            max_workers=workers, initializer=_watch_parent, initargs=(os.getpid(),))
+        with pool_of as pool:
             futures = {pool.submit(_run_task, task): i for i, task in enumerate(tasks)}
             for future in as_completed(futures):
                 i = futures[future]
@@ -582,11 +602,12 @@ RUN_FIELDS = list(RunResult.__dataclass_fields__)[:-1]
 
 def write_csv(result: SweepResult, path: str | Path) -> None:
     """A row per run (every figure of :class:`RunResult`); empty cells where a run has none."""
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=RUN_FIELDS)
-        writer.writeheader()
-        for run in result.runs:
-            writer.writerow({k: "" if v is None else v for k, v in run.row().items()})
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=RUN_FIELDS)
+    writer.writeheader()
+    for run in result.runs:
+        writer.writerow({k: "" if v is None else v for k, v in run.row().items()})
+    write_text(path, text.getvalue())
 
 
 def settings_dict(settings: Settings) -> dict[str, Any]:
@@ -594,12 +615,14 @@ def settings_dict(settings: Settings) -> dict[str, Any]:
         "side": settings.side, "schedule": list(settings.schedule), "win": settings.win,
         "draw": settings.draw, "loss": settings.loss, "all_squares": settings.all_squares,
         "symmetry": settings.symmetry, "empty_policy": settings.empty_policy.value,
+        "scope": settings.scope.value, "forced_boxes": settings.forced_boxes,
     }
 
 
 def to_json(result: SweepResult) -> dict[str, Any]:
     """The sweep as plain data: what was run, the summary per setting and every run."""
     return {
+        "game": result.game,
         "opponent": result.opponent,
         "games": result.games,
         "seeds": result.seeds,
@@ -631,9 +654,7 @@ def _summary_dict(row: SummaryRow) -> dict[str, Any]:
 
 
 def write_json(result: SweepResult, path: str | Path) -> None:
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(to_json(result), f, indent=1)
-        f.write("\n")
+    write_text(path, json.dumps(to_json(result), indent=1) + "\n")
 
 
 # -- storing -----------------------------------------------------------------------------------

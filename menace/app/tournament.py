@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
@@ -11,11 +12,13 @@ from dataclasses import dataclass
 from types import FrameType
 
 from menace.app.machines import LearningPartner, OpenMachine
+from menace.core.errors import UnavailableError
 from menace.core.game import Side
 from menace.core.learner import DRAWN, Learner, TreeOpponent, play_learners
 from menace.core.match import MenacePlayer, play_game
 from menace.core.records import GameBuffer
 from menace.players import Player, RulePlayer, find_player, split_name
+from menace.storage.database import DatabaseBusyError
 
 FLUSH_SECONDS = 1.0
 """How often a tournament writes its games: a killed process loses at most this much."""
@@ -132,6 +135,7 @@ def run_tournament(
     flush_seconds: float = FLUSH_SECONDS,
     handle_signals: bool = False,
     keep_games: int | None = KEEP_GAMES,
+    waiting: Waiting | None = None,
 ) -> TournamentResult:
     """Play ``games`` games (or for ``seconds``) against ``opponent``, saving every second.
 
@@ -141,6 +145,8 @@ def run_tournament(
     have begun; while the opponent prepares (``td`` trains itself first) they raise
     :class:`Interrupted`: no game has been played, nothing is stored. Every game of the run's
     first ``keep_games`` is stored, then per-block summaries (see :data:`KEEP_GAMES`); None keeps all.
+    A save that meets a busy database waits and tries again (see :func:`save_with_retry`), telling
+    ``waiting``; ``progress`` hears only of games already stored.
     """
     if games is None and seconds is None:
         raise ValueError("give a number of games or a duration")
@@ -160,13 +166,13 @@ def run_tournament(
     signals = stop_on_signals(stop) if handle_signals else nullcontext(stop)
     with signals:
         return _play_tournament(machine, player, opponent, seed, rng, sides, games, seconds, stop, progress,
-                                flush_seconds, keep_games)
+                                flush_seconds, keep_games, waiting)
 
 
 def _play_tournament(
     machine: OpenMachine, player: Player, opponent: str, seed: int, rng: random.Random, sides: tuple[Side, ...],
     games: int | None, seconds: float | None, stop: StopFlag, progress: Callable[[Progress], None] | None,
-    flush_seconds: float, keep_games: int | None = KEEP_GAMES,
+    flush_seconds: float, keep_games: int | None = KEEP_GAMES, waiting: Waiting | None = None,
 ) -> TournamentResult:
     learner = machine.learner
     table = learner.options_table(player.options) if isinstance(player, RulePlayer) else None
@@ -180,7 +186,9 @@ def _play_tournament(
         by_tree = player.tree_opponent()
     pending = GameBuffer()
     wins = draws = losses = 0
-    run_id = machine.start_run("tournament", opponent, seed)
+    runs: list[int] = []
+    save_with_retry(lambda: runs.append(machine.start_run("tournament", opponent, seed)), 0, waiting)
+    run_id = runs[0]
     start = last_flush = last_report = time.perf_counter()
     stopped: str | None = None
     nsides = len(sides)
@@ -222,19 +230,21 @@ def _play_tournament(
             keeping = keep_games is None or wins + draws + losses < keep_games
             if now - last_flush >= flush_seconds or (keeping and (len(pending.data) >= FLUSH_BYTES
                                                                   or pending.games >= FLUSH_GAMES)):
-                wins, draws, losses = _save(machine, player, run_id, pending, (wins, draws, losses), keep=keep_games)
+                wins, draws, losses = _save(machine, player, run_id, pending, (wins, draws, losses), keep=keep_games,
+                                            waiting=waiting)
                 last_flush = now
             if progress is not None and now - last_report >= 0.2:
-                progress(Progress(wins + draws + losses + pending.games, games, now - start, seconds,
-                                  wins + pending.wins, draws + pending.draws, losses + pending.losses))
+                # Only stored games: never show a game as played that might not be stored.
+                progress(Progress(wins + draws + losses, games, now - start, seconds, wins, draws, losses))
                 last_report = now
             if seconds is not None and now - start >= seconds:
                 break
     finally:
         # Whatever ends the loop (the target, a signal, an error in a player), every finished
-        # game is written before we go.
-        wins, draws, losses = _save(machine, player, run_id, pending, (wins, draws, losses), end=True,
-                                    keep=keep_games)
+        # game is written before we go; unless the database stayed busy past the bound already.
+        if not isinstance(sys.exc_info()[1], SaveWaitError):
+            wins, draws, losses = _save(machine, player, run_id, pending, (wins, draws, losses), end=True,
+                                        keep=keep_games, waiting=waiting)
     elapsed = time.perf_counter() - start
     done = wins + draws + losses
     if progress is not None:
@@ -287,17 +297,58 @@ def _play_general(machine: OpenMachine, player: Player, side: Side, rng: random.
     return rec.winner, rec.moves
 
 
+BUSY_WAIT_SECONDS = 300.0
+"""How long a flush waits, in all, for a database another writer keeps busy (a long ``undo`` on
+another machine of the same file) before the tournament gives up; it tries again meanwhile."""
+BUSY_RETRY_SECONDS = 1.0
+
+
+class SaveWaitError(UnavailableError):
+    """The database stayed busy for longer than :data:`BUSY_WAIT_SECONDS`: games not stored."""
+
+
+Waiting = Callable[[float, float, int], None]
+"""Hears ``(seconds waited, the most it will wait, games waiting to be stored)`` while a flush waits."""
+
+
+def save_with_retry(save: Callable[[], None], games: int, waiting: Waiting | None = None,
+                    limit: float | None = None, pause: float | None = None) -> None:
+    """Run ``save`` (one transaction); while the database is busy, wait and try again, up to
+    ``limit`` seconds in all (each try waits the busy timeout too). Nothing is dropped: either
+    the games are stored, or :class:`SaveWaitError` says how many were not."""
+    limit = BUSY_WAIT_SECONDS if limit is None else limit
+    pause = BUSY_RETRY_SECONDS if pause is None else pause
+    start = time.monotonic()
+    while True:
+        try:
+            save()
+            return
+        except DatabaseBusyError:
+            waited = time.monotonic() - start
+            if waited >= limit:
+                raise SaveWaitError(
+                    f"the database stayed busy for {waited:.0f} s (another writer); the last {games:,} games "
+                    f"played could not be stored and are lost; every game before them is stored",
+                    hint="run the long command (an undo, an import) when no tournament is running",
+                ) from None
+            if waiting is not None:
+                waiting(waited, limit, games)
+            time.sleep(pause)
+
+
 def _save(machine: OpenMachine, player: Player, run_id: int, pending: GameBuffer,
-          tally: tuple[int, int, int], end: bool = False, keep: int | None = KEEP_GAMES) -> tuple[int, int, int]:
-    """Write the pending games; the running wins, draws and losses including them.
+          tally: tuple[int, int, int], end: bool = False, keep: int | None = KEEP_GAMES,
+          waiting: Waiting | None = None) -> tuple[int, int, int]:
+    """Write the pending games, waiting out a busy database (bounded, reported through
+    ``waiting``); the running wins, draws and losses including them.
 
     The games are kept while the run has stored fewer than ``keep`` (a block that crosses the
     line is kept whole); after that, only the block's summary.
     """
     kept = keep is None or sum(tally) < keep
     if isinstance(player, LearningPartner):
-        player.save(end, kept)
-    machine.save(run_id, pending, end_run=end, kept=kept)
+        save_with_retry(lambda: player.save(end, kept), player.buffer.games, waiting)
+    save_with_retry(lambda: machine.save(run_id, pending, end_run=end, kept=kept), pending.games, waiting)
     w, d, l_ = tally
     tally = (w + pending.wins, d + pending.draws, l_ + pending.losses)
     pending.clear()

@@ -14,31 +14,28 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from menace.core.errors import DamagedError
-from menace.core.learner import EmptyPolicy, Scope, Settings, build_boxes, format_numbers, parse_numbers
-from menace.core.records import CorruptHistoryError, Layout, unpack_beads, unpack_block
+from menace.app.files import write_text
+from menace.app.machine_file import (
+    FORMAT,
+    MAX_FILE_BYTES,
+    VERSION,
+    MachineFileError,
+    check_machine_content,
+    loads,
+)
+from menace.core.learner import DRAWN, Settings, build_boxes, parse_numbers
+from menace.core.records import CorruptHistoryError, Layout, results_in, unpack_beads, unpack_block_bounded
 from menace.core.replay import Replayer, ReplayError
 from menace.games import find_game
 from menace.storage import repository as repo
-from menace.storage.database import open_database, session_scope
+from menace.storage.database import DatabaseDamagedError, open_database, session_scope
 from menace.storage.leases import acquire as acquire_lease
 from menace.storage.transfer_repo import (
     BlockDump,
-    BoxDump,
-    CorrectionDump,
     MachineDump,
-    RunDump,
     dump_machine,
     load_machine_dump,
 )
-
-FORMAT = "menace-machine"
-VERSION = 2
-"""2: a block may carry the beads after its last game (``beads``) and be a summary (``kept`` false)."""
-
-
-class MachineFileError(DamagedError):
-    """A machine file that cannot be imported: damaged, truncated, foreign or from a newer menace."""
 
 
 def _time(t: datetime | None) -> str | None:
@@ -54,6 +51,10 @@ def export_machine(url: str, name: str) -> dict[str, Any]:
     finally:
         db.dispose()
     game = find_game(d.game)
+    if any(not 0 <= mv < game.move_count for b in d.boxes for mv, _, _ in b.beads) \
+            or any(not 0 <= c.move < game.move_count for c in d.corrections):
+        raise DatabaseDamagedError(f"machine {name!r} holds beads for moves {game.name} has not; nothing was "
+                                   f"exported; run 'menace check' to see what is damaged")
     body: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
@@ -97,16 +98,6 @@ def _block_json(b: BlockDump) -> dict[str, Any]:
     return out
 
 
-def _block_from_json(b: dict[str, Any]) -> BlockDump:
-    beads = b.get("beads")
-    kept = b.get("kept", True)
-    if not isinstance(kept, bool) or (beads is not None and not isinstance(beads, str)):
-        raise TypeError("a block's beads or kept flag")
-    return BlockDump(int(b["run"]), int(b["first_game"]), int(b["games"]), int(b["wins"]), int(b["draws"]),
-                     int(b["losses"]), base64.b64decode(b["data"], validate=True),
-                     None if beads is None else base64.b64decode(beads, validate=True), kept)
-
-
 def _replay_block(replayer: Replayer, block: BlockDump, layout: Layout, width: int) -> None:
     """Learn from one block of the file: its games, checked against its checkpoint if it has one; a
     summary is crossed by its checkpoint."""
@@ -118,7 +109,18 @@ def _replay_block(replayer: Replayer, block: BlockDump, layout: Layout, width: i
             raise MachineFileError(f"the beads after game {block.first_game + block.n_games - 1} are negative")
         replayer.resume(block.first_game + block.n_games - 1, counts)
         return
-    raw = unpack_block(block.data)
+    # Inflated no further than the block says it holds (a zip bomb stops there), then replayed.
+    raw = unpack_block_bounded(block.data, block.n_games)
+    tally = [0, 0, 0]
+    for side, winner in results_in(raw):
+        if side not in (1, 2) or not winner:
+            raise CorruptHistoryError(f"a bad game record in the block from game {block.first_game:,}")
+        tally[0 if winner == side else 1 if winner == DRAWN else 2] += 1
+    # The tally is recomputed from the games, never taken from the file.
+    if [block.wins, block.draws, block.losses] != tally:
+        raise MachineFileError(
+            f"the block from game {block.first_game:,} says {block.wins}/{block.draws}/{block.losses} "
+            f"won/drawn/lost, but its games give {tally[0]}/{tally[1]}/{tally[2]}")
     end = replayer.apply_packed(raw, 0, block.n_games, settle_end=False)
     if end != len(raw) or replayer.games != block.first_game + block.n_games - 1:
         raise MachineFileError(f"a block of the history does not hold the {block.n_games} games it says")
@@ -133,69 +135,40 @@ def checksum(body: dict[str, Any]) -> str:
     return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
-def write_machine_file(body: dict[str, Any], path: Path) -> None:
-    text = json.dumps(body, indent=1, ensure_ascii=False) + "\n"
-    tmp = path.with_name(path.name + ".part")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)  # never a half-written file under the real name
+def write_machine_file(body: dict[str, Any], path: Path | str) -> None:
+    """Write the file safely (:mod:`menace.app.files`): whole or not at all, never through a link."""
+    write_text(path, json.dumps(body, indent=1, ensure_ascii=False) + "\n")
 
 
 def read_machine_file(path: Path) -> dict[str, Any]:
+    """The file's JSON, read within bounds, with its format, version and checksum checked (see
+    :func:`parse_machine_file`); the content is checked by :func:`import_machine`."""
     try:
-        text = path.read_text(encoding="utf-8")
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise MachineFileError(f"{path} is {size:,} bytes: too large for a machine file")
+        data = path.read_bytes()
     except FileNotFoundError:
         raise MachineFileError(f"no file {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise MachineFileError(f"{path} cannot be read as a machine file: {exc}") from None
+    return parse_machine_file(data, str(path))
+
+
+def parse_machine_file(data: bytes, label: str = "the file") -> dict[str, Any]:
+    """A machine file's bytes read within bounds (:func:`~menace.app.machine_file.loads`: digits,
+    depth, no floats) and checked for format, version and checksum; :class:`MachineFileError`
+    naming ``label`` (the file's name) otherwise. Its content is checked by :func:`import_machine`."""
+    if len(data) > MAX_FILE_BYTES:
+        raise MachineFileError(f"{label} is {len(data):,} bytes: too large for a machine file")
     try:
-        body = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise MachineFileError(
-            f"{path} is damaged or truncated (not valid JSON: {exc.msg} at line {exc.lineno})") from None
-    if not isinstance(body, dict) or body.get("format") != FORMAT:
-        raise MachineFileError(f"{path} is not a menace machine file")
-    version = body.get("version")
-    if not isinstance(version, int) or version > VERSION:
-        raise MachineFileError(f"{path} is version {version} of the machine file; this menace reads up to {VERSION}")
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MachineFileError(f"{label} cannot be read as a machine file: {exc}") from None
+    body = loads(text, label)
     if body.get("checksum") != checksum(body):
-        raise MachineFileError(f"{path} is damaged: its checksum does not match its content")
+        raise MachineFileError(f"{label} is damaged: its checksum does not match its content")
     return body
-
-
-def _parse_time(text: Any) -> datetime:
-    if not isinstance(text, str):
-        raise TypeError("a time")
-    return datetime.fromisoformat(text)
-
-
-def _to_dump(body: dict[str, Any], rename: str | None) -> tuple[MachineDump, Settings]:
-    m = body["machine"]
-    st = m["settings"]
-    game = find_game(m["game"])
-    settings = Settings(
-        side=st["side"], schedule=tuple(int(x) for x in st["schedule"]), win=int(st["reinforcement"]["win"]),
-        draw=int(st["reinforcement"]["draw"]), loss=int(st["reinforcement"]["loss"]),
-        all_squares=bool(st["all_squares"]), symmetry=bool(st["symmetry"]), empty_policy=EmptyPolicy(st["empty_box"]),
-        scope=Scope(st.get("scope", "every")), forced_boxes=bool(st.get("forced_boxes", False)),
-    )
-    boxes = [
-        BoxDump(int(b["number"]), str(b["position"]), str(b["side"]), int(b["move"]),
-                sorted((game.parse_move(sq), int(v["initial"]), int(v["count"])) for sq, v in b["beads"].items()))
-        for b in body["boxes"]
-    ]
-    h = body["history"]
-    runs = [RunDump(str(r["kind"]), str(r["opponent"]), r["seed"], _parse_time(r["started_at"]),
-                    None if r["ended_at"] is None else _parse_time(r["ended_at"])) for r in h["runs"]]
-    blocks = [_block_from_json(b) for b in h["blocks"]]
-    fixes = [CorrectionDump(int(c["after_game"]), int(c["box"]), game.parse_move(c["square"]), int(c["count"]),
-                            str(c["reason"]), _parse_time(c["created_at"])) for c in h["corrections"]]
-    dump = MachineDump(
-        rename or str(m["name"]), game.name, settings.side, format_numbers(settings.schedule), settings.win,
-        settings.draw, settings.loss, settings.all_squares, settings.symmetry, settings.empty_policy.value,
-        m["preset"], _parse_time(m["created_at"]), boxes, runs, blocks, fixes, settings.scope.value,
-        settings.forced_boxes, m.get("colours"),
-    )
-    return dump, settings
 
 
 def verify(dump: MachineDump, settings: Settings) -> None:
@@ -225,12 +198,7 @@ def verify(dump: MachineDump, settings: Settings) -> None:
 def import_machine(url: str, body: dict[str, Any], rename: str | None = None,
                    replace: bool = False) -> tuple[str, int, int]:
     """Check the file's content, then store the machine in one transaction: (name, boxes, games)."""
-    try:
-        dump, settings = _to_dump(body, rename)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        if isinstance(exc, MachineFileError):
-            raise
-        raise MachineFileError(f"the file's content is not a machine ({type(exc).__name__}: {exc})") from None
+    dump, settings = check_machine_content(body, rename)  # the strict schema, before anything else
     verify(dump, settings)
     db = open_database(url, create=True)
     try:

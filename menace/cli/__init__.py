@@ -8,12 +8,13 @@ in exactly one place, :meth:`MenaceGroup.invoke`.
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
 
 import click
 
 from menace import __version__
-from menace.cli.common import DEFAULT_MACHINE, AppContext, _machine_option, one_line
+from menace.cli.common import DEFAULT_MACHINE, EXIT_SIGINT, AppContext, _machine_option, one_line
 from menace.core.errors import MenaceError
 
 COMMANDS = {
@@ -40,6 +41,7 @@ COMMANDS = {
     "arena": ("menace.cli.arena:arena", "Play every player against every other and print who beat whom."),
     "sweep": ("menace.cli.sweep:sweep", "Train many machines from scratch, in parallel, and compare settings."),
     "puzzle": ("menace.cli.puzzle:puzzle", "Two puzzles: McLean's MAGIC and the pegboard triangle."),
+    "serve": ("menace.cli.serve:serve", "Show the machine in a browser: wall, play, train, learning, console."),
 }
 """Every command: where it lives and its one-line help (listed without importing it)."""
 
@@ -69,6 +71,10 @@ class MenaceGroup(click.Group):
         except MenaceError as exc:
             # The one place where the library's errors become what a terminal shows.
             raise click.ClickException(one_line(exc, ctx.invoked_subcommand)) from None
+        except KeyboardInterrupt:
+            # Ctrl-C outside a prompt (loading, drawing, writing): 130 as everywhere, not click's 1.
+            click.echo("\nInterrupted.", err=True)
+            sys.exit(EXIT_SIGINT)
 
 
 @click.group(cls=MenaceGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -93,4 +99,7 @@ def cli(ctx: click.Context, db: str | None, machine: str) -> None:
 
 
 def main() -> None:
-    cli(prog_name="menace")
+    try:
+        cli(prog_name="menace")
+    except KeyboardInterrupt:  # before a command began
+        sys.exit(EXIT_SIGINT)

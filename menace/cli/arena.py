@@ -110,7 +110,7 @@ def arena(
     \b
     Examples:
       menace arena -n 200 --players perfect,smart,random --heatmap arena.png
-      menace arena --players perfect,td,menace:first --seed 1
+      menace arena --players perfect,td,menace:menace --seed 1
     """
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)

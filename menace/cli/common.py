@@ -7,7 +7,6 @@ Nothing here imports SQLAlchemy or matplotlib, so that ``menace --help`` starts 
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 
+from menace.core import names
 from menace.core.colours import BeadColour, ColourError, default_colours, parse_colours
 from menace.core.errors import MenaceError
 
@@ -53,16 +53,13 @@ class AppContext:
 
 pass_app = click.make_pass_decorator(AppContext, ensure=True)
 
-MACHINE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-"""A machine's name: what ``-m``, ``--as``, ``--store`` and an imported file may use."""
-
-
 def check_machine_name(value: str) -> str:
-    """The name, or :class:`click.BadParameter` saying what a name may be."""
-    if not MACHINE_NAME.match(value):
-        raise click.BadParameter(f"{printable(value)!r}: a machine's name is 1 to 64 letters, digits, '-', '_' or "
-                                 f"'.', starting with a letter or digit")
-    return value
+    """The name, or :class:`click.BadParameter` saying what a name may be (the rule of
+    :mod:`menace.core.names`, the same for ``-m``, ``--as``, ``--store`` and imported files)."""
+    try:
+        return names.check_machine_name(value)
+    except names.MachineNameError as exc:
+        raise click.BadParameter(exc.message) from None
 
 
 def _machine_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -108,8 +105,7 @@ HINTS: dict[str, dict[str, str]] = {
 
 def printable(text: str) -> str:
     """``text`` with control characters (ANSI escapes, NUL, ...) shown as escapes, never obeyed."""
-    return "".join(ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode("ascii")
-                   for ch in text)
+    return names.safe_text(text)
 
 
 def one_line(exc: MenaceError, command: str | None) -> str:
@@ -167,9 +163,13 @@ def colours_option(ctx: click.Context, param: click.Parameter, value: str | None
 
 
 def machine_colours(stored: str | None, given: tuple[BeadColour, ...] | None,
-                    places_pieces: bool = True) -> tuple[BeadColour, ...]:
-    """The colours to use: those given now, else those stored with the machine, else the standard set."""
+                    places_pieces: bool = True, needed: int = 1) -> tuple[BeadColour, ...]:
+    """The colours to use: those given now (at least ``needed`` of them), else those stored with
+    the machine, else the standard set."""
     if given is not None:
+        if len(given) < needed:
+            raise click.BadParameter(f"this machine's game needs {needed} colours, not {len(given)}",
+                                     param_hint="'--colours'")
         return given
     if stored:
         return parse_colours(stored)

@@ -64,7 +64,7 @@ def history(app: AppContext, opponent: str | None, result: str | None, first: in
         click.echo(f"{found.machine!r} has played no games yet; try: menace tournament --vs smart -n 1000")
         return
     if not found.games:
-        click.echo(f"No games match; {found.machine!r} has played {found.played:,} games.")
+        click.echo(f"No games match; {found.machine!r} has played {plural(found.played, 'game')}.")
         return
     width = max(len(f"{found.games[-1].number:,}"), 4)
     opp_width = max(8, *(len(g.opponent) for g in found.games))
@@ -73,10 +73,11 @@ def history(app: AppContext, opponent: str | None, result: str | None, first: in
         moves = _moves(found.game, g.record)
         if ended_by_resignation(found.game, g.record):
             moves += " (MENACE resigns)"
-        click.echo(f"{g.number:>{width},}  {g.kind:<10}  {g.opponent:<{opp_width}}  {g.record.menace_side.name:<4}  "
+        side = found.game.side_names[g.record.menace_side]
+        click.echo(f"{g.number:>{width},}  {g.kind:<10}  {g.opponent:<{opp_width}}  {side:<5} "
                    f"{_result_word(g.record):<6}  {moves}")
     shown = len(found.games)
-    click.echo(f"{shown:,} game{'s' if shown != 1 else ''} shown; {found.machine!r} has played {found.played:,}. "
+    click.echo(f"{plural(shown, 'game')} shown; {found.machine!r} has played {found.played:,}. "
                f"See one move by move with: menace replay {found.games[-1].number}")
 
 
@@ -108,10 +109,12 @@ def replay(app: AppContext, number: int) -> None:
     tty = use_colour(sys.stdout.isatty())
     me = g.record.menace_side
     against = f"{g.kind} against {g.opponent}"
-    click.echo(f"Game {g.number:,} of {shown.machine!r} ({against}, run {g.run_id}); MENACE plays {me.name}.")
+    click.echo(f"Game {g.number:,} of {shown.machine!r} ({against}, run {g.run_id}); MENACE plays "
+               f"{game.side_names[me]}.")
     for ply in d.plies:
         click.echo("")
-        who = f"MENACE ({ply.side.name})" if ply.by_menace else f"{g.opponent} ({ply.side.name})"
+        mover = game.side_names[ply.side]
+        who = f"MENACE ({mover})" if ply.by_menace else f"{g.opponent} ({mover})"
         if not ply.by_menace:
             click.echo(f"{ply.number}. {who} plays {game.move_name(ply.square)}.")
             board = board_lines(game, ply.board)
@@ -175,7 +178,8 @@ def undo(app: AppContext, count: int) -> None:
     done = undo_games(app.url, app.machine, count)
     colours = machine_colours(done.colours, None, places_pieces(done.game))
     for g in done.removed[-SHOW_AT_MOST:][::-1]:
-        click.echo(f"Undid game {g.number:,} ({g.kind} against {g.opponent}, MENACE {g.record.menace_side.name}, "
+        side = done.game.side_names[g.record.menace_side]
+        click.echo(f"Undid game {g.number:,} ({g.kind} against {g.opponent}, MENACE {side}, "
                    f"{g.record.result.value}): {_moves(done.game, g.record)}")
     if len(done.removed) > SHOW_AT_MOST:
         click.echo(f"... and {len(done.removed) - SHOW_AT_MOST:,} earlier games "
@@ -203,7 +207,8 @@ def _out_file(ctx: click.Context, param: click.Parameter, value: str) -> Path:
         raise click.BadParameter(str(exc)) from None
     path = Path(value)
     if path.parent != Path("") and not path.parent.is_dir():
-        raise click.BadParameter(f"folder {path.parent} does not exist")
+        # exit 1 as for any file that cannot be written (a bad option's form is 2)
+        raise click.ClickException(f"cannot write {path}: folder {path.parent} does not exist")
     return path
 
 
@@ -229,25 +234,33 @@ def plot() -> None:
 
 @plot.command("beads")
 @click.option("--box", type=click.IntRange(min=1), default=1, show_default=True, help="The box's number.")
+@click.option("--from", "first", type=click.IntRange(min=0), metavar="N", help="Show from game N.")
+@click.option("--to", "last", type=click.IntRange(min=0), metavar="N", help="Show up to game N.")
+@click.option("--log", is_flag=True, help="Beads on a logarithmic scale (a long history and its start both show).")
 @_out_option("menace-beads.png")
 @where_options
 @pass_app
-def plot_beads_command(app: AppContext, box: int, out: Path) -> None:
+def plot_beads_command(app: AppContext, box: int, first: int | None, last: int | None, log: bool, out: Path) -> None:
     """The beads of each colour in one box over the games played, stacked.
 
-    The default is box 1, the opening box: the classic MENACE plot.
+    The default is box 1, the opening box: the classic MENACE plot. A machine that has
+    played no games shows its box as built.
 
     \b
     Examples:
       menace plot beads
       menace plot beads --box 12 -o box12.svg
+      menace plot beads --to 50                the first 50 games
+      menace plot beads --log
     """
     from menace.app.history import beads_series
     from menace.render.plots import render_beads
 
+    if first is not None and last is not None and first > last:
+        raise click.BadParameter(f"--from {first} is after --to {last}", param_hint="'--from'")
     data = beads_series(app.url, app.machine, box)
-    render_beads(data, out)
-    click.echo(f"Wrote {out}: box {box} of {app.machine!r} over {data.games_played:,} games.")
+    render_beads(data, out, first, last, log)
+    click.echo(f"Wrote {out}: box {box} of {app.machine!r} over {plural(data.games_played, 'game')}.")
 
 
 @plot.command("learning")
@@ -269,8 +282,8 @@ def plot_learning_command(app: AppContext, window: int | None, out: Path) -> Non
 
     data = learning_series(app.url, app.machine, window)
     render_learning(data, out)
-    rates = f"{data.window:,} game{'' if data.window == 1 else 's'}"
-    click.echo(f"Wrote {out}: {data.played:,} games of {app.machine!r}, rates over {rates}.")
+    rates = plural(data.window, "game")
+    click.echo(f"Wrote {out}: {plural(data.played, 'game')} of {app.machine!r}, rates over {rates}.")
 
 
 @plot.command("boxes")
@@ -287,7 +300,8 @@ def plot_boxes_command(app: AppContext, out: Path) -> None:
 
     data = wall(app.url, app.machine)
     render_boxes(data, out)
-    click.echo(f"Wrote {out}: {len(data.boxes):,} boxes of {app.machine!r} after {data.games_played:,} games.")
+    click.echo(f"Wrote {out}: {plural(len(data.boxes), 'box', 'boxes')} of {app.machine!r} after "
+               f"{plural(data.games_played, 'game')}.")
 
 
 

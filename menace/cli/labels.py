@@ -101,8 +101,8 @@ def labels(obj: AppContext, out: Path, fmt: str, paper: str, label_size: LabelSi
     stored = load_stored(obj.url, obj.machine)
     boxes = stored.boxes
     game = find_game(stored.game)
-    spec = KitSpec(stored.name, stored.settings, game, machine_colours(stored.colours, colours, places_pieces(game)),
-                   chosen_paper, label,
+    palette = machine_colours(stored.colours, colours, places_pieces(game), game.colours)
+    spec = KitSpec(stored.name, stored.settings, game, palette, chosen_paper, label,
                    find_sheet(sheet) if sheet else None, spare)
     try:
         if fmt == "svg":

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 import click
 
@@ -20,37 +19,36 @@ from menace.cli.common import (
 )
 from menace.core.colours import BeadColour, format_colours
 from menace.core.learner import (
-    DEFAULT_PRESETS,
-    PRESET_GAMES,
     PRESETS,
     EmptyPolicy,
     Scope,
-    Settings,
     SettingsError,
     parse_reinforcement,
     parse_schedule,
 )
-from menace.games import find_game, game_names
+from menace.games import game_names
 from menace.render.beads import places_pieces
 from menace.render.text import beads_text, board_lines, box_lines, chances, paint, use_colour
 
 
-def _schedule(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, ...] | None:
+def _schedule(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
     try:
-        return parse_schedule(value)
+        parse_schedule(value)
     except SettingsError as exc:
         raise click.BadParameter(str(exc)) from None
+    return value
 
 
-def _reinforcement(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int, int] | None:
+def _reinforcement(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
     try:
-        return parse_reinforcement(value)
+        parse_reinforcement(value)
     except SettingsError as exc:
         raise click.BadParameter(str(exc)) from None
+    return value
 
 
 SIDE_WORDS = {"x": "X", "o": "O", "both": "both", "first": "X", "second": "O", "white": "X", "black": "O",
@@ -61,8 +59,10 @@ SIDE_WORDS = {"x": "X", "o": "O", "both": "both", "first": "X", "second": "O", "
 @click.option("--game", type=click.Choice(game_names()), default="tictactoe", show_default=True,
               help="tictactoe: Michie's MENACE. hexapawn: Gardner's HER (or HIM with --side X).")
 @click.option("--preset", type=click.Choice(list(PRESETS)),
-              help="michie: Michie's 1961 machine. rubyquiz: the rules of the Ruby Quiz MENACE. gardner: "
-                   "Gardner's Hexapawn rules [default: the game's own: michie, gardner].")
+              help="michie: Michie's machine, its opening box refilled when empty. michie-1961: exactly "
+                   "as Michie ran it (an empty box resigns, even the opening one). rubyquiz: the rules of the "
+                   "Ruby Quiz MENACE. gardner: Gardner's Hexapawn rules [default: the game's own: michie, "
+                   "gardner].")
 @click.option("--side", type=click.Choice(sorted(SIDE_WORDS), case_sensitive=False),
               help="MENACE moves first (X, white, HIM), second (O, black, HER) or both.")
 @click.option("--beads", "schedule", callback=_schedule, metavar="N,N,N,N",
@@ -83,8 +83,8 @@ SIDE_WORDS = {"x": "X", "o": "O", "both": "both", "first": "X", "second": "O", "
 @click.option("--replace", is_flag=True, help="Rebuild the machine if one of that name exists (its games go too).")
 @where_options
 @pass_app
-def init(app: AppContext, game: str, preset: str | None, side: str | None, schedule: tuple[int, ...] | None,
-         reinforcement: tuple[int, int, int] | None, scope: str | None, all_squares: bool | None,
+def init(app: AppContext, game: str, preset: str | None, side: str | None, schedule: str | None,
+         reinforcement: str | None, scope: str | None, all_squares: bool | None,
          symmetry: bool | None, empty_box: str | None, colours: tuple[BeadColour, ...] | None,
          replace: bool) -> None:
     """Build a machine: one matchbox per position where MENACE is to move.
@@ -95,35 +95,22 @@ def init(app: AppContext, game: str, preset: str | None, side: str | None, sched
       menace init -m second --side O               a machine that moves second: 289 boxes
       menace init -m mscroggs --beads 8,4,2,1      the online MENACE's bead schedule
       menace init -m ruby --preset rubyquiz        the Ruby Quiz MENACE
+      menace init -m exact --preset michie-1961    Michie's exact rules: may stop at an empty box
       menace init -m her --game hexapawn           Gardner's HER: 19 boxes, plays Black
     """
-    from menace.app.machines import init_machine
+    from menace.app.machines import init_machine, settings_for
 
-    chosen = find_game(game)
-    preset = preset or DEFAULT_PRESETS[chosen.name]
-    if PRESET_GAMES[preset] != chosen.name:
-        raise click.BadParameter(f"{preset} is a preset for {PRESET_GAMES[preset]}, not {chosen.name}",
-                                 param_hint="'--preset'")
-    base = PRESETS[preset]
-    changes: dict[str, Any] = {}
-    if side is not None:
-        changes["side"] = SIDE_WORDS[side.lower()]
-    if schedule is not None:
-        changes["schedule"] = schedule
-    if reinforcement is not None:
-        changes["win"], changes["draw"], changes["loss"] = reinforcement
-    if scope is not None:
-        changes["scope"] = Scope(scope)
-    if all_squares is not None:
-        changes["all_squares"] = all_squares
-    if symmetry is not None:
-        changes["symmetry"] = symmetry
-    if empty_box is not None:
-        changes["empty_policy"] = EmptyPolicy(empty_box)
-    settings = Settings(**{**base.__dict__, **changes})
-    label = preset if settings == base else f"{preset}, modified"
-    summary = init_machine(app.url, app.machine, settings, label, replace, game=chosen,
-                           colours=None if colours is None else format_colours(colours))
+    chosen, settings, label = settings_for(
+        game, preset, side=side, schedule=schedule, reinforcement=reinforcement, scope=scope,
+        all_squares=all_squares, symmetry=symmetry, empty_box=empty_box,
+    )
+    if colours is not None:
+        machine_colours(None, colours, needed=chosen.colours)  # enough of them for the game
+    try:
+        summary = init_machine(app.url, app.machine, settings, label, replace, game=chosen,
+                               colours=None if colours is None else format_colours(colours))
+    except SettingsError as exc:  # a schedule that does not fit the game's moves is a bad --beads
+        raise click.BadParameter(str(exc), param_hint="'--beads'") from None
     click.echo(f"Built machine {summary.name!r} ({chosen.title}, {label}) in {app.where}:")
     click.echo(f"  {plural(summary.boxes, 'box', 'boxes')} ({by_move(summary.boxes_by_move)} by move)")
     click.echo(f"  {plural(summary.beads, 'bead')} ({by_move(summary.beads_by_move)} by move)")
@@ -145,6 +132,8 @@ def stats(app: AppContext) -> None:
     click.echo(f"Machine {printable(s.name)!r} ({s.game.title}, {s.preset or 'custom'}), built "
                f"{s.created_at:%Y-%m-%d %H:%M}")
     for key, value in s.settings.describe().items():
+        if key == "side":
+            value = " and ".join(s.game.side_names[side] for side in s.settings.sides)
         click.echo(f"  {key:<14} {value}")
     click.echo(f"  {'matchboxes':<14} {s.boxes:,} ({by_move(s.boxes_by_move)} by move)")
     click.echo(f"  {'beads now':<14} {s.beads:,} ({by_move(s.beads_by_move)} by move)")
@@ -212,7 +201,8 @@ def machines(app: AppContext) -> None:
     width = max(8, *(len(printable(s.name)) for s in found))
     click.echo(f"{'machine':<{width}}  {'game':<11} {'side':<4} {'boxes':>7} {'beads':>11} {'games':>15}")
     for s in found:
-        click.echo(f"{printable(s.name):<{width}}  {s.game.name:<11} {s.settings.side:<4} {s.boxes:>7,} "
+        side = "/".join(s.game.side_names[x] for x in s.settings.sides)
+        click.echo(f"{printable(s.name):<{width}}  {s.game.name:<11} {side:<4} {s.boxes:>7,} "
                    f"{s.beads:>11,} {s.games:>15,}")
 
 
@@ -236,6 +226,9 @@ def colours(app: AppContext, colour_list: tuple[BeadColour, ...] | None, standar
     """
     from menace.app.machines import machine_colours_text, set_machine_colours
 
+    if colour_list is not None:
+        _, game = machine_colours_text(app.url, app.machine)
+        machine_colours(None, colour_list, needed=game.colours)
     if colour_list is not None or standard:
         set_machine_colours(app.url, app.machine, None if standard else format_colours(colour_list or ()))
     text, game = machine_colours_text(app.url, app.machine)

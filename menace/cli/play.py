@@ -4,6 +4,7 @@ and ``reconcile`` (a recount of a real box)."""
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
 from functools import partial
@@ -26,7 +27,7 @@ from menace.render.beads import places_pieces
 from menace.render.text import beads_text, board_lines, box_lines, paint, use_colour
 
 if TYPE_CHECKING:
-    from menace.app.session import MenaceMove, PlaySession
+    from menace.app.session import GameEnd, MenaceMove, PlaySession
 
 ABANDONED = "Game abandoned: nothing was reinforced and nothing was stored."
 
@@ -59,7 +60,8 @@ def _show_menace_move(s: PlaySession, mv: MenaceMove, colours: tuple[BeadColour,
         click.echo("  The box was empty and is refilled with its first beads.")
     assert t.bead is not None
     c = _colour_of(s, colours, t.box_position, t.bead)
-    click.echo(f"  It draws a {c.name} bead ({paint(c.letter, c, colour)}): {s.game.move_name(t.bead)} on the "
+    article = "an" if c.name[:1].lower() in "aeiou" else "a"
+    click.echo(f"  It draws {article} {c.name} bead ({paint(c.letter, c, colour)}): {s.game.move_name(t.bead)} on the "
                f"drawing, {mv.move_name} on your board.")
 
 
@@ -136,7 +138,7 @@ def play(app: AppContext, first: str | None, seed: int | None, count: int | None
                     except IllegalMoveError as exc:
                         click.echo(f"  {exc}")
             _board(s)
-            end = s.finish()
+            end = _finish_or_keep(s)
         words = {"win": "MENACE wins.", "draw": "A draw.", "loss": "You win!"}
         click.echo(f"{words[end.result.value]} (game {end.game_number:,})")
         if end.ledger:
@@ -153,6 +155,33 @@ def play(app: AppContext, first: str | None, seed: int | None, count: int | None
             continue
         if not sys.stdin.isatty() or not ask(lambda: click.confirm("Again?", default=True), "Bye."):
             return
+
+
+def _finish_or_keep(s: PlaySession) -> GameEnd:
+    """Store the game; if this holder lost the machine's lease meanwhile, nothing is stored:
+    show the game's moves and offer to write them to a file, then fail with the one-line reason."""
+    from menace.storage.leases import LeaseLostError
+
+    try:
+        return s.finish()
+    except LeaseLostError:
+        record = s.record()
+        if record is None:
+            raise
+        moves = " ".join(s.game.move_name(m) for m in record.moves)
+        click.echo(f"This game was NOT stored (MENACE {s.game.side_names[s.menace_side]}, "
+                   f"{record.result.value} for MENACE): {moves}", err=True)
+        if sys.stdin.isatty():
+            path = ask(lambda: click.prompt("Write it to a file? Give a name, or press Enter for no", default="",
+                                            show_default=False), "Not written.")
+            if path.strip():
+                from menace.app.files import write_text
+
+                body = {"machine": s.name, "menace_side": s.menace_side.name, "result": record.result.value,
+                        "moves": [s.game.move_name(m) for m in record.moves]}
+                write_text(path.strip(), json.dumps(body, indent=1) + "\n")
+                click.echo(f"Written to {printable(path.strip())}.", err=True)
+        raise
 
 
 def _move_help(s: PlaySession) -> str:
@@ -188,7 +217,7 @@ def operate(app: AppContext, first: str | None, colours: tuple[BeadColour, ...] 
     colour = use_colour(sys.stdout.isatty())
     with PlaySession.open(app.url, app.machine, holder="an operated game (menace operate)", menace_side=side,
                           operated=True) as s:
-        palette = machine_colours(s.machine.stored.colours, colours, places_pieces(s.game))
+        palette = machine_colours(s.machine.stored.colours, colours, places_pieces(s.game), s.game.colours)
         g = s.game
         click.echo(f"MENACE ({printable(app.machine)!r}) plays {g.side_names[s.menace_side]}; the other side is "
                    f"{g.side_names[s.menace_side.other]}.")
@@ -206,7 +235,7 @@ def operate(app: AppContext, first: str | None, colours: tuple[BeadColour, ...] 
                 except IllegalMoveError as exc:
                     click.echo(f"  {exc}")
         _board(s)
-        end = s.finish()
+        end = _finish_or_keep(s)
     words = {"win": "MENACE wins.", "draw": "A draw.", "loss": "MENACE loses."}
     click.echo(words[end.result.value])
     click.echo("Bead ledger (the twin now holds the same):")
@@ -292,18 +321,15 @@ def reconcile(app: AppContext, box: int, counts: tuple[str, ...], colours: tuple
       menace reconcile 1                  asks for each colour's count
       menace reconcile 1 --count W=3 --count G=0
     """
-    from menace.app.machines import open_machine
+    from menace.app.machines import recount
     from menace.core.learner import MAX_BEADS
 
     given: dict[int, int] = {}
-    with open_machine(app.url, app.machine, holder="a recount (menace reconcile)") as m:
-        palette = machine_colours(m.stored.colours, colours, places_pieces(m.game))
-        learner = m.learner
-        if box > len(learner.boxes):
-            raise click.BadParameter(f"no box {box}: {printable(app.machine)!r} has boxes 1 to {len(learner.boxes)}",
-                                     param_hint="'BOX'")
-        b = learner.boxes[box - 1]
-        slots = {m.game.colour_slot(b.position, mv): mv for mv in b.initial}
+    with recount(app.url, app.machine, box, holder="a recount (menace reconcile)") as r:
+        game = r.machine.game
+        palette = machine_colours(r.machine.stored.colours, colours, places_pieces(game), game.colours)
+        b = r.box
+        slots = {game.colour_slot(b.position, mv): mv for mv in b.initial}
         for item in counts:
             name, sep, number = item.partition("=")
             try:
@@ -319,22 +345,21 @@ def reconcile(app: AppContext, box: int, counts: tuple[str, ...], colours: tuple
                 raise click.BadParameter(f"box {box} holds no {palette[slot].name} beads (it holds {held})",
                                          param_hint="'--count'")
             given[slots[slot]] = int(number)
-        current = learner.counts[box - 1]
         new: dict[int, int] = {}
-        for mv in b.initial:
+        for mv, now in r.beads.items():
             if mv in given:
                 new[mv] = given[mv]
                 continue
-            c = palette[m.game.colour_slot(b.position, mv) % len(palette)]
-            question = f"{c.name} ({c.letter}, {m.game.move_name(mv)}): twin says {current[mv]}; real count"
-            new[mv] = ask(partial(click.prompt, question, type=click.IntRange(0, MAX_BEADS), default=current[mv],
+            c = palette[game.colour_slot(b.position, mv) % len(palette)]
+            question = f"{c.name} ({c.letter}, {game.move_name(mv)}): twin says {now}; real count"
+            new[mv] = ask(partial(click.prompt, question, type=click.IntRange(0, MAX_BEADS), default=now,
                                   prompt_suffix=" > "), "Recount abandoned: nothing changed.")
-        changed = m.correct(box - 1, new, f"recount of box {box} (menace reconcile)")
+        changed = r.apply(new, f"recount of box {box} (menace reconcile)")
     if not changed:
         click.echo(f"Box {box} already matches the count: nothing to change.")
         return
     for mv, before, after in changed:
-        c = palette[m.game.colour_slot(b.position, mv) % len(palette)]
+        c = palette[game.colour_slot(b.position, mv) % len(palette)]
         click.echo(f"Box {box} {c.name}: {before} -> {after}")
     click.echo("Recorded as a correction in the history.")
 

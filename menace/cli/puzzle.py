@@ -7,6 +7,7 @@ import random
 
 import click
 
+from menace.cli.common import EXIT_ERROR, EXIT_SIGINT, plural
 from menace.puzzles import magic as mg
 from menace.puzzles import pegboard as pb
 
@@ -25,27 +26,31 @@ def _grid_option(ctx: click.Context, param: click.Parameter, value: str | None) 
         raise click.BadParameter(str(error), ctx=ctx, param=param) from None
 
 
-def _plural(count: int, word: str, words: str | None = None) -> str:
-    return f"{count:,} {word}" if count == 1 else f"{count:,} {words or word + 's'}"
-
-
 class _InputEnded(Exception):
-    """The player closed the input (end of file or Ctrl-C) in the middle of a game."""
+    """The player closed the input (end of file, or Ctrl-C if ``interrupted``) in the middle of a game."""
+
+    def __init__(self, interrupted: bool = False) -> None:
+        super().__init__()
+        self.interrupted = interrupted
+
+
+def _ended(exc: click.Abort) -> _InputEnded:
+    # click turns both end of input and Ctrl-C into Abort; what caused it is still its context.
+    return _InputEnded(isinstance(exc.__context__, KeyboardInterrupt))
 
 
 def _ask(text: str) -> str:
-    # click.prompt turns end of input and Ctrl-C into Abort; we want our own calm exit.
     try:
         answer: str = click.prompt(text, prompt_suffix=" ", type=str)
-    except click.Abort:
-        raise _InputEnded from None
+    except click.Abort as exc:
+        raise _ended(exc) from None
     return answer.strip().lower()
 
 
-def _leave(ctx: click.Context, message: str) -> None:
+def _leave(ctx: click.Context, message: str, ended: _InputEnded) -> None:
     click.echo()
     click.echo(message, err=True)
-    ctx.exit(1)
+    ctx.exit(EXIT_SIGINT if ended.interrupted else EXIT_ERROR)
 
 
 @click.group()
@@ -64,7 +69,7 @@ def puzzle() -> None:
 # ---------------------------------------------------------------------------- MAGIC
 
 
-@puzzle.command()
+@puzzle.command(short_help="Play W. W. McLean's MAGIC puzzle, or solve a grid (--solve).")
 @click.option(
     "--solve",
     "solve_grid",
@@ -92,7 +97,7 @@ def magic(
     Each key 1-9 complements (0 to 1, 1 to 0) the cells its pattern marks. At the
     prompt type a key, "hint" (or "h") for a key on a shortest path, or "q" to quit.
     A GRID is nine 0/1 digits row by row; spaces and "/" between rows are ignored.
-    Quitting with "q" exits with status 0; end of input or Ctrl-C exits with status 1.
+    Quitting with "q" exits with status 0; end of input with 1, Ctrl-C with 130.
 
     \b
     Examples:
@@ -107,8 +112,8 @@ def magic(
     grid = start if start is not None else mg.random_start(random.Random(seed))
     try:
         _play_magic(grid, instructions)
-    except _InputEnded:
-        _leave(ctx, "Stopped: the puzzle was left unsolved.")
+    except _InputEnded as ended:
+        _leave(ctx, "Stopped: the puzzle was left unsolved.", ended)
 
 
 def _print_solution(grid: mg.Grid) -> None:
@@ -128,7 +133,7 @@ def _print_solution(grid: mg.Grid) -> None:
     hardest = table.grids_needing(table.max_presses)
     click.echo(
         f"Most presses any grid needs: {table.max_presses} "
-        f"({_plural(len(hardest), 'grid')}: {', '.join(mg.grid_text(g) for g in hardest)})"
+        f"({plural(len(hardest), 'grid')}: {', '.join(mg.grid_text(g) for g in hardest)})"
     )
 
 
@@ -136,8 +141,8 @@ def _play_magic(grid: mg.Grid, instructions: bool | None) -> None:
     if instructions is None:
         try:
             instructions = click.confirm("Would you like instructions?", default=False)
-        except click.Abort:
-            raise _InputEnded from None
+        except click.Abort as exc:
+            raise _ended(exc) from None
     if instructions:
         click.echo()
         click.echo(mg.format_key_chart())
@@ -152,11 +157,11 @@ def _play_magic(grid: mg.Grid, instructions: bool | None) -> None:
     while not mg.is_won(grid):
         answer = _ask("Which key? 1-9")
         if answer in _QUIT_WORDS:
-            click.echo(f"Quit after {_plural(presses, 'press', 'presses')}.")
+            click.echo(f"Quit after {plural(presses, 'press', 'presses')}.")
             return
         if answer in _HINT_WORDS:
             click.echo(
-                f"Hint: press {mg.hint(grid)} ({_plural(mg.fewest_presses(grid), 'press', 'presses')} to go at best)."
+                f"Hint: press {mg.hint(grid)} ({plural(mg.fewest_presses(grid), 'press', 'presses')} to go at best)."
             )
             continue
         try:
@@ -168,7 +173,7 @@ def _play_magic(grid: mg.Grid, instructions: bool | None) -> None:
         presses += 1
         click.echo()
         click.echo(mg.format_grid(grid))
-    click.echo(f"GOOD! A WIN! in {_plural(presses, 'press', 'presses')}.")
+    click.echo(f"GOOD! A WIN! in {plural(presses, 'press', 'presses')}.")
 
 
 # ------------------------------------------------------------------------- pegboard
@@ -196,11 +201,11 @@ def pegboard(ctx: click.Context, rows: int, empty: str, play: bool) -> None:
 
     Holes are named row,position counting from 1 (the apex is 1,1) or by number,
     1 at the apex counting row by row. The default start leaves the middle hole of
-    the third row empty, the lecture's "2 1" counting from 0.
+    the third row empty (3,2).
 
     \b
     Examples:
-      menace puzzle pegboard                       # the lecture's table of 137,846 games
+      menace puzzle pegboard                       # the table of all 137,846 games
       menace puzzle pegboard --empty 1,1           # start with the apex empty
       menace puzzle pegboard --rows 6 --empty 5,2
       menace puzzle pegboard --play                # at the prompt: 4 2 1, 4-1, hint, q
@@ -213,8 +218,8 @@ def pegboard(ctx: click.Context, rows: int, empty: str, play: bool) -> None:
     if play:
         try:
             _play_pegboard(board, hole)
-        except _InputEnded:
-            _leave(ctx, "Stopped: the game was left unfinished.")
+        except _InputEnded as ended:
+            _leave(ctx, "Stopped: the game was left unfinished.", ended)
         return
     try:
         tally = pb.count_games(board, hole)
@@ -226,11 +231,9 @@ def pegboard(ctx: click.Context, rows: int, empty: str, play: bool) -> None:
 
 
 def _print_tally(board: pb.Board, hole: pb.Hole, tally: pb.GameTally) -> None:
-    seed_row, seed_pos = board.seed_pair(hole)
     click.echo(
         f"Pegboard with {board.rows} rows ({board.hole_count} holes), "
-        f"hole {pb.hole_label(board, hole)} empty at the start "
-        f'("{seed_row} {seed_pos}" counting from 0).'
+        f"hole {pb.hole_label(board, hole)} empty at the start."
     )
     if not pb.legal_jumps(board, board.start(hole)):
         click.echo("No peg can jump into that hole: choose another with --empty, e.g. 1,1.")
@@ -242,7 +245,7 @@ def _print_tally(board: pb.Board, hole: pb.Hole, tally: pb.GameTally) -> None:
     for left, games in tally.games.items():
         click.echo(f"  {left:>9}  {games:>{width},}  {shares[left]:>{share_width}}  {pb.rating(left)}")
     click.echo(f"  {'Total':>9}  {tally.total:>{width},}")
-    click.echo(f"({_plural(tally.positions, 'distinct position')} counted)")
+    click.echo(f"({plural(tally.positions, 'distinct position')} counted)")
 
 
 def _percent(fraction: float) -> str:
@@ -259,7 +262,7 @@ def _print_game(board: pb.Board, hole: pb.Hole, game: tuple[pb.Jump, ...] | None
     if game is None:
         click.echo("No game from this start leaves a single peg.")
         return
-    click.echo(f"One game that leaves a single peg ({_plural(len(game), 'jump')}):")
+    click.echo(f"One game that leaves a single peg ({plural(len(game), 'jump')}):")
     pegs = board.start(hole)
     click.echo(pb.format_board(board, pegs, numbers=True))
     after_each = pb.replay(board, pegs, game)
@@ -279,7 +282,7 @@ def _play_pegboard(board: pb.Board, hole: pb.Hole) -> None:
     while not pb.is_over(board, pegs):
         answer = _ask("Your jump:")
         if answer in _QUIT_WORDS:
-            click.echo(f"Stopped with {_plural(pb.peg_count(pegs), 'peg')} left.")
+            click.echo(f"Stopped with {plural(pb.peg_count(pegs), 'peg')} left.")
             return
         if answer in _HINT_WORDS:
             click.echo(_peg_hint(board, pegs))
@@ -297,7 +300,7 @@ def _play_pegboard(board: pb.Board, hole: pb.Hole) -> None:
         click.echo()
         click.echo(pb.format_board(board, pegs, numbers=True))
     left = pb.peg_count(pegs)
-    click.echo(f"No jump is left: {_plural(left, 'peg')} left. {pb.rating(left)}!")
+    click.echo(f"No jump is left: {plural(left, 'peg')} left. {pb.rating(left)}!")
 
 
 def _peg_hint(board: pb.Board, pegs: pb.Pegs) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -31,17 +32,20 @@ from menace.app.sweep import (
     write_json,
 )
 from menace.cli.common import AppContext, check_machine_name, pass_app, where_options
+from menace.core.game import Game
 from menace.core.learner import (
-    DEFAULT_PRESETS,
-    PRESET_GAMES,
     PRESETS,
+    Box,
     EmptyPolicy,
+    Settings,
     SettingsError,
+    build_boxes,
+    check_schedule,
     find_preset,
     parse_reinforcement,
     parse_schedule,
 )
-from menace.games import find_game, game_names
+from menace.games import DEFAULT_PRESETS, PRESET_GAMES, find_game, game_names
 from menace.players import PlayerParamError, UnknownPlayerError
 from menace.render.figures import FORMATS
 
@@ -84,9 +88,9 @@ OUT_FILE = click.Path(dir_okay=False, writable=True, path_type=Path)
 
 
 @click.command()
-@click.option("--seeds", type=click.IntRange(min=1), default=100, show_default=True,
+@click.option("--seeds", type=click.IntRange(1, 1_000_000), default=100, show_default=True,
               help="Machines per setting, each trained from scratch with its own seed (1..N).")
-@click.option("-n", "--games", type=click.IntRange(min=1), default=1000, show_default=True,
+@click.option("-n", "--games", type=click.IntRange(1, 10**9), default=1000, show_default=True,
               help="Training games per machine.")
 @click.option("--vs", "opponent", default="perfect", show_default=True, metavar="NAME", callback=_opponent,
               help="The opponent every machine trains against (see menace opponents).")
@@ -99,16 +103,16 @@ OUT_FILE = click.Path(dir_okay=False, writable=True, path_type=Path)
 @click.option("--reinforce", "reinforcements", multiple=True, callback=_reinforcements, metavar="WIN,DRAW,LOSS",
               help="Beads added per bead drawn after a win, draw, loss, e.g. 3,1,-1. Repeatable.")
 @click.option("--empty-box", "empty_boxes", multiple=True, type=click.Choice([p.value for p in EmptyPolicy]),
-              help="When a box runs out of beads: resign, restock or keep-last. Repeatable.")
+              help="When a box runs out of beads: revive, resign, restock or keep-last. Repeatable.")
 @click.option("--squares", multiple=True, type=click.Choice(list(SQUARES)),
               help="Beads for every empty square (all) or only for distinct moves. Repeatable.")
 @click.option("--side", "sides", multiple=True, type=click.Choice(["X", "O", "both"]),
               help="MENACE moves first (X), second (O) or both (alternating). Repeatable.")
-@click.option("--workers", type=click.IntRange(min=1),
+@click.option("--workers", type=click.IntRange(1, 1024),
               help=f"Processes to train on [default: every core, here {os.cpu_count() or 1}].")
 @click.option("--cluster", metavar="tcp://HOST:8786", envvar=CLUSTER_ENV, show_envvar=True,
               help="Train on the workers of this Dask scheduler instead of here (needs menace[dask]).")
-@click.option("--eval-games", type=click.IntRange(min=0), default=EVAL_GAMES, show_default=True,
+@click.option("--eval-games", type=click.IntRange(0, 10**9), default=EVAL_GAMES, show_default=True,
               help=f"Games of each trained machine, frozen, against {EVAL_OPPONENT} (0: skip).")
 @click.option("--csv", "csv_path", type=OUT_FILE, help="Write a row per machine to this CSV file.")
 @click.option("--json", "json_path", type=OUT_FILE, help="Write the summary and every machine's figures as JSON.")
@@ -137,7 +141,7 @@ def sweep(
 
     \b
     Examples:
-      menace sweep --seeds 200 --games 1000 --vs perfect --beads 4,3,2,1 --beads 8,4,2,1
+      menace sweep --seeds 200 --games 1000 --vs perfect --preset michie-1961 --beads 4,3,2,1 --beads 8,4,2,1
       menace sweep --vs smart --empty-box resign --empty-box restock --json sweep.json
       menace sweep --side X --side O --squares all --squares distinct --plot sweep.png
       menace sweep --game hexapawn --vs perfect --seeds 200 --games 100   when HER stops losing
@@ -158,6 +162,7 @@ def sweep(
             empty_box=[EmptyPolicy(e) for e in empty_boxes], all_squares=[SQUARES[s] for s in squares],
             side=sides, base_label=preset,
         )
+        _check_schedules(chosen, [s.settings for s in settings])
     except SettingsError as exc:
         raise click.UsageError(str(exc)) from None
     url = ""
@@ -202,6 +207,16 @@ def sweep(
         click.echo(f"storing {total:,} machines and their games ...", err=True)
         names = _checked(lambda: store_machines(url, prefix, result))
         click.echo(f"stored {len(names)} machines, {names[0]} to {names[-1]}")
+
+
+def _check_schedules(game: Game, settings: list[Settings]) -> None:
+    """Each schedule fits its machine's moves (the boxes are built once per shape of machine)."""
+    built: dict[Settings, list[Box]] = {}
+    for s in settings:
+        shape = replace(s, schedule=(1,))
+        if shape not in built:
+            built[shape] = build_boxes(game, shape)
+        check_schedule(s, built[shape])
 
 
 def _checked(action: Callable[[], T]) -> T:

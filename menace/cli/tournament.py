@@ -12,9 +12,11 @@ import click
 from menace.cli.common import (
     EXIT_SIGINT,
     EXIT_SIGTERM,
+    EXIT_STOPPED_EARLY,
     AppContext,
     leave,
     pass_app,
+    plural,
     where_options,
 )
 from menace.core.game import Side
@@ -56,23 +58,26 @@ class DurationType(click.ParamType):  # type: ignore[type-arg]
 
 
 @click.command()
-@click.option("--vs", "opponent", default="smart", show_default=True, metavar="NAME",
-              help="The opponent (see menace opponents).")
+@click.option("--vs", "opponent", metavar="NAME",
+              help="The opponent (see menace opponents) [default: smart for noughts and crosses, else random].")
 @click.option("-n", "--games", type=click.IntRange(min=1), help="How many games [default: 1000 unless --for].")
 @click.option("--for", "duration", type=DurationType(), help="Play for this long instead, e.g. 8h or 30m.")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1),
               help="Seed: the same seed on the same machine gives the same beads.")
-@click.option("--side", type=click.Choice(["X", "O"]), help="For a machine that plays both sides: only this one.")
+@click.option("--side", type=click.Choice(["X", "O", "first", "second", "white", "black"], case_sensitive=False),
+              help="For a machine that plays both sides: only this one.")
 @click.option("--keep-all", is_flag=True,
               help="Store every game, however long the run [default: every game of the first 10 million, "
                    "then a summary per block].")
 @where_options
 @pass_app
-def tournament(app: AppContext, opponent: str, games: int | None, duration: float | None, seed: int | None,
+def tournament(app: AppContext, opponent: str | None, games: int | None, duration: float | None, seed: int | None,
                side: str | None, keep_all: bool) -> None:
     """Train the machine against an opponent, saving every second.
 
-    Ctrl-C (or SIGTERM) stops after the current game and keeps every finished game. A run
+    Ctrl-C (or SIGTERM) stops after the current game and keeps every finished game (exit
+    status 130, or 143). A tournament that cannot go on before its games or its time are done
+    (under the empty-box policy resign, a first-move box ran dry) stops with status 3. A run
     stores every game of its first 10 million; beyond, each block keeps its wins, draws and
     losses and the beads at its end (--keep-all stores every game).
 
@@ -89,6 +94,13 @@ def tournament(app: AppContext, opponent: str, games: int | None, duration: floa
         raise click.UsageError("give either -n/--games or --for, not both")
     if games is None and duration is None:
         games = 1000
+    if side is not None:
+        side = {"x": "X", "first": "X", "white": "X", "o": "O", "second": "O", "black": "O"}[side.lower()]
+    if opponent is None:
+        from menace.app.machines import machine_summary
+        from menace.players import default_opponent
+
+        opponent = default_opponent(machine_summary(app.url, app.machine).game)
     if split_name(opponent)[0] != "menace":
         try:
             find_player(opponent)  # an unknown name fails before anything is opened
@@ -116,6 +128,7 @@ def tournament(app: AppContext, opponent: str, games: int | None, duration: floa
                     m, opponent, games=games, seconds=duration, seed=seed,
                     side=Side[side] if side else None, progress=bar, resolve=resolve, handle_signals=True,
                     keep_games=None if keep_all else KEEP_GAMES,
+                    waiting=bar.waiting,
                 )
             except PlayerParamError as exc:
                 raise click.BadParameter(str(exc), param_hint="'--vs'") from None
@@ -125,16 +138,19 @@ def tournament(app: AppContext, opponent: str, games: int | None, duration: floa
                 leave(EXIT_SIGINT if stop.signal_name == "SIGINT" else EXIT_SIGTERM)
     bar.close()
     rate = result.games / result.seconds if result.seconds > 0 else 0.0
-    click.echo(f"{result.games:,} games against {opponent} in {result.seconds:.2f} s "
+    click.echo(f"{plural(result.games, 'game')} against {opponent} in {result.seconds:.2f} s "
                f"({rate:,.0f} games/s, seed {result.seed}): {result.wins:,} won, {result.draws:,} drawn, "
                f"{result.losses:,} lost.")
-    click.echo(f"Machine {result.machine!r} has played {result.total_games:,} games in all.")
+    click.echo(f"Machine {result.machine!r} has played {plural(result.total_games, 'game')} in all.")
     if result.stopped == OPENING_EMPTY:
-        click.echo(f"Stopped after game {result.total_games:,}: "
-                   f"{opening_empty_help(app, m.learner, result.last_side)}.")
+        click.echo(f"Stopped early, after game {result.total_games:,}: "
+                   f"{opening_empty_help(app, m.learner, result.last_side)}.", err=True)
+        leave(EXIT_STOPPED_EARLY)
     elif result.stopped == PARTNER_EMPTY and partner is not None:
-        click.echo(f"Stopped after game {result.total_games:,}: "
-                   f"{opening_empty_help(AppContext(app.db, partner.machine.name), partner.learner, partner.side)}.")
+        click.echo(f"Stopped early, after game {result.total_games:,}: "
+                   f"{opening_empty_help(AppContext(app.db, partner.machine.name), partner.learner, partner.side)}.",
+                   err=True)
+        leave(EXIT_STOPPED_EARLY)
     elif result.stopped:
         click.echo(f"Stopped by {result.stopped} after game {result.total_games:,}; every finished game is saved.")
         leave(EXIT_SIGINT if result.stopped == "SIGINT" else EXIT_SIGTERM)
@@ -148,6 +164,7 @@ class _ProgressLine:
         self.seconds = seconds
         self.live = sys.stderr.isatty()
         self.drawn = False
+        self.last_wait = -1.0
 
     def __call__(self, p: Any) -> None:
         if not self.live:
@@ -164,6 +181,13 @@ class _ProgressLine:
                 f"W {p.wins:,}  D {p.draws:,}  L {p.losses:,}  {rate:,.0f}/s ")
         click.echo(line, nl=False, err=True)
         self.drawn = True
+
+    def waiting(self, waited: float, limit: float, games: int) -> None:
+        """The database is busy: say so (every few seconds), whether or not stderr is a terminal."""
+        if waited - self.last_wait >= 5.0 or waited == 0.0 or self.last_wait < 0:
+            self.last_wait = waited
+            click.echo(f"{chr(13) if self.drawn else ''}database busy (another writer): waiting to store "
+                       f"{games:,} games, {waited:.0f} s of at most {limit:.0f} s", err=True)
 
     def close(self) -> None:
         if self.drawn:

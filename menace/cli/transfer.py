@@ -10,7 +10,7 @@ from menace.cli.common import AppContext, check_machine_name, pass_app, plural, 
 
 
 @click.command("export")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True))
 @where_options
 @pass_app
 def export_cmd(app: AppContext, file: Path) -> None:
@@ -22,13 +22,8 @@ def export_cmd(app: AppContext, file: Path) -> None:
     """
     from menace.app.transfer import export_machine, write_machine_file
 
-    if not file.parent.exists():
-        raise click.BadParameter(f"folder {file.parent} does not exist", param_hint="'FILE'")
     data = export_machine(app.url, app.machine)
-    try:
-        write_machine_file(data, file)
-    except OSError as exc:
-        raise click.ClickException(f"cannot write {file}: {exc.strerror or exc}") from None
+    write_machine_file(data, file)  # whole or not at all; a link, folder or device is never replaced
     click.echo(f"Exported {app.machine!r}: {plural(len(data['boxes']), 'box', 'boxes')}, "
                f"{plural(data['history']['games'], 'game')} -> {file}")
 

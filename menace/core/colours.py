@@ -46,14 +46,15 @@ def default_colours(places_pieces: bool) -> tuple[BeadColour, ...]:
 
 
 def parse_colours(text: str) -> tuple[BeadColour, ...]:
-    """Nine ``name=#rrggbb`` or ``name:LETTER=#rrggbb`` items, comma-separated, a1 to c3.
+    """Up to nine ``name=#rrggbb`` or ``name:LETTER=#rrggbb`` items, comma-separated, in the order
+    of a game's colours (the squares a1 to c3 in noughts and crosses: nine are needed there).
 
     >>> parse_colours(",".join(f"c{i}:{'ABCDEFGHI'[i]}=#00000{i}" for i in range(9)))[8].letter
     'I'
     """
     items = [part.strip() for part in text.split(",") if part.strip()]
-    if len(items) != 9:
-        raise ColourError(f"give nine colours (one per square a1..c3), not {len(items)}")
+    if not 1 <= len(items) <= 9:
+        raise ColourError(f"give one to nine colours, comma-separated, not {len(items)}")
     out: list[BeadColour] = []
     for item in items:
         name, sep, shade = item.partition("=")
@@ -65,7 +66,7 @@ def parse_colours(text: str) -> tuple[BeadColour, ...]:
             raise ColourError(f"{item!r}: a colour's letter is one character")
         out.append(BeadColour(name.strip(), letter, shade.strip().lower()))
     letters = [c.letter for c in out]
-    if len(set(letters)) != 9:
+    if len(set(letters)) != len(letters):
         raise ColourError(f"each colour needs its own letter; got {''.join(letters)}")
     return tuple(out)
 

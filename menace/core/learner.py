@@ -19,7 +19,7 @@ import enum
 import random
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple, Protocol
 
 from menace.core.errors import InvalidInputError
@@ -74,7 +74,8 @@ class Settings:
     side: str = "X"
     """``X`` (MENACE moves first), ``O`` (second) or ``both``."""
     schedule: tuple[int, ...] = (4, 3, 2, 1)
-    """Initial beads per move for MENACE's 1st, 2nd, ... move (the last value repeats)."""
+    """Initial beads per move for MENACE's 1st, 2nd, ... move: one number per move with a box, or one
+    number for every move."""
     win: int = 3
     draw: int = 1
     loss: int = -1
@@ -103,7 +104,7 @@ class Settings:
         return {Result.WIN: self.win, Result.DRAW: self.draw, Result.LOSS: self.loss}[result]
 
     def beads_for_move(self, move_number: int) -> int:
-        return self.schedule[min(move_number, len(self.schedule)) - 1]
+        return self.schedule[min(move_number, len(self.schedule)) - 1]  # a single number serves every move
 
     def describe(self) -> dict[str, str]:
         """The settings as short strings, for people."""
@@ -118,7 +119,12 @@ class Settings:
         }
 
 
-MICHIE = Settings()
+MICHIE_1961 = Settings()
+"""Michie's machine exactly as he ran it in 1961: 4,3,2,1 beads, +3/+1/-1, and an empty box resigns,
+the opening box too (then every game is resigned until somebody refills it)."""
+MICHIE = replace(MICHIE_1961, empty_policy=EmptyPolicy.REVIVE)
+"""Michie's machine as its operators kept it going: the same, but an empty opening box is refilled
+with its first beads, so that a training run never stalls at game 20."""
 RUBYQUIZ = Settings(
     schedule=(4, 3, 2, 1), win=2, draw=0, loss=-1, all_squares=True, symmetry=False,
     empty_policy=EmptyPolicy.KEEP_LAST,
@@ -129,11 +135,8 @@ GARDNER = Settings(
 )
 """Gardner's HER for Hexapawn: one bead per move, nothing added after a win, after a loss only the
 bead of the last move taken away, an empty box resigns (its previous move's bead is still taken)."""
-PRESETS: dict[str, Settings] = {"michie": MICHIE, "rubyquiz": RUBYQUIZ, "gardner": GARDNER}
-PRESET_GAMES: dict[str, str] = {"michie": "tictactoe", "rubyquiz": "tictactoe", "gardner": "hexapawn"}
-"""The game each preset is for."""
-DEFAULT_PRESETS: dict[str, str] = {"tictactoe": "michie", "hexapawn": "gardner"}
-"""The preset a new machine of each game gets unless told otherwise."""
+PRESETS: dict[str, Settings] = {"michie": MICHIE, "michie-1961": MICHIE_1961, "rubyquiz": RUBYQUIZ,
+                                 "gardner": GARDNER}
 
 
 def find_preset(name: str) -> Settings:
@@ -250,6 +253,18 @@ def build_boxes(game: Game, settings: Settings) -> list[Box]:
         count = settings.beads_for_move(move_number)
         boxes.append(Box(len(boxes) + 1, state, side, move_number, {m: count for m in moves}))
     return boxes
+
+
+def check_schedule(settings: Settings, boxes: Sequence[Box]) -> None:
+    """A new machine's bead schedule has one number per move with boxes, or a single number for every
+    move; :class:`SettingsError` otherwise (a number too few or too many is a slip, not a wish).
+    """
+    moves_made = max((b.move_number for b in boxes), default=0)
+    if len(settings.schedule) not in (1, moves_made):
+        raise SettingsError(
+            f"the bead schedule {format_numbers(settings.schedule)} has {len(settings.schedule)} numbers, but "
+            f"this machine has boxes for {moves_made} moves: give {moves_made} numbers (one per move) or one "
+            f"number for every move")
 
 
 # Results of a position in the engine's tables.

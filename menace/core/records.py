@@ -91,6 +91,24 @@ def decode_games(data: bytes) -> list[GameRecord]:
     return games
 
 
+def outcome_codes(data: bytes) -> bytearray:
+    """Each game's header code, ``menace_side << 2 | winner``, without building the games.
+
+    A learning curve needs only these: a million games are scanned in a fraction of a second.
+    """
+    out = bytearray()
+    append = out.append
+    i = 0
+    size = len(data)
+    while i < size:
+        head = data[i]
+        append(head & 15)
+        i += 1 + (head >> 4)
+    if i != size:
+        raise CorruptHistoryError("the last stored game is cut short")
+    return out
+
+
 def encode_block(games: Sequence[GameRecord]) -> bytes:
     return zlib.compress(encode_games(games), 1)
 
@@ -105,6 +123,32 @@ def unpack_block(data: bytes) -> bytes:
         return zlib.decompress(data)
     except zlib.error as exc:
         raise CorruptHistoryError(f"stored games are damaged: {exc}") from None
+
+
+def unpack_block_bounded(data: bytes, games: int) -> bytes:
+    """:func:`unpack_block` for a block said to hold ``games`` games, from an untrusted source:
+    never more than ``games * MAX_GAME_BYTES`` bytes are inflated (a zip bomb stops there), and
+    :class:`CorruptHistoryError` unless the bytes are exactly ``games`` whole games."""
+    limit = games * MAX_GAME_BYTES
+    inflate = zlib.decompressobj()
+    try:
+        raw = inflate.decompress(data, limit + 1)
+    except zlib.error as exc:
+        raise CorruptHistoryError(f"stored games are damaged: {exc}") from None
+    if len(raw) > limit:
+        raise CorruptHistoryError(f"a block said to hold {games:,} games inflates to more than {limit:,} bytes")
+    if inflate.unconsumed_tail or inflate.unused_data or not inflate.eof:
+        raise CorruptHistoryError("a block of stored games is truncated or has bytes after its end")
+    i = found = 0
+    size = len(raw)
+    while i < size:
+        i += 1 + (raw[i] >> 4)
+        found += 1
+    if i != size:
+        raise CorruptHistoryError("a block of stored games ends inside a game")
+    if found != games:
+        raise CorruptHistoryError(f"a block holds {found:,} games, not the {games:,} it says")
+    return raw
 
 
 # -- checkpoints: the beads as they stood after a game ---------------------------------------------
@@ -124,13 +168,18 @@ def pack_beads(counts: Sequence[Sequence[int]], layout: Layout) -> bytes:
 
 
 def unpack_beads(data: bytes, layout: Layout, width: int) -> list[list[int]]:
-    """The counts :func:`pack_beads` packed: one list of ``width`` counts per box (0 off its colours)."""
+    """The counts :func:`pack_beads` packed: one list of ``width`` counts per box (0 off its colours).
+
+    Decompressed no further than the counts ``layout`` calls for: a zip bomb stops there."""
+    expected = sum(len(moves) for moves in layout)
+    inflate = zlib.decompressobj()
     try:
-        raw = zlib.decompress(data)
+        raw = inflate.decompress(data, 8 * expected + 1)
     except zlib.error as exc:
         raise CorruptHistoryError(f"a stored checkpoint is damaged: {exc}") from None
+    if len(raw) <= 8 * expected and (not inflate.eof or inflate.unused_data):
+        raise CorruptHistoryError("a stored checkpoint is truncated or has bytes after its end")
     flat = array("q")
-    expected = sum(len(moves) for moves in layout)
     if len(raw) != 8 * expected:
         raise CorruptHistoryError(f"a stored checkpoint holds {len(raw) // 8} counts, not {expected}")
     flat.frombytes(raw)
@@ -176,4 +225,58 @@ def skip_games(raw: bytes, n: int, start: int = 0) -> int:
     i = start
     for _ in range(n):
         i += 1 + (raw[i] >> 4)
+    return i
+
+
+MAX_GAME_BYTES = 16
+"""A game takes at most 16 bytes packed: one header byte and at most 15 moves (4 bits)."""
+
+
+def iter_block(data: bytes, games: int, chunk: int = 1 << 16) -> Iterator[GameRecord]:
+    """The games of a block, decompressed in a stream: never more than ``games`` games nor
+    ``games * MAX_GAME_BYTES`` bytes, however the data inflates (a zip bomb is refused after
+    reading that much, in memory of the order of ``chunk``). :class:`CorruptHistoryError` when
+    the block holds more or fewer games than ``games``."""
+    limit = games * MAX_GAME_BYTES
+    inflate = zlib.decompressobj()
+    pending = b""
+    produced = found = 0
+    source = memoryview(data)
+    while True:
+        try:
+            piece = inflate.decompress(source, chunk) if source else inflate.flush()
+        except zlib.error as exc:
+            raise CorruptHistoryError(f"stored games are damaged: {exc}") from None
+        source = memoryview(inflate.unconsumed_tail)
+        if not piece and not source:
+            break
+        produced += len(piece)
+        if produced > limit:
+            raise CorruptHistoryError(f"a block said to hold {games:,} games inflates to more than {limit:,} bytes")
+        pending += piece
+        cut = _whole_records(pending)
+        for record in decode_games(pending[:cut]):
+            found += 1
+            if found > games:
+                raise CorruptHistoryError(f"a block holds more than the {games:,} games it says")
+            yield record
+        pending = pending[cut:]
+        if not piece and not inflate.unconsumed_tail:
+            break
+    if inflate.unused_data or not inflate.eof:
+        raise CorruptHistoryError("a block of stored games is truncated or has bytes after its end")
+    if pending:
+        raise CorruptHistoryError("a block of stored games ends inside a game")
+    if found != games:
+        raise CorruptHistoryError(f"a block holds {found:,} games, not the {games:,} it says")
+
+
+def _whole_records(data: bytes) -> int:
+    """How many leading bytes of ``data`` are whole game records."""
+    i, size = 0, len(data)
+    while i < size:
+        end = i + 1 + (data[i] >> 4)
+        if end > size:
+            break
+        i = end
     return i

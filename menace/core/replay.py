@@ -6,7 +6,7 @@ applied in order, give back the beads of any box at any point (restocks of empty
 included). A :class:`Replayer` does that on the engine's tables, fast enough to replay a
 million games in seconds.
 
->>> from menace.core.learner import MICHIE, GameRecord, X_WINS, build_boxes
+>>> from menace.core.learner import MICHIE, GameRecord, X_WINS, build_boxes, Scope
 >>> from menace.core.game import Side
 >>> from menace.games import find_game
 >>> game = find_game("tictactoe")
@@ -52,8 +52,10 @@ def signed(value: int) -> str:
 
 
 def rule_text(settings: Settings) -> str:
-    """The machine's learning rule in words: ``+3 win, +1 draw, −1 loss``."""
-    return f"{signed(settings.win)} win, {signed(settings.draw)} draw, {signed(settings.loss)} loss"
+    """The machine's learning rule in words: ``+3 win, +1 draw, −1 loss`` (for the last bead only,
+    under Gardner's scope)."""
+    rule = f"{signed(settings.win)} win, {signed(settings.draw)} draw, {signed(settings.loss)} loss"
+    return rule if settings.scope is Scope.EVERY else f"{rule}, last bead only"
 
 
 def fresh_learner(game: Game, settings: Settings, boxes: Sequence[Box]) -> Learner:

@@ -44,3 +44,10 @@ def find_game(name: str) -> Game:
         raise UnknownGameError(f"unknown game {name!r}; choose from {', '.join(_MODULES)}") from None
     game: Game = getattr(importlib.import_module(module), attr)
     return game
+
+
+PRESET_GAMES: dict[str, str] = {"michie": "tictactoe", "michie-1961": "tictactoe", "rubyquiz": "tictactoe",
+                                "gardner": "hexapawn"}
+"""The game each preset is for."""
+DEFAULT_PRESETS: dict[str, str] = {"tictactoe": "michie", "hexapawn": "gardner"}
+"""The preset a new machine of each game gets unless told otherwise."""

@@ -47,7 +47,7 @@ def _symmetry(name: str, where: Callable[[int, int], tuple[int, int]]) -> Symmet
 SYMMETRIES: tuple[Symmetry, ...] = (
     _symmetry("as it is", lambda r, c: (r, c)),
     _symmetry("turn a quarter clockwise", lambda r, c: (c, 2 - r)),
-    _symmetry("turn a half turn", lambda r, c: (2 - r, 2 - c)),
+    _symmetry("turn it round (a half turn)", lambda r, c: (2 - r, 2 - c)),
     _symmetry("turn a quarter anticlockwise", lambda r, c: (2 - c, r)),
     _symmetry("flip left to right", lambda r, c: (r, 2 - c)),
     _symmetry("flip top to bottom", lambda r, c: (2 - r, c)),

@@ -111,6 +111,12 @@ def find_player(name: str, game: Game | None = None) -> PlayerSpec:
     return spec
 
 
+def default_opponent(game: Game) -> str:
+    """The opponent a tournament plays unless told: the Ruby Quiz's SmartPlayer where it can play,
+    else a random mover."""
+    return "smart" if find_player("smart").plays(game) else "random"
+
+
 def all_players(game: Game | None = None) -> list[PlayerSpec]:
     """Every registered player (that can play ``game``, if given), in registration order."""
     _load_builtins()
@@ -123,4 +129,4 @@ def _load_builtins() -> None:
 
 
 __all__ = ["Player", "PlayerParamError", "PlayerSpec", "RulePlayer", "UnknownPlayerError", "all_players",
-           "find_player", "register", "split_name"]
+           "default_opponent", "find_player", "register", "split_name"]

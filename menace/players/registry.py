@@ -29,20 +29,20 @@ register(PlayerSpec(
 ))
 register(PlayerSpec(
     "smart",
-    "seed 000's SmartPlayer: win, block, centre, opposite corner, X-O-X defence, else random",
+    "the Ruby Quiz MENACE's SmartPlayer: win, block, centre, opposite corner, X-O-X defence, else random",
     lambda g, rng, param: no_param("smart", param, SmartPlayer()),
     games=TTT,
 ))
 register(PlayerSpec(
     "movetable",
-    "Rich & Knight's Program 1: a 19,683-board lookup table, generated from perfect play",
+    "Program 1 of Rich & Knight's Artificial Intelligence: a 19,683-board move table, from perfect play",
     lambda g, rng, param: no_param("movetable", param, MovetablePlayer()),
     ("program1",),
     games=TTT,
 ))
 register(PlayerSpec(
     "posswin",
-    "Rich & Knight's Program 2: a rule per turn with Make2, Posswin and Go",
+    "Program 2 of Rich & Knight's Artificial Intelligence: a rule per turn with Make2, Posswin and Go",
     lambda g, rng, param: posswin.PosswinPlayer(magic=posswin.parse_param(param)),
     ("program2",),
     param_help="posswin:magic finds wins with the magic square (Program 2'); it plays the same moves",
@@ -50,20 +50,20 @@ register(PlayerSpec(
 ))
 register(PlayerSpec(
     "perfect",
-    "Rich & Knight's Program 3: full minimax, never loses, takes the fastest win",
+    "Program 3 of Rich & Knight's Artificial Intelligence: full minimax, never loses, wins fastest",
     lambda g, rng, param: perfect.PerfectPlayer(g, deterministic=perfect.parse_param(param)),
     ("minimax", "program3"),
     param_help="perfect:det always takes the lowest-numbered best square (default: random among them)",
 ))
 register(PlayerSpec(
     "oxo",
-    "McLean's APL OXO: win, block, centre, a random corner, else the first free square",
+    "W. W. McLean's APL program OXO: win, block, centre, a random corner, else the first free square",
     lambda g, rng, param: no_param("oxo", param, OxoPlayer()),
     games=TTT,
 ))
 register(PlayerSpec(
     "td",
-    "TTTML: temporal-difference values learned by self-play; keeps learning as it plays",
+    "a temporal-difference learner after TTTML: values learned by self-play; keeps learning as it plays",
     lambda g, rng, param: td.trained(g, rng, td.parse_param(param)),
     ("tttml",),
     param_help="td:N trains on N games against itself first (default 3000)",

@@ -202,9 +202,16 @@ def parse_param(param: str | None) -> int:
     if param is None:
         return TRAINING_GAMES
     text = param.strip().replace("_", "").replace(",", "")
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit()) or len(text) > 12:
         raise PlayerParamError(f"td takes a number of training games (td:5000), not {param!r}")
-    return int(text)
+    games = int(text)
+    if games > MAX_TRAINING_GAMES:
+        raise PlayerParamError(f"td trains on at most {MAX_TRAINING_GAMES:,} games before play, not {games:,}")
+    return games
+
+
+MAX_TRAINING_GAMES = 1_000_000_000
+"""A night of self-play at most: more is a typing slip (td:10**30 would train for ever)."""
 
 
 class TdTreeOpponent:

@@ -30,7 +30,8 @@ def heatmap(result: ArenaResult, path: str | Path) -> None:
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     # A player does not meet itself: the diagonal is left grey.
-    cmap = matplotlib.colormaps["RdYlGn"].with_extremes(bad="0.85")
+    # cividis: ordered light to dark and safe for every kind of colour blindness (no red against green)
+    cmap = matplotlib.colormaps["cividis"].with_extremes(bad="0.85")
     image = ax.imshow(grid, cmap=cmap, vmin=0.0, vmax=1.0)
     ax.set_xticks(range(n), labels, rotation=45, ha="right", rotation_mode="anchor")
     ax.set_yticks(range(n), [f"{label} ({_percent(result.total(label))})" for label in labels])
@@ -38,7 +39,8 @@ def heatmap(result: ArenaResult, path: str | Path) -> None:
     ax.set_ylabel("player (share of points over all its games)")
     ax.set_title(
         f"Arena: the row player's share of points against each opponent\n"
-        f"win 1, draw ½; {result.games_per_pair} games per pairing as X and as O",
+        f"win 1, draw ½; W D L: the row player's wins, draws, losses\n"
+        f"{result.games_per_pair} games per pairing as X and as O",
         fontsize="medium",
     )
     for i, r in enumerate(labels):
@@ -47,8 +49,9 @@ def heatmap(result: ArenaResult, path: str | Path) -> None:
             if r == c or not tally.games:
                 continue
             share = tally.share
-            colour = "white" if share < 0.2 or share > 0.8 else "black"
-            ax.text(j, i, f"{100 * share:.0f}%\n{tally}", ha="center", va="center",
+            colour = "white" if share < 0.45 else "black"
+            ax.text(j, i, f"{100 * share:.0f}%\nW{tally.wins} D{tally.draws} L{tally.losses}", ha="center",
+                    va="center",
                     fontsize="small", color=colour)
     bar = fig.colorbar(image, ax=ax, shrink=0.8)
     bar.set_label("share of points (row vs column)")

@@ -21,6 +21,7 @@ _METADATA: dict[str, dict[str, Any]] = {
 
 def save_figure(fig: Figure, path: str | Path, fmt: str, dpi: float | str = "figure") -> Path:
     """Write ``fig`` to ``path`` as ``fmt`` (a value of :data:`FORMATS`), with no dates inside."""
-    target = Path(path)
-    fig.savefig(target, format=fmt, metadata=_METADATA[fmt], dpi=dpi)
-    return target
+    from menace.app.files import write_with
+
+    # Through the one safe writer: a temporary file beside the target, then renamed over it.
+    return write_with(path, lambda f: fig.savefig(f, format=fmt, metadata=_METADATA[fmt], dpi=dpi))

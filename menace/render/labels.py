@@ -1,34 +1,17 @@
-"""The build kit: printable matchbox labels, shopping list, fill list and shelf map.
+"""The build kit drawn: printable matchbox labels, shopping list, fill list and shelf map, as
+one PDF or one SVG per label.
 
-Pure layout and drawing, no click and no SQL: the input is a machine's boxes and a
-:class:`KitSpec` (machine name, settings, bead colours, paper, label size, sticker sheet,
-spare beads). The geometry is computed first, in millimetres, by pure functions
-(:func:`layout`, :func:`fill_list_pages`, :func:`shelf_map_pages`); drawing then follows it
-with matplotlib's object API on a page-sized figure whose data units are millimetres, so a
-label printed at 100% is exactly the size asked for.
-
-Coordinates are millimetres from the paper's bottom-left corner (as in PDF and matplotlib).
-
->>> from menace.core.learner import MICHIE, build_boxes
->>> from menace.games import find_game
->>> game = find_game("tictactoe")
->>> boxes = build_boxes(game, MICHIE)
->>> pages = layout(boxes)
->>> len(pages), sum(len(p.labels) for p in pages), pages[0].labels[0].rect
-(15, 304, Rect(x=25.5, y=235.5, width=53.0, height=36.0))
->>> shopping_list(game, boxes).fill
-1720
+Drawing follows the geometry of :mod:`menace.render.labels_layout` (re-exported here) with
+matplotlib's object API on a page-sized figure whose data units are millimetres, so a label
+printed at 100% is exactly the size asked for.
 """
 
 from __future__ import annotations
 
 import io
-import math
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from itertools import groupby
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -41,568 +24,77 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Circle, Patch, Polygon, Rectangle
 from matplotlib.textpath import TextToPath
 
-from menace.app.shelf import SHELF_WIDTH, shelf_sections
-from menace.core.colours import DEFAULT_COLOURS, BeadColour
-from menace.core.errors import InvalidInputError
-from menace.core.game import Game, Side
-from menace.core.learner import Box, Settings
+from menace.app.shelf import SHELF_WIDTH
+from menace.core.colours import BeadColour
+from menace.core.game import Game
+from menace.core.learner import Box
 from menace.render import beads as bd
+from menace.render.labels_layout import (
+    _BOARD,
+    _BODY_TOP,
+    _CLEAR,
+    _FILL_GUTTER,
+    _MONO_ADVANCE,
+    _PAD,
+    _SHELF_GAP,
+    _TEXT_X,
+    A4,
+    A4_21,
+    DEFAULT_LABEL,
+    DESIGN_HEIGHT,
+    DESIGN_WIDTH,
+    EDGE,
+    FILL_FONT,
+    FILL_ROW,
+    HEADER,
+    LETTER,
+    MARK_GAP,
+    MARK_LENGTH,
+    MIN_SCALE,
+    MM_PER_INCH,
+    MM_PER_PT,
+    PAPERS,
+    SHEETS,
+    SHELF_CELL,
+    SHELF_HEADING,
+    KitSpec,
+    KitSummary,
+    LabelLayoutError,
+    LabelSize,
+    LabelSlot,
+    Line,
+    ListEntry,
+    ListPage,
+    Margins,
+    Page,
+    Paper,
+    Rect,
+    ShelfRow,
+    ShoppingLine,
+    ShoppingList,
+    StickerSheet,
+    _design_scale,
+    _fill_row_text,
+    _fill_width,
+    _mm,
+    _Plan,
+    _plan,
+    check_label,
+    check_readable,
+    fill_list_pages,
+    fill_text,
+    find_paper,
+    find_sheet,
+    grid_capacity,
+    layout,
+    move_groups,
+    parse_label_size,
+    shelf_map_pages,
+    shopping_list,
+)
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
-
-MM_PER_INCH = 25.4
-MM_PER_PT = MM_PER_INCH / 72
-
-
-class LabelLayoutError(InvalidInputError):
-    """A paper, label size or sticker sheet that cannot be laid out (or read once printed)."""
-
-
-# -- paper, label sizes, sticker sheets ------------------------------------------------------------
-@dataclass(frozen=True)
-class Paper:
-    name: str
-    width: float
-    """Millimetres."""
-    height: float
-
-
-A4 = Paper("A4", 210.0, 297.0)
-LETTER = Paper("Letter", 215.9, 279.4)
-PAPERS: dict[str, Paper] = {"a4": A4, "letter": LETTER}
-
-
-def find_paper(name: str) -> Paper:
-    """``find_paper("a4") is A4``; :class:`LabelLayoutError` naming the known sizes otherwise."""
-    try:
-        return PAPERS[name.strip().lower()]
-    except KeyError:
-        raise LabelLayoutError(f"unknown paper {name!r}; choose from {', '.join(PAPERS)}") from None
-
-
-@dataclass(frozen=True)
-class LabelSize:
-    width: float
-    """Millimetres."""
-    height: float
-
-    def __str__(self) -> str:
-        return f"{_mm(self.width)} x {_mm(self.height)} mm"
-
-
-DEFAULT_LABEL = LabelSize(53.0, 36.0)
-"""The top of a standard household matchbox (about 53 x 36 mm)."""
-
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[x×*]\s*(\d+(?:\.\d+)?)\s*(?:mm)?\s*$", re.IGNORECASE)
-
-
-def parse_label_size(text: str) -> LabelSize:
-    """``"53x36"`` (millimetres, width by height) -> ``LabelSize(53.0, 36.0)``.
-
-    >>> parse_label_size("63.5 x 38.1 mm")
-    LabelSize(width=63.5, height=38.1)
-    """
-    match = _SIZE.match(text)
-    if not match:
-        raise LabelLayoutError(f"{text!r} is not a label size: write WIDTHxHEIGHT in millimetres, e.g. 53x36")
-    size = LabelSize(float(match.group(1)), float(match.group(2)))
-    if size.width <= 0 or size.height <= 0:
-        raise LabelLayoutError(f"label size {text!r}: width and height must be more than zero")
-    return size
-
-
-@dataclass(frozen=True)
-class StickerSheet:
-    """A sheet of ready-cut sticker labels: its paper, label size and where the labels are."""
-
-    name: str
-    paper: Paper
-    label: LabelSize
-    columns: int
-    rows: int
-    left: float
-    """Paper's left edge to the first column's left edge, mm."""
-    top: float
-    """Paper's top edge to the first row's top edge, mm."""
-    column_pitch: float
-    """Left edge to left edge of neighbouring columns, mm."""
-    row_pitch: float
-
-    @property
-    def per_sheet(self) -> int:
-        return self.columns * self.rows
-
-    def slot(self, column: int, row: int) -> Rect:
-        """The label in ``column`` (0 = left) and ``row`` (0 = top)."""
-        x = self.left + column * self.column_pitch
-        y = self.paper.height - self.top - row * self.row_pitch - self.label.height
-        return Rect(x, y, self.label.width, self.label.height)
-
-
-A4_21 = StickerSheet("a4-21", A4, LabelSize(63.5, 38.1), 3, 7, left=7.2, top=15.15, column_pitch=66.0,
-                     row_pitch=38.1)
-"""The common A4 sheet of 21 labels, 63.5 x 38.1 mm, 3 across and 7 down."""
-SHEETS: dict[str, StickerSheet] = {A4_21.name: A4_21}
-
-
-def find_sheet(name: str) -> StickerSheet:
-    try:
-        return SHEETS[name.strip().lower()]
-    except KeyError:
-        raise LabelLayoutError(f"unknown sticker sheet {name!r}; choose from {', '.join(SHEETS)}") from None
-
-
-# -- geometry of the label pages ----------------------------------------------------------------------
-@dataclass(frozen=True)
-class Rect:
-    """A rectangle in millimetres; ``x``, ``y`` is its bottom-left corner."""
-
-    x: float
-    y: float
-    width: float
-    height: float
-
-    @property
-    def right(self) -> float:
-        return self.x + self.width
-
-    @property
-    def top(self) -> float:
-        return self.y + self.height
-
-    def overlaps(self, other: Rect, tolerance: float = 1e-6) -> bool:
-        """True if the insides meet by more than ``tolerance`` mm (touching edges do not count)."""
-        t = tolerance
-        return (self.x < other.right - t and other.x < self.right - t
-                and self.y < other.top - t and other.y < self.top - t)
-
-
-@dataclass(frozen=True)
-class Line:
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-
-
-@dataclass(frozen=True)
-class Margins:
-    """Paper edge to the label area, mm."""
-
-    top: float
-    right: float
-    bottom: float
-    left: float
-
-
-@dataclass(frozen=True)
-class LabelSlot:
-    box: int
-    """The box number printed on the label."""
-    move_number: int
-    side: Side
-    rect: Rect
-
-
-@dataclass(frozen=True)
-class Page:
-    """One page of labels."""
-
-    number: int
-    """1, 2, ... among the label pages."""
-    paper: Paper
-    labels: tuple[LabelSlot, ...]
-    cut_marks: tuple[Line, ...]
-    """Empty on a sticker sheet: its labels are already cut."""
-    margins: Margins
-    sheet: StickerSheet | None = None
-
-    @property
-    def width(self) -> float:
-        return self.paper.width
-
-    @property
-    def height(self) -> float:
-        return self.paper.height
-
-
-EDGE = 6.0
-"""Nothing is printed closer than this to the paper's edge (most printers cannot print there)."""
-HEADER = 5.0
-"""The band under the top edge that holds a page's running header."""
-MARK_GAP = 1.0
-MARK_LENGTH = 3.0
-"""Cut marks stand this far off the labels and are this long, in the margins."""
-_CLEAR = EDGE + MARK_GAP + MARK_LENGTH
-_TOP_CLEAR = EDGE + HEADER + MARK_GAP + MARK_LENGTH + 1.0
-MIN_SCALE = 0.65
-"""Smallest scale of the 53 x 36 mm design that still reads (its smallest text becomes 4 pt)."""
-_EPS = 1e-9
-
-
-def grid_capacity(paper: Paper, label: LabelSize) -> tuple[int, int]:
-    """Columns and rows of cut-out labels that fit on ``paper`` inside the margins."""
-    columns = math.floor((paper.width - 2 * _CLEAR) / label.width + _EPS)
-    rows = math.floor((paper.height - _CLEAR - _TOP_CLEAR) / label.height + _EPS)
-    return columns, rows
-
-
-def check_label(paper: Paper, label: LabelSize) -> None:
-    """:class:`LabelLayoutError` unless ``label`` fits on ``paper`` and its text stays readable."""
-    columns, rows = grid_capacity(paper, label)
-    if columns < 1 or rows < 1:
-        raise LabelLayoutError(
-            f"a {label} label does not fit on {paper.name} paper: at most "
-            f"{_mm(paper.width - 2 * _CLEAR)} x {_mm(paper.height - _CLEAR - _TOP_CLEAR)} mm inside the margins"
-        )
-    check_readable(label)
-
-
-def check_readable(label: LabelSize) -> None:
-    """:class:`LabelLayoutError` if a label this small would print text too small to read."""
-    if _design_scale(label) < MIN_SCALE - _EPS:
-        w, h = DESIGN_WIDTH * MIN_SCALE, DESIGN_HEIGHT * MIN_SCALE
-        raise LabelLayoutError(f"a {label} label is too small to read: make it at least {_mm(w)} x {_mm(h)} mm")
-
-
-def move_groups(boxes: Sequence[Box]) -> list[list[Box]]:
-    """Boxes in box-number order, cut into runs of the same move (and side, for two-sided machines).
-
-    Boxes are numbered breadth first, so each run is one move and the runs come in move order.
-    """
-    ordered = sorted(boxes, key=lambda b: b.number)
-    return [list(run) for _, run in groupby(ordered, key=lambda b: (b.move_number, b.side))]
-
-
-def layout(
-    boxes: Sequence[Box],
-    paper: Paper = A4,
-    label: LabelSize = DEFAULT_LABEL,
-    sheet: StickerSheet | None = None,
-) -> list[Page]:
-    """The label pages: where every box's label goes, in millimetres.
-
-    Labels come in box-number order; each move starts on a new row so the labels of one move
-    can be cut and stacked together. Cut-out labels stand edge to edge (one cut between two
-    labels) in a grid centred on the page, with cut marks in the margins on every edge; on a
-    sticker sheet the labels go where the sheet's are and there are no cut marks.
-    """
-    if sheet is not None:
-        paper, label = sheet.paper, sheet.label
-        columns, rows = sheet.columns, sheet.rows
-
-        def slot(column: int, row: int) -> Rect:
-            return sheet.slot(column, row)
-    else:
-        check_label(paper, label)
-        columns, rows = grid_capacity(paper, label)
-        left = (paper.width - columns * label.width) / 2
-        free = paper.height - _CLEAR - _TOP_CLEAR - rows * label.height
-        top = paper.height - _TOP_CLEAR - free / 2
-
-        def slot(column: int, row: int) -> Rect:
-            return Rect(left + column * label.width, top - (row + 1) * label.height, label.width, label.height)
-
-    pages: list[list[tuple[int, int, Box]]] = []
-    page: list[tuple[int, int, Box]] = []
-    row = column = 0
-    for group in move_groups(boxes):
-        if column:
-            row, column = row + 1, 0
-        for box in group:
-            if row == rows:
-                pages.append(page)
-                page, row = [], 0
-            page.append((column, row, box))
-            column += 1
-            if column == columns:
-                row, column = row + 1, 0
-    if page:
-        pages.append(page)
-    return [_page(n, paper, sheet, [(b, slot(c, r)) for c, r, b in placed])
-            for n, placed in enumerate(pages, start=1)]
-
-
-def _page(number: int, paper: Paper, sheet: StickerSheet | None, placed: list[tuple[Box, Rect]]) -> Page:
-    slots = tuple(LabelSlot(b.number, b.move_number, b.side, rect) for b, rect in placed)
-    rects = [s.rect for s in slots]
-    x0, x1 = min(r.x for r in rects), max(r.right for r in rects)
-    y0, y1 = min(r.y for r in rects), max(r.top for r in rects)
-    margins = Margins(paper.height - y1, paper.width - x1, y0, x0)
-    if sheet is not None:
-        return Page(number, paper, slots, (), margins, sheet)
-    xs = sorted({round(v, 6) for r in rects for v in (r.x, r.right)})
-    ys = sorted({round(v, 6) for r in rects for v in (r.y, r.top)})
-    a, b = MARK_GAP, MARK_GAP + MARK_LENGTH
-    marks = [Line(x, y1 + a, x, y1 + b) for x in xs] + [Line(x, y0 - a, x, y0 - b) for x in xs]
-    marks += [Line(x0 - a, y, x0 - b, y) for y in ys] + [Line(x1 + a, y, x1 + b, y) for y in ys]
-    return Page(number, paper, slots, tuple(marks), margins)
-
-
-# -- what goes in the boxes -------------------------------------------------------------------------
-def fill_text(game: Game, box: Box, colours: Sequence[BeadColour] = DEFAULT_COLOURS) -> str:
-    """The beads a box starts with, e.g. ``"4×W 4×K 4×G"`` (in colour order)."""
-    return " ".join(f"{n}×{colours[s].letter}" for s, n in sorted(bd.by_slot(game, box, box.initial).items()) if n)
-
-
-@dataclass(frozen=True)
-class ShoppingLine:
-    colour: BeadColour
-    square: str
-    """The square of a box's drawing that the colour stands for (a1..c3)."""
-    fill: int
-    """Beads of this colour in all the boxes at the start."""
-    spare: int
-    boxes: int
-    """Boxes that hold this colour at the start."""
-
-    @property
-    def buy(self) -> int:
-        return self.fill + self.spare
-
-
-@dataclass(frozen=True)
-class ShoppingList:
-    lines: tuple[ShoppingLine, ...]
-    spare_percent: float
-    boxes: int
-
-    @property
-    def fill(self) -> int:
-        return sum(line.fill for line in self.lines)
-
-    @property
-    def spare(self) -> int:
-        return sum(line.spare for line in self.lines)
-
-    @property
-    def buy(self) -> int:
-        return self.fill + self.spare
-
-
-def shopping_list(
-    game: Game, boxes: Sequence[Box], colours: Sequence[BeadColour] = DEFAULT_COLOURS, spare_percent: float = 50.0,
-    counts: str = "initial",
-) -> ShoppingList:
-    """Beads per colour for the fill (the initial beads, or ``counts="now"``: the beads the boxes
-    hold now), plus ``spare_percent`` of each (rounded up) to spare."""
-    if spare_percent < 0:
-        raise LabelLayoutError("the spare cannot be negative")
-    fill = [0] * game.colours
-    holders = [0] * game.colours
-    for box in boxes:
-        for s, count in bd.by_slot(game, box, box.initial if counts == "initial" else box.beads).items():
-            fill[s] += count
-            holders[s] += count > 0
-    names = bd.slot_names(game)
-    lines = tuple(
-        ShoppingLine(colours[s], names[s], fill[s], _spare(fill[s], spare_percent), holders[s])
-        for s in range(game.colours)
-    )
-    return ShoppingList(lines, spare_percent, len(boxes))
-
-
-def _spare(fill: int, percent: float) -> int:
-    # Round in hundredths first so that 50% of 3 is 2 and not a float's 1.5000000001 -> 2 twice.
-    return math.ceil(round(fill * percent / 100, 6))
-
-
-# -- geometry of the fill list and the shelf map ------------------------------------------------------
-@dataclass(frozen=True)
-class ListEntry:
-    """A line of the fill list: a move's heading (``box`` None) or one box."""
-
-    heading: str
-    box: Box | None = None
-
-
-@dataclass(frozen=True)
-class ListPage:
-    columns: tuple[tuple[ListEntry, ...], ...]
-
-
-FILL_ROW = 3.6
-"""Line pitch of the fill list, mm."""
-FILL_FONT = 7.0
-"""Points; the fill list is set in a monospaced font, each character 0.602 em wide."""
-_MONO_ADVANCE = 0.602
-_BODY_TOP = EDGE + HEADER + 21.0
-"""Paper's top edge to the first line of a list page (under the header and the title)."""
-
-
-def _fill_row_text(box: Box | None, colours: Sequence[BeadColour], width: str,
-                   slots: dict[int, int] | None = None) -> str:
-    """A line of the fill list: the header (``box`` None), or a box's beads by colour (``slots``)."""
-    n = len(width)
-    if box is None:
-        cells = "".join(f"{c.letter:>3}" for c in colours)
-        return f"{'box':>{n}} {'mv':>2} {cells}  {'sum':>3}"
-    held = slots or {}
-    counts = "".join(f"{held.get(s, 0) or '·':>3}" for s in range(len(colours)))
-    return f"{box.number:>{n}} {box.move_number:>2} {counts}  {sum(held.values()):>3}"
-
-
-def fill_list_pages(boxes: Sequence[Box], paper: Paper = A4, colours: Sequence[BeadColour] = DEFAULT_COLOURS,
-                    ) -> list[ListPage]:
-    """The fill list, flowed into as many text columns per page as fit, in box-number order."""
-    rows, per_page = _fill_grid(boxes, paper, colours)
-    entries: list[ListEntry] = []
-    two_sided = len({b.side for b in boxes}) > 1
-    for group in move_groups(boxes):
-        entries.append(ListEntry(_group_title(group, two_sided)))
-        entries.extend(ListEntry("", b) for b in group)
-    columns: list[tuple[ListEntry, ...]] = []
-    column: list[ListEntry] = []
-    for i, entry in enumerate(entries):
-        last_row = len(column) == rows - 1
-        # A heading never ends a column: it moves on with its first box.
-        if len(column) == rows or (last_row and entry.box is None and i + 1 < len(entries)):
-            columns.append(tuple(column))
-            column = []
-        column.append(entry)
-    if column:
-        columns.append(tuple(column))
-    return [ListPage(tuple(columns[i:i + per_page])) for i in range(0, len(columns), per_page)]
-
-
-def _fill_grid(boxes: Sequence[Box], paper: Paper, colours: Sequence[BeadColour]) -> tuple[int, int]:
-    rows = math.floor((paper.height - _BODY_TOP - _CLEAR) / FILL_ROW)
-    width = _fill_width(boxes, colours)
-    per_page = max(1, math.floor((paper.width - 2 * _CLEAR + _FILL_GUTTER) / (width + _FILL_GUTTER)))
-    return rows, per_page
-
-
-_FILL_GUTTER = 5.5
-
-
-def _fill_width(boxes: Sequence[Box], colours: Sequence[BeadColour]) -> float:
-    digits = "0" * max(3, len(str(max((b.number for b in boxes), default=1))))
-    chars = len(_fill_row_text(None, colours, digits))
-    return chars * _MONO_ADVANCE * FILL_FONT * MM_PER_PT
-
-
-SHELF_CELL = (14.5, 7.0)
-SHELF_HEADING = 8.0
-_SHELF_GAP = 4.0
-
-
-@dataclass(frozen=True)
-class ShelfRow:
-    """One row of boxes on the shelf map; ``title`` opens a move's section (or continues one)."""
-
-    title: str | None
-    row_number: int
-    boxes: tuple[int, ...]
-
-
-def shelf_map_pages(boxes: Sequence[Box], paper: Paper = A4, per_row: int = SHELF_WIDTH) -> list[list[ShelfRow]]:
-    """Box numbers in rows of ``per_row``, a section per move, flowed down as many pages as needed."""
-    height = paper.height - _BODY_TOP - _CLEAR
-    two_sided = len({b.side for b in boxes}) > 1
-    pages: list[list[ShelfRow]] = []
-    page: list[ShelfRow] = []
-    used = 0.0
-    for _, group in shelf_sections(boxes):  # the same places menace operate names
-        title = _group_title(group, two_sided)
-        numbers = [b.number for b in group]
-        chunks = [tuple(numbers[i:i + per_row]) for i in range(0, len(numbers), per_row)]
-        used += _SHELF_GAP if page else 0.0
-        for r, chunk in enumerate(chunks, start=1):
-            need = SHELF_CELL[1] + (SHELF_HEADING if r == 1 else 0.0)
-            if used + need > height + _EPS:
-                pages.append(page)
-                page, used = [], 0.0
-            row_title: str | None
-            if not page:
-                row_title = title if r == 1 else f"{title} (continued)"
-                used += SHELF_HEADING if r > 1 else 0.0
-            else:
-                row_title = title if r == 1 else None
-            page.append(ShelfRow(row_title, r, chunk))
-            used += need
-    if page:
-        pages.append(page)
-    return pages
-
-
-def _group_title(group: Sequence[Box], two_sided: bool) -> str:
-    first, last = group[0], group[-1]
-    side = f" ({first.side.name})" if two_sided else ""
-    count = f"{len(group)} box{'es' if len(group) != 1 else ''}"
-    numbers = f"box {first.number}" if len(group) == 1 else f"boxes {first.number}–{last.number}"
-    return f"Move {first.move_number}{side}: {numbers}, {count}"
-
-
-# -- the whole kit -----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class KitSpec:
-    """Everything the build kit depends on besides the boxes themselves."""
-
-    machine: str
-    settings: Settings
-    game: Game
-    colours: tuple[BeadColour, ...] = DEFAULT_COLOURS
-    paper: Paper = A4
-    label: LabelSize = DEFAULT_LABEL
-    sheet: StickerSheet | None = None
-    spare_percent: float = 50.0
-
-    def __post_init__(self) -> None:
-        if len(self.colours) < self.game.colours:
-            raise LabelLayoutError(f"give {self.game.colours} bead colours, not {len(self.colours)}")
-        if self.sheet is not None:
-            if self.sheet.paper != self.paper:
-                raise LabelLayoutError(f"the {self.sheet.name} sticker sheet is {self.sheet.paper.name} paper, "
-                                       f"not {self.paper.name}")
-            object.__setattr__(self, "label", self.sheet.label)
-        if self.spare_percent < 0:
-            raise LabelLayoutError("the spare cannot be negative")
-
-
-@dataclass(frozen=True)
-class KitSummary:
-    pages: int
-    label_pages: tuple[int, int]
-    """First and last page (1-based, in the whole document) holding labels."""
-    labels: int
-    shopping: ShoppingList
-    path: Path | None = None
-    files: tuple[Path, ...] = field(default=())
-
-
-@dataclass(frozen=True)
-class _Plan:
-    labels: list[Page]
-    fill: list[ListPage]
-    shelves: list[list[ShelfRow]]
-
-    @property
-    def total(self) -> int:
-        return 2 + len(self.labels) + len(self.fill) + len(self.shelves)
-
-    @property
-    def first_label_page(self) -> int:
-        return 3
-
-    @property
-    def first_fill_page(self) -> int:
-        return 3 + len(self.labels)
-
-    @property
-    def first_shelf_page(self) -> int:
-        return self.first_fill_page + len(self.fill)
-
-
-def _plan(boxes: Sequence[Box], spec: KitSpec) -> _Plan:
-    if not boxes:
-        raise LabelLayoutError("the machine has no boxes")
-    return _Plan(
-        layout(boxes, spec.paper, spec.label, spec.sheet),
-        fill_list_pages(boxes, spec.paper, spec.colours[:spec.game.colours]),
-        shelf_map_pages(boxes, spec.paper),
-    )
-
 
 # Settings forced while drawing, whatever a user's matplotlibrc says: the page must be the
 # paper and nothing else ("tight" would crop it), the fonts the ones shipped with matplotlib.
@@ -648,15 +140,24 @@ def write_pdf(out: str | Path | IO[bytes], boxes: Sequence[Box], spec: KitSpec) 
         "CreationDate": None,
         "ModDate": None,
     }
-    with _rc_fixed(), PdfPages(out, metadata=metadata) as pdf:
-        pdf.savefig(_cover_page(boxes, spec, plan, shopping))
-        pdf.savefig(_shopping_page(boxes, spec, plan, shopping))
-        for page in plan.labels:
-            pdf.savefig(_label_page(page, by_number, spec, plan))
-        for n, fill_page in enumerate(plan.fill):
-            pdf.savefig(_fill_page(fill_page, n, boxes, spec, plan))
-        for n, shelf_page in enumerate(plan.shelves):
-            pdf.savefig(_shelf_page(shelf_page, n, boxes, spec, plan))
+
+    def pages(f: str | Path | IO[bytes]) -> None:
+        with _rc_fixed(), PdfPages(f, metadata=metadata) as pdf:
+            pdf.savefig(_cover_page(boxes, spec, plan, shopping))
+            pdf.savefig(_shopping_page(boxes, spec, plan, shopping))
+            for page in plan.labels:
+                pdf.savefig(_label_page(page, by_number, spec, plan))
+            for n, fill_page in enumerate(plan.fill):
+                pdf.savefig(_fill_page(fill_page, n, boxes, spec, plan))
+            for n, shelf_page in enumerate(plan.shelves):
+                pdf.savefig(_shelf_page(shelf_page, n, boxes, spec, plan))
+
+    if isinstance(out, (str, Path)):
+        from menace.app.files import write_with
+
+        write_with(out, pages)  # a temporary file beside the target, renamed over it
+    else:
+        pages(out)
     path = Path(out) if isinstance(out, (str, Path)) else None
     last_label = plan.first_label_page + len(plan.labels) - 1
     return KitSummary(plan.total, (plan.first_label_page, last_label), len(boxes), shopping, path)
@@ -677,6 +178,8 @@ def write_svgs(folder: str | Path, boxes: Sequence[Box], spec: KitSpec) -> KitSu
     label = spec.label
     check_readable(label)
     target = Path(folder)
+    from menace.app.files import write_text
+
     if target.exists() and not target.is_dir():
         raise LabelLayoutError(f"{target} is a file: give a folder for the SVG labels")
     target.mkdir(parents=True, exist_ok=True)
@@ -693,7 +196,7 @@ def write_svgs(folder: str | Path, boxes: Sequence[Box], spec: KitSpec) -> KitSu
             path = target / svg_name(box, len(boxes))
             buffer = io.StringIO()
             fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": "menace labels"})
-            path.write_text(_size_in_mm(buffer.getvalue(), label), encoding="utf-8")
+            write_text(path, _size_in_mm(buffer.getvalue(), label))
             files.append(path)
     shopping = shopping_list(spec.game, boxes, spec.colours, spec.spare_percent)
     return KitSummary(0, (0, 0), len(files), shopping, target, tuple(files))
@@ -752,17 +255,6 @@ def _ink_on(hex_colour: str) -> str:
     r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
     return "#000000" if 0.299 * r + 0.587 * g + 0.114 * b >= 140 else "#ffffff"
 
-
-# The label is designed at 53 x 36 mm and scaled to the label's size, centred.
-DESIGN_WIDTH, DESIGN_HEIGHT = 53.0, 36.0
-_PAD = 1.6
-_CELL = 9.0
-_BOARD = 3 * _CELL
-_TEXT_X = _PAD + _BOARD + 1.8
-
-
-def _design_scale(label: LabelSize) -> float:
-    return min(label.width / DESIGN_WIDTH, label.height / DESIGN_HEIGHT)
 
 
 def _draw_label(canvas: _Canvas, ax: Axes, game: Game, box: Box, rect: Rect, colours: Sequence[BeadColour],
@@ -850,7 +342,8 @@ def _draw_label(canvas: _Canvas, ax: Axes, game: Game, box: Box, rect: Rect, col
     text(_TEXT_X, top + 0.2, f"{box.number}", 19.0, fit=True, ha="left", va="top", weight="bold")
     side = f" · {game.side_names[box.side]}" if two_sided else ""
     beads = sum(box.initial.values())
-    text(_TEXT_X, top - 7.6, f"move {box.move_number}{side} · {beads} beads", 6.0, fit=True, ha="left",
+    text(_TEXT_X, top - 7.6, f"move {box.move_number}{side} · {beads} bead{'' if beads == 1 else 's'}", 6.0,
+         fit=True, ha="left",
          va="top", color="#333333")
     held = sorted(bd.by_slot(game, box, {m: n for m, n in box.initial.items() if n}).items())
     room_top, room_bottom = top - 10.8, _PAD
@@ -988,7 +481,7 @@ def _cover_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: Shop
         "The big number is the box's number: the same in every list here and in the program (menace show N).",
         *drawing,
         "UP marks the drawing's top edge. The lines on the right say what goes in at the start:",
-        "4×W white means four white beads. On a machine that plays both sides, X or O after the move",
+        "4×W white means four white beads. On a machine that plays both sides, the side after the move",
         "says which side the box plays. Glue each label on the top of its matchbox.",
     ):
         ax.text(x, y, line, fontsize=8.5, va="top")
@@ -1051,12 +544,13 @@ def _shopping_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: S
     _header(ax, spec, 2, plan, "shopping list")
     pct = _percent(shopping.spare_percent)
     y = _title(ax, spec, "Shopping list",
-               f"{len(boxes):,} matchboxes and {shopping.buy:,} beads in nine colours "
+               f"{len(boxes):,} matchboxes and {shopping.buy:,} beads in {len(shopping.lines)} colours "
                f"({shopping.fill:,} to fill the boxes + {shopping.spare:,} spare)")
     y -= 5
     x = _CLEAR
     cols = (x, x + 8, x + 16, x + 48, x + 68, x + 92, x + 114, x + 136)
-    heads = ("", "", "colour", "square", "boxes", "initial fill", f"spare {pct}", "to buy")
+    heads = ("", "", "colour", "square" if bd.places_pieces(spec.game) else "stands for", "boxes", "initial fill",
+             f"spare {pct}", "to buy")
     for i, head in enumerate(heads):
         ax.text(cols[i] + (18 if i >= 4 else 0), y, head, fontsize=9, weight="bold", va="top",
                 ha="right" if i >= 4 else "left")
@@ -1084,8 +578,11 @@ def _shopping_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: S
     notes = [
         "Initial fill: the beads each box holds before the first game, added up colour by colour over all",
         f"{len(boxes):,} boxes (the lines “4×W white” on the labels; the fill list gives them box by box).",
-        f"Spare: {pct} of each colour's fill, rounded up. A win adds beads ({win:+d} for every bead drawn,",
-        "put back with its copies), so the boxes that play well fill up; and beads get dropped and lost.",
+        *((f"Spare: {pct} of each colour's fill, rounded up. A win adds beads ({win:+d} for every bead drawn,",
+           "put back with its copies), so the boxes that play well fill up; and beads get dropped and lost.")
+          if win > 0 else
+          (f"Spare: {pct} of each colour's fill, rounded up. This machine's rule adds no beads after a win, so",
+           "the spare is for beads that get dropped and lost.")),
         f"Also: {len(boxes):,} matchboxes (a few more to spare), glue or the sticker sheets, and a cup or",
         "saucer to draw the beads into during a game.",
     ]
@@ -1184,12 +681,61 @@ def _shelf_page(rows: list[ShelfRow], index: int, boxes: Sequence[Box], spec: Ki
     return fig
 
 
-def _mm(value: float) -> str:
-    return f"{value:g}"
-
-
 def iter_labels(pages: Sequence[Page]) -> Iterator[LabelSlot]:
     """Every label of a layout, page by page."""
     for page in pages:
         yield from page.labels
 
+__all__ = [
+    "A4",
+    "A4_21",
+    "DEFAULT_LABEL",
+    "DESIGN_HEIGHT",
+    "DESIGN_WIDTH",
+    "EDGE",
+    "FILL_FONT",
+    "FILL_ROW",
+    "HEADER",
+    "KitSpec",
+    "KitSummary",
+    "LETTER",
+    "LabelLayoutError",
+    "LabelSize",
+    "LabelSlot",
+    "Line",
+    "ListEntry",
+    "ListPage",
+    "MARK_GAP",
+    "MARK_LENGTH",
+    "MIN_SCALE",
+    "MM_PER_INCH",
+    "MM_PER_PT",
+    "Margins",
+    "PAPERS",
+    "Page",
+    "Paper",
+    "Rect",
+    "SHEETS",
+    "SHELF_CELL",
+    "SHELF_HEADING",
+    "ShelfRow",
+    "ShoppingLine",
+    "ShoppingList",
+    "StickerSheet",
+    "check_label",
+    "check_readable",
+    "fill_list_pages",
+    "fill_text",
+    "find_paper",
+    "find_sheet",
+    "grid_capacity",
+    "layout",
+    "move_groups",
+    "parse_label_size",
+    "shelf_map_pages",
+    "shopping_list",
+    "write_pdf",
+    "write_svgs",
+    "svg_name",
+    "iter_labels",
+]

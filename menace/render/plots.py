@@ -21,7 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection, PatchCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle, Rectangle
-from matplotlib.ticker import MaxNLocator, PercentFormatter, StrMethodFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter, StrMethodFormatter
 
 from menace.app.series import (
     BeadsData,
@@ -88,6 +88,20 @@ def save(fig: Figure, path: str | Path) -> Path:
 
 THOUSANDS = StrMethodFormatter("{x:,.0f}")
 
+
+def compact(n: float) -> str:
+    """A count short enough for a tick or a bead circle: ``950``, ``12,500``, ``450k``, ``1.2M``."""
+    a = abs(n)
+    if a >= 999_500:
+        return f"{n / 1e6:.3g}M"
+    if a >= 100_000:
+        return f"{n / 1e3:.0f}k"
+    return f"{n:,.0f}"
+
+
+GAMES = FuncFormatter(lambda x, _pos: compact(x))
+"""Game numbers on an axis: no run-together labels at a million games."""
+
 __all__ = ["rule_text", "signed"]  # re-exported: the rule as the plots print it
 
 
@@ -132,8 +146,8 @@ def _draw_box(ax: Axes, game: Game, position: State, beads: dict[int, int], orig
                         arrowprops={"arrowstyle": "-|>", "color": colour.hex, "lw": 3, "mutation_scale": 22})
         ax.add_patch(Circle((cx, cy), 0.36 * cell, facecolor=colour.hex, edgecolor=EDGE, lw=1.5))
         if letters:
-            text = f"{count:,}"
-            ax.text(cx, cy, text, ha="center", va="center", fontsize=15 if len(text) <= 3 else 11,
+            text = compact(count)  # at most five characters: it stays inside the circle
+            ax.text(cx, cy, text, ha="center", va="center", fontsize={4: 11, 5: 9}.get(len(text), 15),
                     fontweight="bold", color=_ink(colour.hex))
     ax.set_xlim(x0 - 0.05, x0 + size + 0.05)
     ax.set_ylim(y0 + size + 0.05, y0 - 0.05)
@@ -147,14 +161,14 @@ def _ink(hex_colour: str) -> str:
 
 
 # -- beads in one box --------------------------------------------------------------------------
-LABEL_ROWS = 3
+LABEL_ROWS = 2
 """Opponent names stack in up to this many rows at the top before one is left out."""
 LABEL_GAP = 0.16
 """The share of the axis width one opponent's name needs before the next in its row."""
 
 
 def _mark_opponents(axes: Sequence[Axes], opponents: Sequence[tuple[int, str]], label_on: Axes,
-                    games: int) -> None:
+                    games: int, origin: int = 0) -> None:
     """A dashed line where the opponent changes, and the opponent's name at the top.
 
     Names of close changes go into lower rows; one with no room in any row is left out (its
@@ -165,14 +179,15 @@ def _mark_opponents(axes: Sequence[Axes], opponents: Sequence[tuple[int, str]], 
         if i:
             for ax in axes:
                 ax.axvline(first - 0.5, color=MARKER, lw=2.2, ls="--")
-        where = max(first - 0.5, 0) / max(games, 1)
+        where = max(first - 0.5 - origin, 0) / max(games, 1)
         row = next((r for r in range(LABEL_ROWS) if where >= row_end[r]), None)
         if row is None:
             continue
         row_end[row] = where + LABEL_GAP
-        label_on.annotate(f"vs {opponent}", xy=(max(first - 0.5, 0), 1.0), xycoords=("data", "axes fraction"),
-                          xytext=(5, -5 - 20 * row), textcoords="offset points", ha="left", va="top",
-                          fontsize=14, color=MARKER, fontweight="bold")
+        # Above the plotting area, so that a name never covers the curve.
+        label_on.annotate(f"vs {opponent}", xy=(max(first - 0.5, origin), 1.0), xycoords=("data", "axes fraction"),
+                          xytext=(3, 3 + 18 * row), textcoords="offset points", ha="left", va="bottom",
+                          fontsize=13, color=MARKER, fontweight="bold", annotation_clip=False)
 
 
 MAX_POINTS = 4000
@@ -190,12 +205,20 @@ def _sampled(series: BeadSeries) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.
     return at, counts[:, idx]
 
 
-def render_beads(data: BeadsData, path: str | Path) -> Path:
-    """A stacked area of the box's beads per colour over the games, beside the box's drawing."""
+def render_beads(data: BeadsData, path: str | Path, first: int | None = None, last: int | None = None,
+                 log: bool = False) -> Path:
+    """A stacked area of the box's beads per colour over the games, beside the box's drawing.
+
+    ``first``..``last`` narrows the games shown (so the first 50 of a long history can be seen);
+    ``log`` puts the beads on a logarithmic scale. A machine with no games shows its starting box.
+    """
     output_format(path)
-    if data.games_played == 0:
-        raise PlotError(f"{data.machine!r} has played no games yet: nothing to plot")
     box = data.box
+    played = data.games_played
+    lo = max(0, first or 0)
+    hi = min(played, last if last is not None else played)
+    if lo > hi:
+        raise PlotError(f"no games from {lo:,} to {hi:,}: {data.machine!r} has played {played:,}")
     with _style():
         fig = Figure(figsize=(12, 7), dpi=150, layout="constrained")
         grid = fig.add_gridspec(2, 2, width_ratios=[3, 1], height_ratios=[1, 1.25])
@@ -203,28 +226,42 @@ def render_beads(data: BeadsData, path: str | Path) -> Path:
         drawing = fig.add_subplot(grid[0, 1])
         key = fig.add_subplot(grid[1, 1])
         x, ys = _sampled(data.series)
+        if len(x) == 1:  # no games yet: the starting box, as a band one game wide
+            x, ys = np.array([0, 1], dtype=np.int64), np.repeat(ys, 2, axis=1)
         game = data.game
         colours = [bd.colour(game, _palette(game), box.position, m) for m in data.series.beads]
         polys = ax.stackplot(x, ys, colors=[c.hex for c in colours], edgecolor=EDGE, linewidth=1.2, step="post")
-        ax.set_xlim(0, max(int(x[-1]), 1))
-        ax.set_ylim(0, max(int(ys.sum(axis=0).max()) * 1.05, 1))
+        ax.set_xlim(lo, max(hi, lo + 1))
+        shown = (x >= lo) & (x <= hi)
+        shown[max(int(np.searchsorted(x, lo, side="right")) - 1, 0)] = True  # the step covering ``lo``
+        top = int(ys[:, shown].sum(axis=0).max())
+        if log:
+            ax.set_yscale("symlog", linthresh=1)
+            ax.set_ylim(0, max(top, 1) * 1.5)
+        else:
+            ax.set_ylim(0, max(top * 1.05, 1))
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("games played")
-        ax.set_ylabel("beads in the box")
-        ax.xaxis.set_major_formatter(THOUSANDS)
-        ax.yaxis.set_major_formatter(THOUSANDS)
+        ax.set_ylabel("beads in the box" + (" (log scale)" if log else ""))
+        ax.xaxis.set_major_formatter(GAMES)
+        ax.yaxis.set_major_formatter(GAMES)
         ax.set_facecolor(BACKGROUND)  # white beads must show against the background
         ax.set_axisbelow(True)
         ax.grid(True, axis="y", color="white", lw=1.2)
-        _mark_opponents([ax], data.opponents, ax, data.games_played)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-        fig.suptitle(f"Beads in box {box.number} of {data.machine!r} over {data.games_played:,} games",
-                     fontweight="bold")
+        _mark_opponents([ax], [(g, o) for g, o in data.opponents if g <= hi], ax, max(hi - lo, 1), origin=lo)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
+        if (lo, hi) != (0, played):
+            span = f"games {lo:,} to {hi:,}"
+        else:
+            span = f"over {played:,} game{'' if played == 1 else 's'}" if played else "as built (no games yet)"
+        fig.suptitle(f"Beads in box {box.number} of {data.machine!r} {span}", fontweight="bold")
         what = "the opening box, " if box.move_number == 1 and box.number == 1 else ""
         ax.set_title(f"{what}MENACE's move {box.move_number} ({box.side.name} to play); "
-                     f"rule {rule_text(data.settings)} per bead", fontsize=15)
-        _draw_box(drawing, game, box.position, data.series.at(data.games_played))
-        drawing.set_title(f"box {box.number} now", fontsize=15)
+                     f"rule {rule_text(data.settings)} per bead", fontsize=15,
+                     pad=(26 if len(data.opponents) == 1 else 44))  # room for the opponents' names above the plot
+        _draw_box(drawing, game, box.position, data.series.at(hi))
+        drawing.set_title(f"box {box.number} " + ("now" if hi == played else f"after game {hi:,}"), fontsize=15,
+                          pad=(26 if len(data.opponents) == 1 else 44))
         handles = list(reversed(polys))  # the legend reads top to bottom like the stack
         labels = [_bead_label(game, c, m) for c, m in reversed(list(zip(colours, data.series.beads)))]
         key.legend(handles, labels, loc="upper center", title="bead: its move on the drawing", frameon=False)
@@ -262,13 +299,15 @@ def render_learning(data: LearningData, path: str | Path) -> Path:
         bottom.grid(True, alpha=0.3)
         bottom.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
         bottom.set_xlim(data.first - 1, n + 1)
-        bottom.xaxis.set_major_formatter(THOUSANDS)
+        bottom.xaxis.set_major_formatter(GAMES)
         top.yaxis.set_major_formatter(THOUSANDS)
-        _mark_opponents([top, bottom], data.opponents, top, n)
-        bottom.xaxis.set_major_locator(MaxNLocator(integer=True))
+        _mark_opponents([top, bottom], data.opponents, top, max(n - data.first + 1, 1), origin=data.first - 1)
+        bottom.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
         top.yaxis.set_major_locator(MaxNLocator(integer=True))
         w, d, l_ = data.totals
-        fig.suptitle(f"How {data.machine!r} learnt: {data.played:,} games, {w:,} won, {d:,} drawn, {l_:,} lost",
+        played = data.played
+        fig.suptitle(f"How {data.machine!r} learnt: {played:,} game{'' if played == 1 else 's'}, {w:,} won, "
+                     f"{d:,} drawn, {l_:,} lost",
                      fontweight="bold")
         return save(fig, path)
 
@@ -312,7 +351,7 @@ def render_boxes(data: BoxesData, path: str | Path) -> Path:
                  else "Each bead colour is an arrow from the pawn it moves")
         ax.text(0, 0.66 / inch, f"{where}; a dot's area is its number of beads, "
                 "the box's favourite colour a full dot.\nAbove each box: its number and its beads in all. "
-                "Pale ring: no beads of that colour left. Red box: empty, MENACE resigns there.",
+                "Grey diamond: no beads of that colour left. Red box: empty, MENACE resigns there.",
                 fontsize=13 if small else 17, va="top", color="#333333", linespacing=1.4)
         y = title_h
         for move, group in data.groups:
@@ -378,7 +417,8 @@ def render_boxes(data: BoxesData, path: str | Path) -> Path:
         else:  # pawns: white for the first player, black for the second
             ax.scatter(*marks[1], s=mark_size, marker="^", facecolors="white", edgecolors=EDGE, linewidths=lw)
             ax.scatter(*marks[2], s=mark_size, marker="^", facecolors=EDGE, edgecolors=EDGE, linewidths=lw)
-        ax.scatter(*rings, s=(0.4 * square) ** 2, marker="o", facecolors="none", edgecolors="#a0a0a0",
+        # A small grey diamond, not a ring: a ring reads as an O on the board.
+        ax.scatter(*rings, s=(0.3 * square) ** 2, marker="D", facecolors="#d0d0d0", edgecolors="#a0a0a0",
                    linewidths=1.0)
         ax.scatter(dots[0], dots[1], s=dots[2], c=dots[3], edgecolors=EDGE, linewidths=0.8, zorder=3)
         return save(fig, path)

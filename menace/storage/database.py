@@ -22,7 +22,7 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.orm import Session
 
-from menace.core.errors import UnavailableError
+from menace.core.errors import DamagedError, MenaceError, UnavailableError
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -43,6 +43,14 @@ class StorageError(UnavailableError):
     """A database that cannot be used as asked; the message is one line for the user."""
 
 
+class DatabaseBusyError(StorageError):
+    """Another process holds the database's write lock for longer than the busy timeout."""
+
+
+class DatabaseDamagedError(DamagedError):
+    """The database's content is not what menace wrote (a damaged file, a dropped table, a bad value)."""
+
+
 class SchemaState(enum.Enum):
     EMPTY = "empty"
     CURRENT = "current"
@@ -55,6 +63,10 @@ def resolve_url(db: str | None) -> str:
     """A database URL from ``--db`` (a path or a URL), else ``$MENACE_DB``, else ``menace.db``."""
     target = db or os.environ.get(ENV_VAR) or DEFAULT_DB
     url = target if "://" in target else f"sqlite:///{target}"
+    if "://" not in target and "?" in target:
+        # A path with SQLite URI parameters (x.db?mode=ro): honour them as SQLite does.
+        path, _, query = target.partition("?")
+        url = f"sqlite:///file:{path}?{query}&uri=true"
     try:
         make_url(url)
     except (sa_exc.ArgumentError, ValueError) as exc:
@@ -99,8 +111,10 @@ def make_engine(url: str) -> Engine:
     except sa_exc.ArgumentError as exc:
         raise StorageError(f"{url!r} is not a database URL or path ({exc})") from None
     except ModuleNotFoundError as exc:
-        raise StorageError(f"the driver for {make_url(url).get_backend_name()!r} is not installed ({exc.name}); "
-                           f"for PostgreSQL: pip install 'menace[postgres]'") from None
+        backend = make_url(url).get_backend_name()
+        hint = "pip install 'menace[postgres]'" if backend.startswith("postgres") else \
+            f"install the Python driver for {backend} ({exc.name})"
+        raise StorageError(f"the driver for {backend!r} is not installed ({exc.name}); {hint}") from None
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _set_sqlite_pragmas)
         event.listen(engine, "begin", _begin)
@@ -152,7 +166,12 @@ def schema_state(engine: Engine) -> tuple[SchemaState, str | None]:
             if "alembic_version" in tables:
                 current = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
     except sa_exc.DatabaseError as exc:
-        raise StorageError(f"{describe(engine)} is not a menace database ({_reason(exc)})") from None
+        reason = _reason(exc)
+        if "not a database" in reason or "malformed" in reason:
+            raise DatabaseDamagedError(f"{describe(engine)} is damaged or not a database at all ({reason})") from None
+        raise StorageError(f"{describe(engine)} cannot be read ({reason})") from None
+    except (UnicodeDecodeError, sqlite3.DatabaseError, ValueError) as exc:  # a header overwritten with garbage
+        raise DatabaseDamagedError(f"{describe(engine)} is damaged or not a database at all ({exc})") from None
     if current is None:
         return (SchemaState.EMPTY if not tables else SchemaState.FOREIGN), None
     if current == head_revision():
@@ -177,6 +196,13 @@ def check_location(url: str, create: bool) -> None:
     path = sqlite_path(url)
     if path is None:
         return
+    try:
+        _check_path(path, create)
+    except OSError as exc:  # a name too long, a folder we may not look into
+        raise StorageError(f"cannot use {str(path)[:80]}: {exc.strerror or exc}") from None
+
+
+def _check_path(path: Path, create: bool) -> None:
     if not path.parent.exists():
         raise StorageError(f"folder {path.parent} does not exist")
     if path.is_dir():
@@ -311,10 +337,31 @@ def session_scope(engine: Engine, write: bool = False) -> Iterator[Session]:
     try:
         with Session(bind, expire_on_commit=False) as session, session.begin():
             yield session
-    except sa_exc.OperationalError as exc:
-        text = _reason(exc)
-        if "readonly" in text.replace("-", "") or "read-only" in text:
-            raise StorageError(f"{describe(engine)} is read-only; nothing was changed") from None
-        if "locked" in text:
-            raise StorageError(f"{describe(engine)} is busy (locked by another process); try again") from None
+    except MenaceError:
         raise
+    except sa_exc.DBAPIError as exc:
+        raise database_error(engine, exc) from None
+    except (ValueError, KeyError, TypeError, OverflowError, UnicodeDecodeError) as exc:
+        # A stored value that menace never writes (a count of 'many', a side 'Z', a date that
+        # is not one, text that is not UTF-8): the database is damaged. 'menace check' names it.
+        raise DatabaseDamagedError(
+            f"{describe(engine)} holds a value menace cannot read ({type(exc).__name__}: {str(exc)[:120]}); "
+            f"run 'menace check' to see what is damaged") from None
+
+
+def database_error(engine: Engine, exc: sa_exc.DBAPIError) -> MenaceError:
+    """The one-line error for what the database driver raised, or the exception itself (a bug)."""
+    text = _reason(exc)
+    where = describe(engine)
+    low = text.lower()
+    if "readonly" in low.replace("-", "") or "read-only" in low:
+        return StorageError(f"{where} is read-only; nothing was changed")
+    if "locked" in low or "busy" in low:
+        return DatabaseBusyError(f"{where} is busy (locked by another process); try again")
+    if "disk is full" in low or "disk i/o error" in low or "no space" in low:
+        return StorageError(f"cannot write {where}: the disk is full, the file size limit was reached or the "
+                            f"disk failed; the last transaction was rolled back, nothing of it was stored")
+    if isinstance(exc, (sa_exc.OperationalError, sa_exc.IntegrityError, sa_exc.DataError)) \
+            or "malformed" in low or "not a database" in low:
+        return DatabaseDamagedError(f"{where} is damaged ({text}); run 'menace check' to see what is wrong")
+    raise exc

@@ -18,11 +18,14 @@ from menace.core.learner import (
     Scope,
     Settings,
     build_boxes,
+    check_schedule,
     format_numbers,
     parse_numbers,
 )
+from menace.core.names import check_machine_name
 from menace.core.records import GameBuffer
 from menace.games import find_game
+from menace.storage.database import DatabaseDamagedError
 from menace.storage.models import BeadRow, BoxRow, GameBlockRow, MachineRow, RunRow
 
 DEFAULT_MACHINE = "menace"
@@ -90,6 +93,9 @@ def create_machine(
     replace: bool = False, colours: str | None = None,
 ) -> StoredMachine:
     """Build a machine's boxes and store them (all rows in bulk)."""
+    check_machine_name(name)
+    boxes = build_boxes(game, settings)
+    check_schedule(settings, boxes)
     existing = session.scalar(select(MachineRow).where(MachineRow.name == name))
     if existing is not None:
         if not replace:
@@ -104,7 +110,6 @@ def create_machine(
     )
     session.add(row)
     session.flush()
-    boxes = build_boxes(game, settings)
     box_rows = [
         {"machine_id": row.id, "number": b.number, "position": game.encode(b.position),
          "side": b.side.name, "move_number": b.move_number}
@@ -137,6 +142,9 @@ def load_machine(session: Session, name: str) -> StoredMachine:
     boxes = []
     for box_id, number, position, side, move_number in box_rows:
         rows = beads.get(box_id, [])
+        if any(not 0 <= m < game.move_count for m, _, _ in rows) or side not in ("X", "O"):
+            raise DatabaseDamagedError(f"box {number} of {name!r} holds values no {game.name} box has; "
+                                       f"run 'menace check' to see what is damaged")
         boxes.append(Box(
             number, game.decode(position), Side[side], move_number,
             initial={m: i for m, _, i in rows}, beads={m: c for m, c, _ in rows},

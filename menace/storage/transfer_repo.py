@@ -8,6 +8,7 @@ from datetime import datetime
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
+from menace.core.names import check_machine_name
 from menace.storage.models import BeadRow, BoxRow, CorrectionRow, GameBlockRow, MachineRow, RunRow
 from menace.storage.repository import _machine_row
 
@@ -118,6 +119,7 @@ def dump_machine(session: Session, name: str) -> MachineDump:
 
 def load_machine_dump(session: Session, d: MachineDump) -> None:
     """Insert a whole machine (its name must be free), all rows in bulk."""
+    check_machine_name(d.name)
     m = MachineRow(
         name=d.name, game=d.game, side=d.side, schedule=d.schedule, reward_win=d.reward_win,
         reward_draw=d.reward_draw, reward_loss=d.reward_loss, all_squares=d.all_squares, symmetry=d.symmetry,

@@ -1,0 +1,208 @@
+"""How fast ``menace serve`` is, measured in one run: python benchmarks/web.py [--games 1000000]
+
+Prints: the wall drawn in Chromium for 304 and 2,201 boxes (target < 1 s), the time for the wall
+to reflect a finished game (< 100 ms), how much 50 SSE clients slow a running tournament (< 10%)
+and the learning series of a 1,000,000-game machine served (< 200 ms).
+
+The server runs as ``menace serve`` in a subprocess, so the clients of this process do not share
+its interpreter. Needs Debian's chromium and playwright (``pip install -e '.[test]'``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run"]
+
+
+def menace(db: Path, *args: str) -> None:
+    subprocess.run([sys.executable, "-m", "menace", "--db", str(db), *args], check=True, stdout=subprocess.DEVNULL)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    def __init__(self, db: Path, machine: str) -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen([sys.executable, "-m", "menace", "--db", str(db), "-m", machine, "serve",
+                                      "--port", str(self.port)], stdout=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(self.base + "/api/health", timeout=1):
+                    return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+
+    def get(self, path: str) -> Any:
+        with urllib.request.urlopen(self.base + "/api" * (not path.startswith("/api")) + path, timeout=60) as r:
+            return json.loads(r.read())
+
+    def post(self, path: str, body: dict[str, Any]) -> Any:
+        req = urllib.request.Request(self.base + path, json.dumps(body).encode(), {"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return json.loads(r.read())
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
+def wall_times(browser: Any, srv: Server, rounds: int = 3) -> list[float]:
+    """Seconds from navigation to every box drawn (the page sets data-ready after drawing)."""
+    out = []
+    for _ in range(rounds):
+        page = browser.new_page(viewport={"width": 1366, "height": 768})
+        page.goto(srv.base + "/")
+        page.wait_for_selector("#wall[data-ready='1']", timeout=30_000)
+        out.append(page.evaluate("performance.now()") / 1000)
+        page.close()
+    return out
+
+
+def ledger_time(browser: Any, srv: Server) -> float:
+    """Seconds from the person's last move sent (from the wall page itself) to the wall redrawn."""
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    page.goto(srv.base + "/")
+    page.wait_for_selector("#wall[data-ready='1']")
+    page.wait_for_timeout(300)  # the event stream is open
+    return float(page.evaluate("""async () => {
+        const post = (p, b) => fetch('/api' + p, {method: 'POST', headers: {'Content-Type': 'application/json'},
+                                                  body: JSON.stringify(b)}).then(r => r.json());
+        let t = await post('/play', {});
+        for (;;) {
+            const move = t.legal[0];
+            const last = t.legal.length <= 2;
+            const before = document.getElementById('wall').dataset.lastGame || '';
+            const t0 = performance.now();
+            t = await post(`/play/${t.id}/move`, {move});
+            if (t.over) {
+                while ((document.getElementById('wall').dataset.lastGame || '') === before)
+                    await new Promise(r => requestAnimationFrame(r));
+                return (performance.now() - t0) / 1000;
+            }
+        }
+    }"""))
+
+
+def tournament_rate(srv: Server, games: int) -> float:
+    srv.post("/api/train", {"opponent": "random", "games": games, "seed": 5})
+    while srv.get("/api/train")["running"]:
+        time.sleep(0.05)
+    s = srv.get("/api/train")
+    return float(s["games"] / s["seconds"])
+
+
+def sse_clients(srv: Server, n: int) -> tuple[list[threading.Thread], list[int], threading.Event]:
+    stop = threading.Event()
+    counts = [0] * n
+
+    def listen(i: int) -> None:
+        with urllib.request.urlopen(srv.base + "/api/events", timeout=60) as r:
+            for line in r:
+                if line.startswith(b"event:"):
+                    counts[i] += 1
+                if stop.is_set():
+                    return
+
+    threads = [threading.Thread(target=listen, args=(i,), daemon=True) for i in range(n)]
+    for t in threads:
+        t.start()
+    return threads, counts, stop
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=1_000_000, help="games of the big machine [1,000,000]")
+    parser.add_argument("--tournament", type=int, default=400_000, help="games per timed tournament [400,000]")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    folder = Path(tempfile.mkdtemp(prefix="menace-web-bench-"))
+    db = folder / "bench.db"
+    menace(db, "init")
+    menace(db, "-m", "big", "init", "--no-symmetry")
+    print(f"Building a {args.games:,}-game machine...", file=sys.stderr)
+    menace(db, "-m", "million", "init")
+    menace(db, "-m", "million", "tournament", "--vs", "random", "-n", str(args.games), "--seed", "1")
+    rows: list[tuple[str, str, str]] = []
+    chromium = shutil.which("chromium")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=ARGS)
+        for machine, label in (("menace", "304"), ("big", "2,201")):
+            srv = Server(db, machine)
+            try:
+                t = wall_times(browser, srv)
+                rows.append((f"wall of {label} boxes drawn in Chromium (navigation to drawn, median of 3)",
+                             f"{statistics.median(t) * 1000:.0f} ms", "< 1 s"))
+            finally:
+                srv.close()
+        srv = Server(db, "menace")
+        try:
+            lt = [ledger_time(browser, srv) for _ in range(5)]
+            rows.append(("wall reflects a finished game (last move sent to wall redrawn, median of 5)",
+                         f"{statistics.median(lt) * 1000:.0f} ms", "< 100 ms"))
+            quiet, busy = [], []
+            for _ in range(3):
+                quiet.append(tournament_rate(srv, args.tournament))
+                threads, counts, stop = sse_clients(srv, 50)
+                time.sleep(0.5)
+                busy.append(tournament_rate(srv, args.tournament))
+                stop.set()
+                received = min(counts)
+            q, b = statistics.median(quiet), statistics.median(busy)
+            rows.append(("tournament vs random in the server, no page open (games/s, median of 3)", f"{q:,.0f}", ""))
+            rows.append(("...with 50 SSE clients listening (games/s, interleaved)", f"{b:,.0f}", ""))
+            rows.append(("slow-down by 50 SSE clients", f"{(1 - b / q) * 100:.1f}% (each got >= {received} events)",
+                         "< 10%"))
+        finally:
+            srv.close()
+        browser.close()
+    srv = Server(db, "million")
+    try:
+        def timed(path: str) -> float:
+            t0 = time.perf_counter()
+            srv.get(path)
+            return time.perf_counter() - t0
+
+        path = "/machines/million/learning?points=600"
+        cold = timed(path)
+        warm = statistics.median(timed(path) for _ in range(5))
+        zoom = statistics.median(timed(path + "&first=400000&last=600000") for _ in range(5))
+        rows.append((f"learning series of a {args.games:,}-game machine, first request (server just started)",
+                     f"{cold * 1000:.0f} ms", "< 200 ms"))
+        rows.append(("...served again (games cached, new blocks read), median of 5", f"{warm * 1000:.0f} ms",
+                     "< 200 ms"))
+        rows.append(("...zoomed to games 400,000-600,000, median of 5", f"{zoom * 1000:.0f} ms", ""))
+    finally:
+        srv.close()
+    width = max(len(r[0]) for r in rows)
+    print(f"menace serve, measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} cores:")
+    for what, value, target in rows:
+        print(f"  {what:<{width}}  {value:>12}  {target}")
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+"""Library values as JSON for the pages: boards as game-generic data, boxes, series.
+
+A board is sent as rows, columns and one glyph per cell; a bead as the cell it plays to, or a
+``from`` -> ``to`` arrow for a game whose pieces move (Hexapawn), so the pages draw any game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from menace.app.machines import MachineSummary
+from menace.app.wall import BoxSeries, LearningSeries, Wall
+from menace.core.colours import DEFAULT_COLOURS, BeadColour, default_colours
+from menace.core.game import Game, Move, State
+from menace.core.learner import Box
+from menace.render.beads import places_pieces, slot
+
+JSON = dict[str, Any]
+
+
+def colours_json(colours: Sequence[BeadColour] = DEFAULT_COLOURS) -> list[JSON]:
+    """The bead colours in index order: letter, name and hex shade."""
+    return [{"index": i, "letter": c.letter, "name": c.name, "hex": c.hex} for i, c in enumerate(colours)]
+
+
+def shape_json(game: Game) -> JSON:
+    """How to draw the game's board: rows, columns, the glyph of each cell value, side names."""
+    return {"game": game.name, "title": game.title, "rows": game.rows, "cols": game.cols,
+            "glyphs": ["" if g == "." else g for g in game.glyphs],
+            "sides": {side.name: name for side, name in game.side_names.items()}}
+
+
+def colours_for(game: Game, own: Sequence[BeadColour] | None) -> tuple[BeadColour, ...]:
+    """A machine's own colours, else the standard set for its game (as the labels print them)."""
+    return tuple(own) if own else default_colours(places_pieces(game))
+
+
+def colour_index(game: Game, box_moves: Sequence[Move], move: Move,
+                 colours: Sequence[BeadColour] = DEFAULT_COLOURS, position: State | None = None) -> int:
+    """The colour of a bead, as the labels colour it: the square's colour in noughts and crosses;
+    for a game whose pieces move, by the move's place in the box."""
+    if position is not None:
+        return slot(game, position, move) % len(colours)
+    if game.move_count <= len(colours):
+        return int(move)
+    return sorted(box_moves).index(move) % len(colours)
+
+
+def cells_of(game: Game, state: State) -> list[int]:
+    """The board part of a state (a state may carry more, such as whose turn it is)."""
+    return list(state[: game.rows * game.cols])
+
+
+def bead_json(game: Game, box_moves: Sequence[Move], move: Move, count: int, initial: int | None = None,
+              colours: Sequence[BeadColour] = DEFAULT_COLOURS, position: State | None = None) -> JSON:
+    """One bead colour of a box: the move (a target cell, or ``from`` -> ``to``), count and colour."""
+    start, end = game.move_cells(move)
+    index = colour_index(game, box_moves, move, colours, position)
+    colour = colours[index]
+    out: JSON = {"bead": move, "name": game.move_name(move), "from": start, "to": end, "count": count,
+                 "colour": index, "letter": colour.letter, "hex": colour.hex, "colour_name": colour.name}
+    if initial is not None:
+        out["initial"] = initial
+    return out
+
+
+def box_json(game: Game, box: Box, colours: Sequence[BeadColour] = DEFAULT_COLOURS) -> JSON:
+    """One box: number, move, side, cells of its drawing, beads with counts and colours, empty flag."""
+    moves = sorted(box.initial)
+    total = sum(box.beads.get(m, 0) for m in moves)
+    return {
+        "number": box.number, "move": box.move_number, "side": box.side.name, "cells": cells_of(game, box.position),
+        "beads": [bead_json(game, moves, m, box.beads.get(m, 0), box.initial[m], colours, box.position)
+                  for m in moves],
+        "total": total, "empty": total == 0,
+    }
+
+
+BEAD_FIELDS = ["bead", "count", "colour", "to", "from", "initial"]
+"""A wall's beads are rows of these (2,201 boxes send quickly); a colour's letter, name and hex are
+in the wall's ``colours``, by index."""
+
+
+def wall_json(wall: Wall) -> JSON:
+    """The whole wall: the board's shape, the colours, every box (beads as rows of :data:`BEAD_FIELDS`)."""
+    game = wall.game
+    colours = colours_for(game, wall.colours)
+    boxes = []
+    for box in wall.boxes:
+        moves = sorted(box.initial)
+        rows = []
+        total = 0
+        for m in moves:
+            start, end = game.move_cells(m)
+            count = box.beads.get(m, 0)
+            total += count
+            rows.append([m, count, colour_index(game, moves, m, colours, box.position), end, start,
+                         box.initial[m]])
+        boxes.append({"number": box.number, "move": box.move_number, "side": box.side.name,
+                      "cells": cells_of(game, box.position), "beads": rows, "total": total, "empty": total == 0})
+    return {
+        "machine": wall.machine, "games_played": wall.games_played, "shape": shape_json(game),
+        "colours": colours_json(colours), "bead_fields": BEAD_FIELDS,
+        "move_names": [game.move_name(m) for m in range(game.move_count)], "boxes": boxes,
+    }
+
+
+def summary_json(s: MachineSummary) -> JSON:
+    """A machine as ``menace stats`` shows it."""
+    return {
+        "name": s.name, "game": s.game.name, "preset": s.preset,
+        "created_at": s.created_at.isoformat(timespec="seconds"),
+        "settings": s.settings.describe(), "side": s.settings.side, "boxes": s.boxes,
+        "boxes_by_move": s.boxes_by_move, "beads": s.beads, "empty_boxes": s.empty_boxes, "games": s.games,
+        "wins": s.wins, "draws": s.draws, "losses": s.losses,
+    }
+
+
+def box_series_json(game: Game, series: BoxSeries, colours: Sequence[BeadColour] = DEFAULT_COLOURS) -> JSON:
+    """One box's beads over the games: one count list per colour, at the sampled games."""
+    moves = sorted(series.box.initial)
+    return {
+        "box": box_json(game, series.box, colours), "games_played": series.games_played, "games": series.games,
+        "series": [{**bead_json(game, moves, m, col[-1] if col else 0, colours=colours, position=series.box.position),
+                    "counts": col}
+                   for m, col in zip(series.beads, series.counts)],
+    }
+
+
+def learning_json(s: LearningSeries) -> JSON:
+    """The sampled learning curve."""
+    return {
+        "machine": s.machine, "rule": s.rule, "games_played": s.games_played, "wins": s.wins, "draws": s.draws,
+        "losses": s.losses, "window": s.window, "first": s.first, "last": s.last, "games": s.games,
+        "cumulative": s.cumulative, "win": s.win, "draw": s.draw, "loss": s.loss,
+        "opponents": [{"game": g, "opponent": o} for g, o in s.opponents],
+    }

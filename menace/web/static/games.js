@@ -1,0 +1,68 @@
+// Shared by play, the console and the audience view: a game's board, MENACE's turn, the ledger.
+"use strict";
+
+const G = (() => {
+  let info = null;
+  async function shape() { if (!info) info = await M.api("/info"); return info; }
+
+  function board(table, opts = {}) {
+    const clickable = opts.clickable && !table.over && !table.menace_to_move;
+    const svg = M.board(table.shape, table.cells, [], { size: opts.size || 300, clickable, highlight: table.last_move, label: "the game's board" });
+    if (clickable && opts.onMove) {
+      svg.querySelectorAll(".cell.clickable").forEach((g) => {
+        const go = () => opts.onMove(Number(g.dataset.cell));
+        g.addEventListener("click", go);
+        g.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") go(); });
+      });
+    }
+    return svg;
+  }
+
+  // What MENACE did on one turn: the box, how to turn the board, its beads, the bead drawn, the square.
+  function turnCard(t, opts = {}) {
+    const out = [];
+    if (t.box_number === null || t.box_number === undefined) {
+      out.push(M.el("h3", { text: `MENACE's move is forced: ${t.move_name}` }));
+      out.push(M.el("p", { text: "Only one square is left, so there is no box for it." }));
+      return out;
+    }
+    out.push(M.el("h3", { text: `MENACE opens box ${t.box_number}` }));
+    const drawing = M.board(opts.shape || info.shape, t.cells, t.beads, { size: opts.size || 200, drawn: t.bead, label: `box ${t.box_number}` });
+    const steps = M.el("ol", { class: "steps" });
+    steps.append(M.el("li", { text: t.symmetry === "as it is" ? "The board matches the box's drawing as it is." : `To match the box's drawing, ${t.symmetry}.` }));
+    steps.append(M.el("li", { text: "Beads in the box: " + t.beads.map((b) => `${b.letter} ${b.colour_name} ×${b.count}`).join(", ") + "." }));
+    if (t.restocked) steps.append(M.el("li", { text: "The box was empty, so it was refilled with its first beads." }));
+    if (t.resigned) steps.append(M.el("li", { class: "minus", text: "The box is empty: MENACE resigns." }));
+    else {
+      const b = t.beads.find((x) => x.bead === t.bead) || {};
+      steps.append(M.el("li", {}, "It draws ", M.el("span", { class: "swatch", style: `background:${b.hex};color:${M.textOn(b.hex || "#fff")}`, text: b.letter }),
+        ` ${b.colour_name}: ${b.name} on the drawing, so `, M.el("b", { text: t.move_name }), " on the board."));
+    }
+    out.push(M.el("div", { class: "box-row" }, drawing, steps));
+    return out;
+  }
+
+  function ledger(end, opts = {}) {
+    const words = opts.operated ? { win: "MENACE wins.", draw: "A draw.", loss: "MENACE loses." } : { win: "MENACE wins.", draw: "A draw.", loss: "You win!" };
+    const out = [M.el("h3", { class: "result", text: words[end.result] || end.result })];
+    if (!end.ledger.length) { out.push(M.el("p", { text: "MENACE drew no bead this game, so nothing changes." })); return out; }
+    out.push(M.el("p", { text: opts.operated ? "The bead ledger: put the beads back like this (the twin now holds the same)." :
+      `Reinforcement, box by box (stored as game ${M.fmt(end.game_number)}):` }));
+    const rows = end.ledger.map((l) => M.el("tr", {},
+      M.el("td", { text: `box ${l.box}` }),
+      M.el("td", {}, M.el("span", { class: "swatch", style: `background:${l.hex};color:${M.textOn(l.hex)}`, text: l.letter }), ` ${l.colour_name}`),
+      M.el("td", { text: `${l.before} → ${l.after}` }),
+      M.el("td", { class: l.after - l.before > 0 ? "plus" : l.after - l.before < 0 ? "minus" : "", text: (l.after - l.before > 0 ? "+" : "") + (l.after - l.before) }),
+      opts.operated ? M.el("td", { text: l.instruction }) : null));
+    out.push(M.el("table", { class: "ledger" }, M.el("tbody", {}, ...rows)));
+    return out;
+  }
+
+  function status(table, who = "You") {
+    if (table.end) return { win: "MENACE wins.", draw: "A draw.", loss: who === "You" ? "You win!" : "MENACE loses." }[table.end.result];
+    if (table.menace_to_move) return "MENACE's turn…";
+    return `${who === "You" ? "Your" : "The other side's"} move (${table.person_side}).`;
+  }
+
+  return { shape, board, turnCard, ledger, status };
+})();

@@ -1,0 +1,70 @@
+// The train page: start and stop a tournament, live counts and a growing learning curve.
+"use strict";
+
+(() => {
+  const form = document.getElementById("train-form");
+  const startBtn = document.getElementById("train-start"), stopBtn = document.getElementById("train-stop");
+  const stateEl = document.getElementById("train-state");
+  const chart = new Chart(document.getElementById("learning-chart"));
+  const descriptions = {};
+  let curveTimer = null, lastCurve = 0;
+
+  async function loadOpponents() {
+    const [o, ms] = await Promise.all([M.api("/opponents"), M.api("/machines")]);
+    const sel = document.getElementById("opponent");
+    for (const p of o.players) { sel.append(M.el("option", { value: p.name, text: p.name })); descriptions[p.name] = p.description; }
+    for (const m of ms.machines) if (m.name !== M.machine) { const v = "menace:" + m.name; sel.append(M.el("option", { value: v, text: v })); descriptions[v] = `another machine in this database, '${m.name}'; it learns too`; }
+    sel.value = "smart";
+    const help = () => { document.getElementById("opponent-help").textContent = descriptions[sel.value] || ""; };
+    sel.addEventListener("change", help); help();
+  }
+
+  async function curve() {
+    lastCurve = performance.now();
+    const s = await M.api(`/machines/${encodeURIComponent(M.machine)}/learning?points=600`);
+    chart.set(learningChartData(s));
+    document.getElementById("learning-chart").dataset.games = String(s.games_played);
+  }
+
+  function scheduleCurve() {
+    if (curveTimer) return;
+    curveTimer = setTimeout(() => { curveTimer = null; curve().catch(() => {}); }, Math.max(0, 1000 - (performance.now() - lastCurve)));
+  }
+
+  function show(s) {
+    if (s.machine && s.machine !== M.machine) return;
+    document.getElementById("count-games").textContent = M.fmt(s.games);
+    document.getElementById("count-wins").textContent = M.fmt(s.wins);
+    document.getElementById("count-draws").textContent = M.fmt(s.draws);
+    document.getElementById("count-losses").textContent = M.fmt(s.losses);
+    document.getElementById("count-rate").textContent = M.fmt(Math.round(s.rate));
+    startBtn.disabled = s.running; stopBtn.disabled = !s.running;
+    let text;
+    if (s.running) text = `Playing ${s.opponent}${s.target ? ` (${M.fmt(s.games)} of ${M.fmt(s.target)} games)` : s.limit_seconds ? ` for ${M.fmt(s.limit_seconds)} s` : ""}…`;
+    else if (s.error) text = `Stopped: ${s.error}`;
+    else if (s.opponent) text = `Finished: ${M.fmt(s.games)} games against ${s.opponent}` + (s.stopped ? ` (stopped: ${s.stopped})` : "") + (s.total_games ? `; the machine has played ${M.fmt(s.total_games)} games in all.` : ".");
+    else text = "No tournament running.";
+    stateEl.textContent = text;
+    stateEl.dataset.running = s.running ? "1" : "0";
+    if (s.error) M.flash(s.error);
+    scheduleCurve();
+  }
+
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    M.flash("");
+    const body = { machine: M.machine, opponent: document.getElementById("opponent").value };
+    const secs = document.getElementById("seconds").value, games = document.getElementById("games").value, seed = document.getElementById("seed").value;
+    if (secs) body.seconds = Number(secs); else body.games = Number(games || 1000);
+    if (seed) body.seed = Number(seed);
+    try { show(await M.api("/train", { json: body })); } catch (err) { M.flash(err.message); }
+  });
+  stopBtn.addEventListener("click", async () => {
+    stopBtn.disabled = true;
+    try { show(await M.api("/train/stop", { method: "POST" })); } catch (err) { M.flash(err.message); stopBtn.disabled = false; }
+  });
+  M.events({ train: show, machine: (m) => { M.setMachine(m.machine); curve(); } });
+  loadOpponents().catch((err) => M.flash(err.message));
+  M.api("/train").then(show).catch(() => {});
+  curve().catch((err) => M.flash(err.message));
+})();

@@ -1,0 +1,112 @@
+"""Games in progress in the browser: one :class:`~menace.app.session.PlaySession` per table.
+
+A game spans many requests, so the server keeps its session here under a random id. The
+session holds the machine's lease; a page that goes away (the tab closed) abandons its game, and
+a game left idle is abandoned by :meth:`GameTables.sweep`: nothing is reinforced or stored.
+"""
+
+from __future__ import annotations
+
+import importlib
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from menace.core.colours import DEFAULT_COLOURS, BeadColour, default_colours, parse_colours
+from menace.core.errors import NotFoundError, UnavailableError
+from menace.render.beads import places_pieces
+from menace.web.hub import Publish
+
+IDLE_SECONDS = 15 * 60
+"""A game nobody has touched for this long is abandoned."""
+
+
+class SessionGoneError(NotFoundError):
+    """No game in progress with that id (finished, abandoned or never started)."""
+
+
+class SessionUnavailableError(UnavailableError):
+    """Play in the browser needs the library's play session, which this install lacks."""
+
+
+def play_session_class() -> Any:
+    try:
+        module = importlib.import_module("menace.app.session")
+    except ImportError:
+        raise SessionUnavailableError("games in the browser need menace.app.session (not in this version)") from None
+    return module.PlaySession
+
+
+@dataclass
+class Table:
+    """One game in progress and what the pages have been shown of it."""
+
+    id: str
+    machine: str
+    operated: bool
+    session: Any
+    colours: tuple[BeadColour, ...] = DEFAULT_COLOURS
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    used: float = field(default_factory=time.monotonic)
+    turns: list[dict[str, Any]] = field(default_factory=list)
+    end: dict[str, Any] | None = None
+
+
+class GameTables:
+    """Every game in progress in this server."""
+
+    def __init__(self, url: str, publish: Publish) -> None:
+        self.url = url
+        self.publish = publish
+        self._tables: dict[str, Table] = {}
+        self._lock = threading.Lock()
+
+    def busy_machines(self) -> set[str]:
+        with self._lock:
+            return {t.machine for t in self._tables.values()}
+
+    def open(self, machine: str, *, holder: str, menace_side: Any = None, seed: int | None = None,
+             operated: bool = False) -> Table:
+        """Start a game (the session takes the machine's lease)."""
+        self.sweep()
+        cls = play_session_class()
+        session = cls.open(self.url, machine, holder=holder, menace_side=menace_side, seed=seed, operated=operated)
+        stored = session.machine.stored.colours
+        colours = parse_colours(stored) if stored else default_colours(places_pieces(session.game))
+        table = Table(secrets.token_urlsafe(12), machine, operated, session, colours)
+        with self._lock:
+            self._tables[table.id] = table
+        return table
+
+    def get(self, table_id: str) -> Table:
+        with self._lock:
+            table = self._tables.get(table_id)
+        if table is None:
+            raise SessionGoneError("no game in progress with that id: it finished, was abandoned or timed out")
+        table.used = time.monotonic()
+        return table
+
+    def drop(self, table: Table, abandon: bool) -> None:
+        """Forget the table; abandon its game first if asked; release the lease."""
+        with self._lock:
+            self._tables.pop(table.id, None)
+        try:
+            if abandon:
+                table.session.abandon()
+        finally:
+            table.session.close()
+
+    def sweep(self, idle: float = IDLE_SECONDS) -> None:
+        """Abandon games nobody has touched for ``idle`` seconds."""
+        now = time.monotonic()
+        with self._lock:
+            stale = [t for t in self._tables.values() if now - t.used > idle]
+        for t in stale:
+            with t.lock:
+                self.drop(t, abandon=True)
+
+    def close_all(self) -> None:
+        """Abandon every game in progress (the server is stopping)."""
+        self.sweep(idle=-1)

@@ -1,0 +1,130 @@
+"""A tournament started from the browser: the CLI's :func:`~menace.app.tournament.run_tournament`
+in a worker thread of the server, with its stop flag; its progress goes out as events.
+
+Stopping sets the flag: the tournament ends after the current game and saves every finished
+game, exactly as Ctrl-C does at the terminal.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from menace.app.machines import learning_partner, open_machine
+from menace.app.tournament import OPENING_EMPTY, PARTNER_EMPTY, Progress, StopFlag, run_tournament
+from menace.core.errors import ConflictError
+from menace.core.game import Side
+from menace.players import Player, find_player, split_name
+from menace.web.hub import Publish
+
+HOLDER = "a tournament from the browser (menace serve)"
+
+
+class TrainingBusyError(ConflictError):
+    """A tournament is already running in this server."""
+
+
+@dataclass
+class TrainingStatus:
+    """What the train page shows."""
+
+    running: bool = False
+    machine: str | None = None
+    opponent: str | None = None
+    games: int = 0
+    target: int | None = None
+    seconds: float = 0.0
+    limit_seconds: float | None = None
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    rate: float = 0.0
+    stopped: str | None = None
+    error: str | None = None
+    total_games: int | None = None
+    seed: int | None = None
+
+    def json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Trainer:
+    """At most one tournament at a time, run in a daemon thread."""
+
+    def __init__(self, publish: Publish) -> None:
+        self._publish = publish
+        self._thread: threading.Thread | None = None
+        self._flag = StopFlag()
+        self._lock = threading.Lock()
+        self.status = TrainingStatus()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def busy_machines(self) -> set[str]:
+        return {self.status.machine} if self.running and self.status.machine else set()
+
+    def start(self, url: str, machine: str, opponent: str, games: int | None, seconds: float | None,
+              seed: int | None = None, side: Side | None = None) -> TrainingStatus:
+        """Start a tournament; :class:`TrainingBusyError` if one runs. A bad opponent name fails here."""
+        if split_name(opponent)[0] != "menace":
+            find_player(opponent)
+        with self._lock:
+            if self.running:
+                raise TrainingBusyError(f"a tournament of {self.status.machine!r} against {self.status.opponent} "
+                                        f"is running; stop it first")
+            self._flag = StopFlag()
+            self.status = TrainingStatus(True, machine, opponent, target=games, limit_seconds=seconds, seed=seed)
+            self._thread = threading.Thread(
+                target=self._run, args=(url, machine, opponent, games, seconds, seed, side, self._flag),
+                name=f"tournament-{machine}", daemon=True,
+            )
+            self._thread.start()
+        self._publish("train", self.status.json())
+        return self.status
+
+    def stop(self, wait: float | None = 30.0) -> TrainingStatus:
+        """Ask the tournament to stop after the current game; wait for it to save."""
+        self._flag.requested = True
+        self._flag.signal_name = "stopped from the page"
+        thread = self._thread
+        if thread is not None:
+            thread.join(wait)
+        return self.status
+
+    def _progress(self, p: Progress) -> None:
+        s = self.status
+        s.games, s.target, s.seconds, s.limit_seconds = p.games, p.target, p.seconds, p.limit_seconds
+        s.wins, s.draws, s.losses = p.wins, p.draws, p.losses
+        s.rate = round(p.games / p.seconds, 1) if p.seconds > 0 else 0.0
+        self._publish("train", s.json())
+
+    def _run(self, url: str, machine: str, opponent: str, games: int | None, seconds: float | None,
+             seed: int | None, side: Side | None, flag: StopFlag) -> None:
+        s = self.status
+        try:
+            with open_machine(url, machine, holder=HOLDER) as m, ExitStack() as stack:
+                resolve: Callable[[str], Player] | None = None
+                if split_name(opponent)[0] == "menace":
+                    partner = stack.enter_context(learning_partner(url, opponent, m, side, machine))
+                    resolve = lambda _name: partner  # noqa: E731
+                result = run_tournament(m, opponent, games=games, seconds=seconds, seed=seed, side=side,
+                                        stop=flag, progress=self._progress, resolve=resolve)
+            s.total_games, s.seed = result.total_games, result.seed
+            if result.stopped == OPENING_EMPTY:
+                s.stopped = "the opening box is empty: under 'resign' MENACE would resign every game"
+            elif result.stopped == PARTNER_EMPTY:
+                s.stopped = "the opponent machine's opening box is empty"
+            else:
+                s.stopped = result.stopped
+        except Exception as exc:  # shown on the page: the thread has no one else to tell
+            s.error = str(exc) or type(exc).__name__
+        finally:
+            s.running = False
+            self._publish("train", s.json())
+            self._publish("wall", {"machine": machine, "reason": "tournament", "at": time.time()}, remember=False)

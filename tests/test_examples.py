@@ -1,0 +1,177 @@
+"""Every example line of every command's help text and of README.md runs, against a scratch database.
+
+The lines are collected from the help texts (the lines under "Example(s):" and "Start here:") and
+from README's ``sh``/``console`` blocks. Each runs in process (click's CliRunner) in a fresh folder:
+``init`` and ``import`` lines in an empty one, the rest beside a ``menace.db`` holding a machine
+``menace`` trained for 2,000 games against smart and a machine ``second`` that moves second (with
+copies as ``club.db`` and ``old.db``, and an exported ``menace.json``). A line joined with ``&&``
+runs part by part in one folder, as a shell would.
+
+Some lines are changed before they run, each for a stated reason (:data:`SHORTER`), and a few are
+not run at all (:data:`NOT_RUN`); a test below keeps both lists honest: every entry must still
+match an example.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+from test_cli_help import all_commands
+
+from menace.cli import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+EVERY_SQUARE = "".join(f"{sq}\n" for sq in "a1 a2 a3 b1 b2 b3 c1 c2 c3".split())
+
+SHORTER: dict[str, tuple[str, str, str]] = {
+    # (text in the example, what runs instead, why)
+    "for": ("--for 8h", "--for 2s", "an overnight run: two seconds show it starts and stops with status 0"),
+    "seeds": ("--seeds 200", "--seeds 6", "200 machines per setting take a few seconds; 6 show the table"),
+    "td": ("--vs td:5000", "--vs td:300", "td trains on 5,000 games first; 300 are enough to run the line"),
+}
+
+NOT_RUN: dict[str, str] = {
+    # the example's text -> why it is not run here
+    "menace operate": "a person at a real matchbox machine answers each draw; test_operate_transfer.py plays "
+                      "operated games with those answers",
+    "menace sweep --seeds 1000 --games 10000 --cluster tcp://scheduler:8786": "needs a Dask scheduler at that "
+        "address; tests/test_sweep_dask.py runs sweeps on a local cluster",
+    "menace -m her play": "a person types Hexapawn moves as the game goes; tests/test_hexapawn_machine.py plays "
+                          "HER at the terminal",
+    'menace colours "red=#d62728,orange=#ff7f0e,..."': "a pattern (nine colours are meant); "
+                                                     "test_machine.py sets nine colours",
+}
+
+INPUT = {
+    # what a person types at the prompts of an interactive line (CliRunner is not a terminal)
+    "play": EVERY_SQUARE * 3,
+    "reconcile": "\n" * 9,
+    "puzzle": "n\nq\n",
+}
+
+
+def _command_part(text: str) -> str:
+    """``menace x --y 1      what it does`` -> ``menace x --y 1`` (a comment or a description cut off)."""
+    text = text.split(" #", 1)[0]
+    return re.split(r"\s{2,}", text.strip(), maxsplit=1)[0]
+
+
+def help_examples() -> list[str]:
+    found: list[str] = []
+    for _, cmd in [("", cli), *all_commands(cli)]:
+        for line in (cmd.help or "").splitlines():
+            line = line.strip()
+            if line.startswith("Example: "):
+                line = line[len("Example: "):]
+            if line.startswith("menace "):
+                found.append(_command_part(line))
+    return found
+
+
+def readme_examples() -> list[str]:
+    found: list[str] = []
+    for block in re.findall(r"```(?:sh|console)\n(.*?)```", README, re.S):
+        for line in block.splitlines():
+            line = line.removeprefix("$ ").strip()
+            if line.startswith(("menace ", "python3 -m venv .venv && .venv/bin/pip install . &&")):
+                found.append(_command_part(line))
+    return found
+
+
+EXAMPLES = list(dict.fromkeys(help_examples() + readme_examples()))
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with menace.db (machines 'menace', trained, 'second', 'alice', 'her'), club.db, old.db, menace.json."""
+    folder = tmp_path_factory.mktemp("trained")
+    db = str(folder / "menace.db")
+    for args in (["init"], ["tournament", "--vs", "smart", "-n", "2000", "--seed", "1"],
+                 ["-m", "second", "init", "--side", "O"], ["-m", "alice", "init"],
+                 ["-m", "her", "init", "--game", "hexapawn"],
+                 ["export", str(folder / "menace.json")]):
+        result = CliRunner().invoke(cli, ["--db", db, *args], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    shutil.copy(folder / "menace.db", folder / "club.db")
+    shutil.copy(folder / "menace.db", folder / "old.db")
+    return folder
+
+
+def _parts(example: str) -> Iterator[list[str]]:
+    """The menace command lines of an example, as argument lists (``.venv/bin/menace`` too)."""
+    for part in example.split("&&"):
+        words = shlex.split(part)
+        if words and Path(words[0]).name == "menace":
+            yield words[1:]
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_example_runs(example: str, trained: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if example in NOT_RUN:
+        pytest.skip(NOT_RUN[example])
+    if "--cluster" in example:
+        pytest.skip("needs a Dask scheduler at that address; tests/test_sweep_dask.py runs sweeps on a local cluster")
+    line = example
+    for old, new, _why in SHORTER.values():
+        line = line.replace(old, new)
+    monkeypatch.delenv("MENACE_DB", raising=False)
+    monkeypatch.chdir(tmp_path)
+    parts = list(_parts(line))
+    assert parts, example
+    fresh = any(p and p[0] == "init" or "init" in p[:3] or "import" in p[:3] for p in parts)
+    if fresh:
+        shutil.copy(trained / "menace.json", tmp_path / "menace.json")
+    else:
+        for name in ("menace.db", "club.db", "old.db", "menace.json"):
+            shutil.copy(trained / name, tmp_path / name)
+    for args in parts:
+        command = next((a for a in args if not a.startswith("-") and a not in _option_values(args)), "")
+        result = CliRunner().invoke(cli, args, input=INPUT.get(command), catch_exceptions=False, prog_name="menace")
+        assert result.exit_code == 0, f"{example}\n{result.output}"
+        assert "Traceback" not in result.output
+
+
+def _option_values(args: list[str]) -> set[str]:
+    """The values of the group's options before the command (``--db X``, ``-m X``)."""
+    return {args[i + 1] for i, a in enumerate(args[:-1]) if a in ("--db", "-m", "--machine")}
+
+
+def test_the_lists_of_changed_and_skipped_lines_are_current() -> None:
+    assert len(EXAMPLES) > 60
+    for old, _, why in SHORTER.values():
+        assert any(old in e for e in EXAMPLES), (old, why)
+    for example in NOT_RUN:
+        assert example in EXAMPLES, example
+
+
+def test_every_command_has_an_example() -> None:
+    commands = {name for name, cmd in all_commands(cli) if not isinstance(cmd, click.Group)}
+    run = {" ".join(w for w in shlex.split(e)[1:3] if not w.startswith("-")) for e in EXAMPLES}
+    missing = [c for c in commands if not any(r == c or r.startswith(c + " ") or r.split()[:1] == c.split()[:1]
+                                              for r in run)]
+    assert missing == []
+
+
+JARGON = ["seed 000", "seed document", "the seed's", "../shared", "lecture", "1 games", "half turn"]
+
+
+def test_words_a_newcomer_can_read() -> None:
+    """README, every help text and ``menace opponents`` name programs and things, not our files."""
+    texts = {"README.md": README, "opponents": CliRunner().invoke(cli, ["opponents"]).output}
+    texts["menace"] = CliRunner().invoke(cli, ["--help"]).output
+    for name, _ in all_commands(cli):
+        texts[name] = CliRunner().invoke(cli, [*name.split(), "--help"]).output
+    for where, text in texts.items():
+        for word in JARGON:
+            assert word not in text, (where, word)
+    assert "Play W. W. McLean's MAGIC puzzle" in CliRunner().invoke(cli, ["puzzle", "--help"]).output
+    for program in ("Ruby Quiz", "Rich", "*Artificial Intelligence*", "W. W. McLean", "TTTML"):
+        assert program in README, program

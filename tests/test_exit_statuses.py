@@ -1,0 +1,109 @@
+"""README's table of exit statuses, one case (or more) per row, and the table itself."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import Invoke, catches, query, wait_until
+
+from menace.cli import common
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+
+
+def test_the_readme_table_names_every_status() -> None:
+    table = README[README.index("| status | meaning |"):]
+    rows = re.findall(r"^\| (\d+) \|", table, re.M)
+    assert rows == ["0", "1", "2", "3", "130", "143"]
+    assert [common.EXIT_ERROR, common.EXIT_USAGE, common.EXIT_STOPPED_EARLY, common.EXIT_SIGINT,
+            common.EXIT_SIGTERM] == [1, 2, 3, 130, 143]
+
+
+def test_0_done(menace: Invoke) -> None:
+    menace("init")
+    assert menace("tournament", "-n", "5").exit_code == 0
+
+
+@pytest.mark.parametrize("args", [
+    ["-m", "nobody", "stats"],                                   # a library error
+    ["export", "/nonexistent/dir/out.json"],                     # a file that cannot be written
+    ["plot", "boxes", "-o", "/nonexistent/dir/wall.png"],
+    ["--db", "/nonexistent/dir/x.db", "stats"],                  # a database that cannot be opened
+    ["play"],                                                    # end of input at a prompt
+])
+def test_1_error(menace: Invoke, args: list[str]) -> None:
+    menace("init")
+    result = menace(*args, ok=False, input="")
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+
+
+def test_1_a_check_that_finds_a_fault(menace: Invoke, db_url: str) -> None:
+    menace("init")
+    query(db_url, "UPDATE beads SET count = count + 1 WHERE box_id = (SELECT min(id) FROM boxes)")
+    assert menace("check", ok=False).exit_code == 1
+
+
+@pytest.mark.parametrize("args", [
+    ["tournament", "--bogus"],                                   # an unknown option
+    ["tournament", "-n", "0"],                                   # a bad value
+    ["init", "-m", "short", "--beads", "4,3,2"],                 # a schedule that does not fit the machine
+    ["init", "-m", "long", "--beads", "8,4,2,1,1"],
+    ["play", "--first", "me"],                                   # a machine that only moves first
+])
+def test_2_usage(menace: Invoke, args: list[str]) -> None:
+    menace("init")
+    result = menace(*args, ok=False)
+    assert result.exit_code == 2, result.output
+    assert "Error" in result.output and "Traceback" not in result.output
+
+
+def test_3_a_tournament_that_stops_early(menace: Invoke) -> None:
+    menace("init", "--preset", "michie-1961")
+    result = menace("tournament", "--vs", "smart", "-n", "2000", "--seed", "3", ok=False)
+    assert result.exit_code == 3 and "Stopped early" in result.output
+
+
+def _interactive(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "MENACE_DB": str(tmp_path / "sig.db")}
+    subprocess.run([sys.executable, "-m", "menace", "init"], env=env, check=True, capture_output=True)
+    return subprocess.Popen([sys.executable, "-m", "menace", *args], env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _output_so_far(proc: subprocess.Popen[str], seen: list[str]) -> str:
+    assert proc.stdout is not None
+    try:
+        seen.append(os.read(proc.stdout.fileno(), 65536).decode())
+    except BlockingIOError:
+        pass
+    return "".join(seen)
+
+
+@pytest.mark.parametrize(("args", "prompt"), [(("play",), "Your move"),
+                                              (("puzzle", "magic", "--no-instructions"), "Which key?")])
+def test_130_ctrl_c_at_a_prompt(tmp_path: Path, args: tuple[str, ...], prompt: str) -> None:
+    proc = _interactive(tmp_path, *args)
+    assert proc.stdout is not None
+    os.set_blocking(proc.stdout.fileno(), False)
+    seen: list[str] = []
+    wait_until(lambda: prompt in _output_so_far(proc, seen), f"the prompt {prompt!r}")
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+
+
+def test_143_sigterm(tmp_path: Path) -> None:
+    proc = _interactive(tmp_path, "tournament", "--vs", "random", "--for", "60s")
+    wait_until(lambda: catches(proc.pid, signal.SIGTERM), "the tournament's signal handler")
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143, err
+    assert "Stopped by SIGTERM" in out

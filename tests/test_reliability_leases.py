@@ -1,0 +1,171 @@
+"""Leases across hosts and writers that never abort each other.
+
+Another host is a process in its own UTS namespace (``unshare -u``) with another host name:
+it cannot see whether the holder's process is alive, so only the lease's heartbeat tells it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from menace.app import tournament as tour
+from menace.app.check import check_database
+from menace.app.machines import init_machine, open_machine
+from menace.app.tournament import Progress, SaveWaitError, run_tournament
+from menace.core.learner import MICHIE
+from menace.storage import database
+
+
+def _menace(*args: str) -> list[str]:
+    return [sys.executable, "-m", "menace", *args]
+
+
+def _other_host(*args: str) -> list[str]:
+    inner = " ".join(_quote(a) for a in _menace(*args))
+    return ["unshare", "-u", "sh", "-c", f"hostname other-host-b && exec {inner}"]
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def _can_unshare() -> bool:
+    if shutil.which("unshare") is None:
+        return False
+    return subprocess.run(["unshare", "-u", "true"], capture_output=True).returncode == 0
+
+
+def _lock_rows(db: Path) -> list[tuple[str, int]]:
+    con = sqlite3.connect(db)
+    try:
+        return [(str(h), int(p)) for h, p in con.execute("SELECT host, pid FROM machine_locks")]
+    finally:
+        con.close()
+
+
+@pytest.mark.skipif(not _can_unshare(), reason="needs unshare -u (root or user namespaces)")
+def test_a_lease_holds_across_hosts_and_a_holder_that_lost_it_keeps_its_game(tmp_path: Path) -> None:
+    db = tmp_path / "shared.db"
+    env = {**os.environ, "MENACE_DB": str(db), "MENACE_LEASE_SECONDS": "2"}
+    subprocess.run(_menace("init"), env=env, check=True, capture_output=True)
+    a = subprocess.Popen(_menace("play", "--games", "1", "--seed", "3"), env=env, stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not _lock_rows(db):
+            assert time.monotonic() < deadline and a.poll() is None, "the game never took the machine"
+            time.sleep(0.1)
+        time.sleep(3.0)  # longer than the lease: only the heartbeat keeps it
+        b = subprocess.run(_other_host("reconcile", "1", "--count", "W=50"), env=env, capture_output=True,
+                           text=True, timeout=60)
+        assert b.returncode == 1, b.stdout + b.stderr
+        assert "is in use by a game at the terminal" in b.stderr and "Traceback" not in b.stderr
+        # The holder falls silent (a suspended laptop, a network cut): the other host takes over.
+        a.send_signal(signal.SIGSTOP)
+        time.sleep(3.0)
+        b = subprocess.run(_other_host("reconcile", "1", "--count", "W=50"), env=env, capture_output=True,
+                           text=True, timeout=60, input="\n\n\n")
+        assert b.returncode == 0, b.stdout + b.stderr
+        a.send_signal(signal.SIGCONT)
+        out, err = a.communicate("\n".join("123456789" * 3) + "\n", timeout=60)
+    finally:
+        if a.poll() is None:
+            a.kill()
+    assert a.returncode == 1, out + err
+    assert "Traceback" not in err
+    assert "This game was NOT stored" in err  # the moves, for the person to keep
+    assert err.strip().splitlines()[-1].startswith("Error: machine 'menace' was taken over by another writer")
+    report = check_database(f"sqlite:///{db}")
+    assert report.ok, report.faults
+    con = sqlite3.connect(db)
+    try:
+        assert con.execute("SELECT count(*) FROM game_blocks").fetchone()[0] == 0  # A wrote nothing
+        assert con.execute("SELECT count FROM corrections").fetchone()[0] == 50  # B's recount stands
+    finally:
+        con.close()
+
+
+def _hold_write_lock(path: Path, start: threading.Event, seconds: float) -> None:
+    con = sqlite3.connect(path, isolation_level=None, timeout=30)
+    start.wait()
+    con.execute("BEGIN IMMEDIATE")
+    time.sleep(seconds)
+    con.execute("ROLLBACK")
+    con.close()
+
+
+@pytest.fixture
+def short_busy_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(database, "BUSY_TIMEOUT_MS", 100)
+    monkeypatch.setattr(tour, "BUSY_RETRY_SECONDS", 0.05)
+
+
+def test_a_long_writer_on_another_machine_never_drops_a_tournaments_games(
+        tmp_path: Path, short_busy_timeout: None) -> None:
+    path = tmp_path / "two.db"
+    url = f"sqlite:///{path}"
+    init_machine(url, "a", MICHIE, "michie")
+    init_machine(url, "b", MICHIE, "michie")
+    go = threading.Event()
+    # A write transaction much longer than the busy timeout (an undo of millions of games, say).
+    long_writer = threading.Thread(target=_hold_write_lock, args=(path, go, 1.5))
+    long_writer.start()
+    waits: list[tuple[float, float, int]] = []
+    shown: list[Progress] = []
+    with open_machine(url, "b", holder="a tournament") as m:
+        go.set()
+        result = run_tournament(m, "random", seconds=2.5, seed=1, flush_seconds=0.1,
+                                waiting=lambda *w: waits.append(w), progress=shown.append)
+    long_writer.join()
+    assert waits, "the flush never met the busy database"
+    con = sqlite3.connect(path)
+    try:
+        stored = con.execute("SELECT sum(n_games) FROM game_blocks").fetchone()[0]
+        ended = con.execute("SELECT count(*) FROM runs WHERE ended_at IS NULL").fetchone()[0]
+    finally:
+        con.close()
+    assert stored == result.games > 0 and ended == 0
+    assert max(p.games for p in shown) <= stored  # nothing shown that is not stored
+    assert check_database(url, "b").ok
+
+
+def test_a_database_busy_past_the_bound_stops_with_one_line_and_shows_only_stored_games(
+        tmp_path: Path, short_busy_timeout: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tour, "BUSY_WAIT_SECONDS", 0.4)
+    path = tmp_path / "busy.db"
+    url = f"sqlite:///{path}"
+    init_machine(url, "b", MICHIE, "michie")
+    go = threading.Event()
+    long_writer = threading.Thread(target=_hold_write_lock, args=(path, go, 4.0))
+    shown: list[Progress] = []
+    with open_machine(url, "b", holder="a tournament") as m:
+        run = m.start_run  # the run starts before the long writer
+        long_writer.start()
+
+        def start_run(kind: str, opponent: str, seed: int | None) -> int:
+            run_id = run(kind, opponent, seed)
+            go.set()
+            time.sleep(0.2)
+            return run_id
+
+        m.start_run = start_run  # type: ignore[method-assign]
+        with pytest.raises(SaveWaitError, match=r"stayed busy .* could not be stored"):
+            run_tournament(m, "random", seconds=3.0, seed=1, flush_seconds=0.1, progress=shown.append)
+    long_writer.join()
+    con = sqlite3.connect(path)
+    try:
+        stored = con.execute("SELECT coalesce(sum(n_games), 0) FROM game_blocks").fetchone()[0]
+    finally:
+        con.close()
+    assert all(p.games <= stored for p in shown)
+    assert check_database(url, "b").ok

@@ -1,0 +1,173 @@
+"""End to end in Chromium: the pages of ``menace serve`` driven by clicks, as a teacher would."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Invoke
+from web_browser_helpers import launch_browser
+
+from menace.app.transfer import export_machine
+from menace.web.server import BackgroundServer
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    yield from launch_browser()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    context.set_default_timeout(10_000)
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    context.close()
+    assert not errors, errors
+
+
+@pytest.fixture
+def machine(menace: Invoke, db_url: str) -> str:
+    menace("init")
+    return db_url
+
+
+def test_wall_draws_every_box(machine: str, page: Any) -> None:
+    with BackgroundServer(machine, "menace") as srv:
+        page.goto(srv.base + "/")
+        page.wait_for_selector("#wall[data-ready='1']")
+        assert page.locator("canvas.wall-canvas").count() == 4
+        assert "304 boxes" in page.inner_text("#wall-summary")
+        page.locator("canvas.wall-canvas").first.click(position={"x": 40, "y": 60})
+        page.wait_for_selector("#box-detail[open]")
+        assert "Box 1" in page.inner_text("#detail-title")
+
+
+def test_training_from_the_page_with_the_curve_updated(machine: str, page: Any) -> None:
+    with BackgroundServer(machine, "menace") as srv:
+        page.goto(srv.base + "/train")
+        page.wait_for_selector("#opponent option[value='random']", state="attached")
+        page.select_option("#opponent", "random")
+        page.fill("#games", "100000000")
+        page.click("#train-start")
+        page.wait_for_function("Number(document.getElementById('count-games').textContent.replace(/,/g, '')) >= 2000")
+        page.click("#train-stop")
+        page.wait_for_selector("#train-state[data-running='0']")
+        assert "stopped from the page" in page.inner_text("#train-state")
+        played = srv.app.state.menace.trainer.status.total_games
+        assert played >= 2000
+        page.wait_for_function(f"document.getElementById('learning-chart').dataset.games === '{played}'")
+
+
+def test_a_damaged_machine_file_is_refused_with_the_message(machine: str, page: Any, tmp_path: Path) -> None:
+    body = export_machine(machine, "menace")
+    body["boxes"][0]["beads"]["b2"]["count"] = 99
+    bad = tmp_path / "damaged.json"
+    bad.write_text(json.dumps(body))
+    with BackgroundServer(machine, "menace") as srv:
+        page.goto(srv.base + "/machines")
+        page.wait_for_selector("#machine-table tbody tr")
+        page.set_input_files("#import-file", str(bad))
+        page.fill("#import-as", "copy")
+        page.click("#import-form button[type=submit]")
+        page.wait_for_selector("#import-result.error")
+        text = page.inner_text("#import-result")
+        assert "Refused" in text and "damaged.json is damaged: its checksum does not match" in text
+        assert page.locator("#machine-table tbody tr").count() == 1
+
+
+def test_a_visitor_without_the_token_is_refused_a_write(machine: str, page: Any) -> None:
+    with BackgroundServer(machine, "menace", token="tea-time") as srv:
+        page.goto(srv.base + "/machines")
+        page.wait_for_selector("#machine-table tbody tr")
+        page.fill("#create-form input[name=name]", "visitor")
+        page.click("#create-form button[type=submit]")
+        page.wait_for_selector("#flash.error")
+        assert "access token" in page.inner_text("#flash")
+        page.fill("#token-input", "tea-time")
+        page.press("#token-input", "Enter")
+        page.click("#create-form button[type=submit]")
+        page.wait_for_selector("#machine-table tbody tr[data-name='visitor']")
+
+
+def _click_through_game(page: Any, prefix: str) -> None:
+    """Click the first free square until the game is over."""
+    for _ in range(6):
+        if page.get_attribute("body", "data-over") == "1":
+            return
+        with page.expect_response(lambda r: r.url.endswith(("/move", "/other")) and r.request.method == "POST"):
+            page.locator("#board .cell.clickable").first.click()
+        page.wait_for_function("document.body.dataset.over !== undefined")
+    assert page.get_attribute("body", "data-over") == "1"
+
+
+def test_a_whole_game_by_clicks_and_the_wall_shows_the_reinforcement(machine: str, browser: Any) -> None:
+    with BackgroundServer(machine, "menace") as srv:
+        context = browser.new_context(viewport={"width": 1366, "height": 768})
+        context.set_default_timeout(10_000)
+        wall, play = context.new_page(), context.new_page()
+        wall.goto(srv.base + "/")
+        wall.wait_for_selector("#wall[data-ready='1']")
+        before = wall.evaluate("window.menaceWallBox(1).beads.map(b => b.count)")
+        play.goto(srv.base + "/play")
+        play.wait_for_selector("body[data-ready='1']")
+        play.click("#new-game")
+        play.wait_for_selector("#turn h3")
+        assert "MENACE opens box 1" in play.inner_text("#turn")
+        _click_through_game(play, "/play")
+        play.wait_for_selector("#end table.ledger, #end h3.result")
+        assert play.locator("#end button", has_text="Play again").count() == 1
+        wall.wait_for_function("document.getElementById('wall').dataset.lastGame === '1'")
+        rows = play.evaluate("""[...document.querySelectorAll('#end table.ledger tr')].map(
+            tr => [...tr.querySelectorAll('td')].map(td => td.textContent.trim()))""")
+        assert rows, "MENACE moves first: the ledger lists the boxes it opened"
+        for box_text, colour_text, change_text, _ in rows:
+            number, letter, after = int(box_text.split()[1]), colour_text.split()[0], int(change_text.split("→")[1])
+            js = f"Object.fromEntries(window.menaceWallBox({number}).beads.map(b => [b.letter, b.count]))"
+            counts = wall.evaluate(js)
+            assert counts[letter] == after, (number, letter, counts)
+        changed = rows[0][2].split()[0] != rows[0][2].split()[-1]
+        assert (wall.evaluate("window.menaceWallBox(1).beads.map(b => b.count)") != before) == changed
+        assert srv.app.state.menace.tables.busy_machines() == set()
+        context.close()
+
+
+def test_an_operated_game_followed_by_the_audience_view(machine: str, browser: Any) -> None:
+    with BackgroundServer(machine, "menace") as srv:
+        context = browser.new_context(viewport={"width": 1366, "height": 768})
+        context.set_default_timeout(10_000)
+        audience, console = context.new_page(), context.new_page()
+        audience.goto(srv.base + "/audience")
+        audience.wait_for_selector("body[data-ready='1']")
+        console.goto(srv.base + "/console")
+        console.wait_for_selector("body[data-ready='1']")
+        console.click("#new-game")
+        console.wait_for_selector("#operate-card .colour-buttons button")
+        assert "Open box 1" in console.inner_text("#operate-card")
+        assert "move 1 shelf, row 1, place 1" in console.inner_text("#operate-card")
+        audience.wait_for_function("document.getElementById('status').textContent.includes('opens box 1')")
+        for _ in range(9):
+            if console.get_attribute("body", "data-over") == "1":
+                break
+            if console.locator("#operate-card .colour-buttons button").count():
+                with console.expect_response(lambda r: r.url.endswith("/bead")) as answer:
+                    console.locator("#operate-card .colour-buttons button").first.click()
+            else:
+                with console.expect_response(lambda r: r.url.endswith("/other")) as answer:
+                    console.locator("#board .cell.clickable").first.click()
+            moves = len(answer.value.json()["moves"])
+            audience.wait_for_function(f"Number(document.body.dataset.moves) === {moves}")
+            console.wait_for_function(f"document.querySelectorAll('#board .mark-x, #board .mark-o').length === {moves}")
+        assert console.get_attribute("body", "data-over") == "1"
+        assert "bead ledger" in console.inner_text("#end")
+        audience.wait_for_function("document.getElementById('last-result').textContent.length > 0")
+        audience.wait_for_function("document.getElementById('learning-caption').textContent.includes('after 1 games')")
+        context.close()
