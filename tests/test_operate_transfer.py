@@ -143,7 +143,7 @@ def test_export_import_export_is_identical(menace: Invoke, new_db_url: Callable[
     assert r.exit_code == 0, r.output
     assert a.read_bytes() == b.read_bytes()
     body = json.loads(a.read_text())
-    assert body["format"] == "menace-machine" and body["version"] == 1 and body["history"]["games"] == 701
+    assert body["format"] == "menace-machine" and body["version"] == 2 and body["history"]["games"] == 701
     assert check_database(other).ok
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from history_helpers import play_person_games, stored_machine
+from history_helpers import play_person_games, stored_machine, stored_records
 
 from menace.app import series
 from menace.app.history import beads_series as beads_plot_data
@@ -54,25 +54,47 @@ def test_the_opening_box_changes_after_every_game_it_learns_from(trained: str) -
     assert len(series.games) > 500
 
 
+def _results(url: str) -> np.ndarray:
+    """Every stored game's result for MENACE: 0 win, 1 draw, 2 loss."""
+    return np.array([series.RESULT_CODE[r.result] for r in stored_records(url)], dtype=np.int64)
+
+
 def test_learning_series_equal_the_results(trained: str) -> None:
     data = learning_plot_data(trained, "menace")
     summary = machine_summary(trained, "menace")
     n = summary.games
-    assert len(data.results) == n == 602
+    results = _results(trained)
+    assert data.played == len(data.games) == n == 602  # a short history: every game is a point
+    assert list(data.games) == list(range(1, n + 1))
     assert data.cumulative[-1] == summary.wins * 3 + summary.draws * 1 + summary.losses * -1
-    assert [int(np.count_nonzero(data.results == c)) for c in range(3)] == [summary.wins, summary.draws,
-                                                                             summary.losses]
-    assert np.all(np.diff(data.cumulative) == np.array([3, 1, -1])[data.results[1:]])
+    assert data.totals == (summary.wins, summary.draws, summary.losses)
+    assert np.all(np.diff(data.cumulative) == np.array([3, 1, -1])[results[1:]])
     assert data.window == 60  # a tenth of a short history
     assert data.rate_games[0] == data.window and data.rate_games[-1] == n
     rates = np.stack([data.win_rate, data.draw_rate, data.loss_rate])
     assert rates.shape == (3, n - data.window + 1)
     assert np.all((rates >= 0) & (rates <= 1))
     assert np.allclose(rates.sum(axis=0), 1.0)
-    last = data.results[-data.window:]
+    last = results[-data.window:]
     assert data.win_rate[-1] == pytest.approx(np.mean(last == 0))
     assert data.opponents == [(1, "random"), (201, "person (play)"), (203, "smart"), (503, "random")]
     assert data.rule == "+3 win, +1 draw, \u22121 loss"
+
+
+def test_a_thinned_learning_series_keeps_its_points_exact(trained: str) -> None:
+    full = learning_plot_data(trained, "menace", window=50)
+    thin = learning_plot_data(trained, "menace", window=50, points=40)
+    assert len(thin.games) <= 40 and len(thin.rate_games) <= 40
+    assert thin.games[0] == 1 and thin.games[-1] == 602
+    index = {g: i for i, g in enumerate(full.games)}
+    assert [full.cumulative[index[g]] for g in thin.games] == list(thin.cumulative)
+    rate_index = {g: i for i, g in enumerate(full.rate_games)}
+    assert [full.loss_rate[rate_index[g]] for g in thin.rate_games] == pytest.approx(list(thin.loss_rate))
+    part = learning_plot_data(trained, "menace", window=10, first=203, last=502)
+    results = _results(trained)[202:502]
+    assert part.games[0] == 203 and part.games[-1] == 502
+    assert part.cumulative[-1] == int(np.array([3, 1, -1])[results].sum())
+    assert part.opponents == [(203, "smart")]
 
 
 def test_learning_window_and_rule_follow_the_machine(db_url: str) -> None:
@@ -82,7 +104,7 @@ def test_learning_window_and_rule_follow_the_machine(db_url: str) -> None:
     data = learning_plot_data(db_url, "ruby", window=500)
     assert data.window == 50 and len(data.win_rate) == 1  # a window longer than the history: all of it
     assert data.rule == "+2 win, +0 draw, \u22121 loss"
-    w, d, l_ = (int(np.count_nonzero(data.results == c)) for c in range(3))
+    w, d, l_ = data.totals
     assert data.cumulative[-1] == 2 * w - l_
     with pytest.raises(plots.PlotError, match="at least 1"):
         learning_plot_data(db_url, "ruby", window=0)

@@ -134,7 +134,7 @@ CONTENT_CASES: dict[str, Callable[[Body], None]] = {
 
 FLOAT_CASES = {
     "a float count, silently truncated before": ('"count": 4', '"count": 4.0'),
-    "a float version": ('"version": 1', '"version": 1.0'),
+    "a float version": ('"version": 2', '"version": 2.0'),
 }
 
 TEXT_CASES: dict[str, Callable[[str], str]] = {

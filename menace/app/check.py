@@ -1,17 +1,42 @@
-"""``menace check``: is a database exactly what its history says it should be?"""
+"""``menace check``: is a database exactly what its history says it should be?
+
+The history is replayed from the machine's initial beads straight from the stored bytes, and every
+checkpoint met on the way must equal the replayed beads. What a check has verified is remembered:
+the running checksum of the history up to the last checkpoint (:func:`menace.core.records.chain_digest`)
+is stored with that block, and the next check only re-reads the bytes before it (a checksum, no
+replay), trusts that checkpoint if the checksum still comes out the same, and replays the games after
+it. ``full`` replays everything. A summarized block (games kept only as a tally) is crossed by its
+checkpoint: the beads after it are what the history says they are.
+
+
+Before anything is replayed, the machine's rows are read as they are stored (:func:`raw_faults`):
+missing tables, a damaged file, values menace never writes, tallies that do not match their games
+(a summarized block's tally is trusted: its games are gone), leases that cannot be read.
+"""
 
 from __future__ import annotations
 
+from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy import exc as sa_exc
-from sqlalchemy import inspect, text
+from sqlalchemy import func, inspect, select, text
 from sqlalchemy.orm import Session
 
-from menace.core.game import IllegalMoveError, Result, canonical
-from menace.core.learner import SIDE_CHOICES, EmptyPolicy, Scope, SettingsError, build_boxes, parse_numbers
-from menace.core.records import CorruptHistoryError, iter_block
+from menace.app.history import gc_paused
+from menace.app.machines import CHECKPOINT_GAMES
+from menace.core.game import IllegalMoveError, canonical
+from menace.core.learner import DRAWN, SIDE_CHOICES, EmptyPolicy, Scope, SettingsError, build_boxes, parse_numbers
+from menace.core.records import (
+    CorruptHistoryError,
+    chain_digest,
+    pack_beads,
+    results_in,
+    unpack_beads,
+    unpack_block,
+    unpack_block_bounded,
+)
 from menace.core.replay import Replayer, ReplayError, compare
 from menace.games import find_game, game_names
 from menace.storage import history_repo as hrepo
@@ -27,7 +52,9 @@ from menace.storage.database import (
     schema_state,
     session_scope,
 )
-from menace.storage.models import Base
+from menace.storage.models import Base, GameBlockRow
+
+CHANGED = "has changed since it was verified"
 
 
 @dataclass
@@ -35,6 +62,9 @@ class CheckReport:
     database: str
     machines: list[str] = field(default_factory=list)
     games: int = 0
+    """Games in the histories checked."""
+    replayed: int = 0
+    """Games replayed by this check (the rest trusted from a verified checkpoint or summarized)."""
     faults: list[str] = field(default_factory=list)
 
     @property
@@ -42,8 +72,19 @@ class CheckReport:
         return not self.faults
 
 
-def check_database(url: str, machine: str | None = None) -> CheckReport:
-    """Check the schema, every box and bead, and replay every game against the stored beads."""
+@dataclass
+class _Outcome:
+    """What checking one machine found worth writing back: checkpoints and the verified checksum."""
+
+    extras: list[tuple[int, int, bytes | None, str | None]] = field(default_factory=list)
+    """``(block id, its n_games, checkpoint or None, digest or None)``."""
+
+
+def check_database(url: str, machine: str | None = None, full: bool = False) -> CheckReport:
+    """Check the schema, every box and bead, and the history against the stored beads: first the
+    rows as they are stored (:func:`raw_faults`), then, for a machine whose rows are readable, the
+    replay (from the last verified checkpoint, unless ``full``: every game, trusting nothing
+    verified before)."""
     check_location(url, create=False)
     db = make_engine(url)
     report = CheckReport(describe(db))
@@ -62,6 +103,7 @@ def check_database(url: str, machine: str | None = None) -> CheckReport:
             report.faults.append(f"table {table} is missing")
         if missing:
             return report
+        found: list[_Outcome] = []
         with session_scope(db) as s:
             names = [machine] if machine else [str(n) for n in s.execute(text("SELECT name FROM machines"))
                                                 .scalars()]
@@ -71,7 +113,14 @@ def check_database(url: str, machine: str | None = None) -> CheckReport:
                 before = len(report.faults)
                 report.faults.extend(raw_faults(s, name))
                 if len(report.faults) == before:  # readable: now replay it
-                    _check_machine(s, name, report)
+                    found.append(_check_machine(s, name, report, full))
+        extras = [e for f in found for e in f.extras]
+        if extras:
+            try:
+                with session_scope(db, write=True) as s:
+                    hrepo.set_block_extras(s, extras)
+            except StorageError:
+                pass  # a read-only or busy database: checked all the same, remembered next time
     except (sa_exc.DBAPIError, DatabaseDamagedError) as exc:
         # Damage deep enough that reading stops: name it, as a fault, not a crash.
         reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
@@ -83,16 +132,14 @@ def check_database(url: str, machine: str | None = None) -> CheckReport:
     return report
 
 
-def _check_machine(s: object, name: str, report: CheckReport) -> None:
-    from sqlalchemy.orm import Session
-
-    assert isinstance(s, Session)
+def _check_machine(s: Session, name: str, report: CheckReport, full: bool) -> _Outcome:
+    out = _Outcome()
     faults = report.faults
     try:
         stored = repo.load_machine(s, name)
     except (IllegalMoveError, ValueError) as exc:
         faults.append(f"{name}: a box cannot be read: {exc}")
-        return
+        return out
     game = find_game(stored.game)
     settings = stored.settings
     expected = build_boxes(game, settings)
@@ -112,8 +159,8 @@ def _check_machine(s: object, name: str, report: CheckReport) -> None:
             faults.append(f"{where}: position {game.encode(box.position)} is not in canonical form")
         for move, count in box.beads.items():
             if move not in game.legal_moves(box.position):
-                what = game.move_name(move) if 0 <= move < game.move_count else str(move)
-                faults.append(f"{where}: beads for {what}, which is not a legal move there")
+                move_name = game.move_name(move) if 0 <= move < game.move_count else str(move)
+                faults.append(f"{where}: beads for {move_name}, which is not a legal move there")
             if count < 0:
                 faults.append(f"{where}: {count} beads for {game.move_name(move)} (negative)")
         if i < len(expected):
@@ -125,25 +172,99 @@ def _check_machine(s: object, name: str, report: CheckReport) -> None:
                               f"{exp.move_number}")
             if exp.side is not box.side:
                 faults.append(f"{where}: stored for side {box.side.name}, but it is {exp.side.name}'s box")
-    # Replay: initial beads + every stored game + every correction, in order, must give the beads.
-    replayer = Replayer(game, settings, expected, repo.corrections(s, stored.id))
-    try:
-        for g in hrepo.stream_games(s, stored.id):
-            if g.number != replayer.games + 1:
-                faults.append(f"{name}: games {replayer.games + 1} to {g.number - 1} are missing from the history")
-                return
-            try:
-                replayer.apply(g.record)
-            except ReplayError as exc:
-                faults.append(f"{name}: a stored game cannot be replayed: {exc}")
-                return
-    except CorruptHistoryError as exc:
-        faults.append(f"{name}: stored games are damaged: {exc}")
-        return
+    fixes = repo.corrections(s, stored.id)
+    trusted_at = None if full else s.scalar(
+        select(func.max(GameBlockRow.first_game)).where(GameBlockRow.machine_id == stored.id,
+                                                        GameBlockRow.digest.is_not(None)))
+    with gc_paused():
+        replayer = _replay(s, name, stored.id, Replayer(game, settings, expected, fixes), fixes, trusted_at, report,
+                           out)
+    if replayer is None and trusted_at is not None and faults[-1].endswith(CHANGED):
+        # The history changed since a check verified it: replay it all to name what differs.
+        out.extras.clear()
+        replayer = _replay(s, name, stored.id, Replayer(game, settings, expected, fixes), fixes, None, report, out)
+    if replayer is None:
+        return out
     report.games += replayer.games
     for diff in compare(stored.boxes[: len(expected)], replayer.counts):
         faults.append(f"{name}: box {diff.box_number} beads differ from its history "
                       f"({game.move_name(diff.bead)}: stored {diff.stored}, history gives {diff.replayed})")
+    if any(f.startswith(f"{name}:") for f in faults):
+        out.extras = [(i, n, b, None) for i, n, b, _ in out.extras]  # nothing verified when anything is wrong
+    return out
+
+
+def _corrections_text(fixes: list[repo.Correction], lo: int, hi: int) -> str:
+    """The corrections taking effect from after game ``lo`` to before game ``hi + 1``, as text."""
+    return "".join(f";{c.after_game},{c.box_number},{c.move},{c.count}" for c in fixes if lo <= c.after_game < hi)
+
+
+def _replay(s: Session, name: str, machine_id: int, r: Replayer, fixes: list[repo.Correction],
+            trusted_at: int | None, report: CheckReport, out: _Outcome) -> Replayer | None:
+    """Replay the machine's history on ``r`` (trusting the checkpoint verified at the block starting at
+    game ``trusted_at``, if its checksum still holds); None when the history cannot be replayed."""
+    faults = report.faults
+    layout = r.layout()
+    width = r.learner.game.move_count
+    digest = ""
+    last_checkpoint = 0
+    verified: list[tuple[int, int, bytes | None, str | None]] = []  # checkpointed blocks' new checksums
+    try:
+        with closing(hrepo.stream_blocks(s, machine_id)) as blocks:
+            for b in blocks:
+                trusting = trusted_at is not None and b.first_game <= trusted_at
+                if b.first_game != r.games + 1:
+                    faults.append(f"{name}: games {r.games + 1:,} to {b.first_game - 1:,} are missing from the "
+                                  f"history")
+                    return None
+                beads = b.beads
+                if trusting:
+                    r.games = b.last_game  # only the checksum is followed up to the verified checkpoint
+                elif not b.kept:
+                    if beads is None:
+                        faults.append(f"{name}: games {b.first_game:,} to {b.last_game:,} are summarized "
+                                      f"without the beads after them")
+                        return None
+                    counts = unpack_beads(beads, layout, width)
+                    if any(c < 0 for row in counts for c in row):
+                        faults.append(f"{name}: the checkpoint after game {b.last_game:,} holds negative beads")
+                    r.resume(b.last_game, counts)
+                else:
+                    raw = unpack_block(b.data)
+                    end = r.apply_packed(raw, 0, b.n_games, settle_end=False)
+                    if r.games != b.last_game or end != len(raw):
+                        faults.append(f"{name}: the block of games {b.first_game:,} to {b.last_game:,} holds "
+                                      f"{'fewer' if r.games != b.last_game else 'more'} games than it says")
+                        return None
+                    report.replayed += b.n_games
+                    if beads is not None:
+                        if unpack_beads(beads, layout, width) != r.counts:
+                            faults.append(f"{name}: the checkpoint after game {b.last_game:,} differs from the "
+                                          f"beads its history gives")
+                    elif b.last_game - last_checkpoint >= CHECKPOINT_GAMES:
+                        beads = pack_beads(r.counts, layout)  # an older database: checkpoints from now on
+                        out.extras.append((b.id, b.n_games, beads, None))
+                    r.settle()
+                digest = chain_digest(digest + _corrections_text(fixes, b.first_game - 1, b.last_game),
+                                      b.first_game, b.n_games, b.tally, b.data, beads)
+                if beads is not None:
+                    last_checkpoint = b.last_game
+                    if b.digest != digest:
+                        verified.append((b.id, b.n_games, None, digest))
+                if trusted_at is not None and b.first_game == trusted_at:
+                    if b.digest != digest or beads is None:
+                        faults.append(f"{name}: the history up to game {b.last_game:,} {CHANGED}")
+                        return None
+                    r.resume(b.last_game, unpack_beads(beads, layout, width))
+                    trusted_at = None
+    except CorruptHistoryError as exc:
+        faults.append(f"{name}: stored games are damaged: {exc}")
+        return None
+    except ReplayError as exc:
+        faults.append(f"{name}: a stored game cannot be replayed: {exc}")
+        return None
+    out.extras.extend(verified)
+    return r
 
 
 MAX_COUNT = 10**15
@@ -220,28 +341,40 @@ def raw_faults(s: Session, name: str) -> list[str]:
         if not (_time_ok(started) and _time_ok(ended)):
             out.append(f"{where} run {run_id} has a date that is not one ({started!r}, {ended!r})")
     expected_first = 1
-    for first, n, wins, draws, losses, run_id, data in s.execute(text(
-            "SELECT first_game, n_games, wins, draws, losses, run_id, data FROM game_blocks "
+    for first, n, wins, draws, losses, run_id, data, beads, kept in s.execute(text(
+            "SELECT first_game, n_games, wins, draws, losses, run_id, data, beads, kept FROM game_blocks "
             "WHERE machine_id = :m ORDER BY first_game"), {"m": mid}):
         at = f"{where} the block from game {first!r}"
         if run_id not in runs:
             out.append(f"{at} belongs to run {run_id!r}, which does not exist")
-        if not all(isinstance(v, int) for v in (first, n, wins, draws, losses)) or not isinstance(data, bytes):
+        if not all(isinstance(v, int) for v in (first, n, wins, draws, losses)) or not isinstance(data, bytes) \
+                or not (beads is None or isinstance(beads, bytes)) or kept not in (True, False):
             out.append(f"{at} holds values menace never writes")
             continue
         if first != expected_first:
             out.append(f"{at} does not follow the game before it (expected game {expected_first:,})")
         expected_first = first + n
-        tally = {r: 0 for r in Result}
+        if not kept:
+            # A summary: its games are gone, so its tally is all there is (trusted, as long as it adds
+            # up); the beads after it carry the history on.
+            if data or beads is None:
+                out.append(f"{at} is a summary {'with games' if data else 'without the beads after it'}")
+            elif (wins + draws + losses) != n or min(wins, draws, losses) < 0:
+                out.append(f"{at} is a summary of {n:,} games, but says {wins}/{draws}/{losses} won/drawn/lost "
+                           f"(forged or damaged tallies)")
+            continue
+        tally = [0, 0, 0]
         try:
-            for record in iter_block(data, n):
-                tally[record.result] += 1
+            for i, (side, winner) in enumerate(results_in(unpack_block_bounded(data, n))):
+                if side not in (1, 2) or not winner:
+                    raise CorruptHistoryError(f"bad game record (game {first + i:,})")
+                tally[0 if winner == side else 1 if winner == DRAWN else 2] += 1
         except CorruptHistoryError as exc:
             out.append(f"{at} says it holds {n:,} games, but: {exc}")
             continue
-        if (wins, draws, losses) != (tally[Result.WIN], tally[Result.DRAW], tally[Result.LOSS]):
+        if [wins, draws, losses] != tally:
             out.append(f"{at} says {wins}/{draws}/{losses} won/drawn/lost, but its games give "
-                       f"{tally[Result.WIN]}/{tally[Result.DRAW]}/{tally[Result.LOSS]} (forged or damaged tallies)")
+                       f"{tally[0]}/{tally[1]}/{tally[2]} (forged or damaged tallies)")
     for count, after in s.execute(text(
             "SELECT count, after_game FROM corrections WHERE machine_id = :m"), {"m": mid}):
         if not isinstance(count, int) or count < 0 or not isinstance(after, int):

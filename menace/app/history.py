@@ -8,6 +8,7 @@ nothing is stored twice and an undo is exact even where the learning rule cannot
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
@@ -17,16 +18,18 @@ from itertools import islice
 from sqlalchemy.orm import Session
 
 from menace.app import series
-from menace.core.errors import InvalidInputError
+from menace.core.errors import DamagedError, InvalidInputError, NotFoundError
 from menace.core.game import Game, Result
 from menace.core.learner import Box, GameRecord
+from menace.core.records import skip_games, unpack_beads, unpack_block
 from menace.core.replay import (
+    BeadSeries,
     GameDetail,
     GameNotFoundError,
     Replayer,
-    bead_history,
+    UnknownBoxError,
     compare,
-    game_detail,
+    next_game_detail,
     rule_text,
 )
 from menace.games import find_game
@@ -38,6 +41,67 @@ from menace.storage.leases import acquire as acquire_lease
 
 class NothingToUndoError(InvalidInputError):
     """Undo asked of a machine with no games (or fewer than asked)."""
+
+
+class SummarizedGameError(NotFoundError):
+    """A game the history keeps only in a block's summary (its tally and the beads at its end)."""
+
+
+class HistoryGapError(DamagedError):
+    """Games missing from the stored history."""
+
+
+def _summary_message(block: hrepo.BlockInfo, what: str) -> str:
+    return (f"{what}: games {block.first_game:,} to {block.last_game:,} are kept only as a summary "
+            f"(wins, draws, losses and the beads after game {block.last_game:,})")
+
+
+def replay_to(s: Session, stored: repo.StoredMachine, game_number: int) -> Replayer:
+    """A replayer holding the beads after game ``game_number`` (with the corrections made after it),
+    started from the nearest checkpoint at or before it: at most one checkpoint's interval of games
+    is replayed, whatever the history's length."""
+    game = find_game(stored.game)
+    r = Replayer(game, stored.settings, stored.boxes, repo.corrections(s, stored.id))
+    found = hrepo.checkpoint_before(s, stored.id, game_number)
+    if found is not None:
+        r.resume(found[0], unpack_beads(found[1], r.layout(), game.move_count))
+    advance(s, stored.id, r, game_number)
+    return r
+
+
+def advance(s: Session, machine_id: int, r: Replayer, stop: int) -> None:
+    """Replay stored games on ``r`` up to game ``stop``, straight from the stored bytes; a summarized
+    block is crossed by its checkpoint (so ``stop`` may not fall inside one)."""
+    if r.games >= stop:
+        return
+    with closing(hrepo.stream_blocks(s, machine_id, start=r.games + 1, stop=stop)) as blocks:
+        for b in blocks:
+            if b.first_game > r.games + 1:
+                raise HistoryGapError(f"games {r.games + 1:,} to {b.first_game - 1:,} are missing from the history")
+            if not b.kept:
+                if b.last_game > stop or b.beads is None:
+                    raise SummarizedGameError(_summary_message(b, f"no beads after game {stop:,}"))
+                r.resume(b.last_game, unpack_beads(b.beads, r.layout(), r.learner.game.move_count))
+            else:
+                raw = unpack_block(b.data)
+                r.apply_packed(raw, skip_games(raw, r.games + 1 - b.first_game), stop - r.games)
+            if r.games >= stop:
+                return
+    if r.games < stop:
+        raise GameNotFoundError(f"no game {stop:,}: the history ends at game {r.games:,}")
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """The garbage collector off while a replay runs: a replay makes few objects, but a long one
+    would otherwise wake full collections that walk everything the process holds."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 @contextmanager
@@ -110,11 +174,12 @@ def replay_game(url: str, name: str, number: int) -> ReplayedGame:
                 f"no game {number}: {name!r} has played {played:,} game{'s' if played != 1 else ''}" if played
                 else f"no game {number}: {name!r} has played no games yet"
             )
+        summary = hrepo.summarized_block_at(s, stored.id, number)
+        if summary is not None:
+            raise SummarizedGameError(_summary_message(summary, f"game {number:,} cannot be shown move by move"))
         with closing(hrepo.stream_games(s, stored.id, start=number, stop=number)) as found:
             one = next(found)
-        with closing(hrepo.iter_records(s, stored.id, stop=number)) as records:
-            detail = game_detail(find_game(stored.game), stored.settings, stored.boxes, records, number,
-                                 corrections=repo.corrections(s, stored.id))
+        detail = next_game_detail(replay_to(s, stored, number - 1), one.record)
     return ReplayedGame(find_game(stored.game), name, one, detail, rule_text(stored.settings), stored.colours,
                         stored.boxes)
 
@@ -146,8 +211,8 @@ class UndoResult:
 def undo_games(url: str, name: str, n: int = 1) -> UndoResult:
     """Take back the last ``n`` games and their reinforcement, exactly.
 
-    The beads are recomputed by replaying every remaining game from the initial beads (the
-    rule is not invertible: a loss on a colour with no beads took nothing). The replay reads the
+    The beads are recomputed by replaying the remaining games from the last checkpoint before
+    them (the rule is not invertible: a loss on a colour with no beads took nothing). The replay reads the
     history outside any write transaction, under the machine's lease, so that a long undo never
     holds up other machines' writers; then the changed counts are written and the games removed
     in one short transaction.
@@ -170,10 +235,14 @@ def undo_games(url: str, name: str, n: int = 1) -> UndoResult:
                     raise NothingToUndoError(f"{name!r} has played only {played:,} game{'s' if played != 1 else ''}; "
                                              f"cannot undo {n:,}")
                 keep = played - n
-                fixes = [c for c in repo.corrections(s, stored.id) if c.after_game <= keep]
-                replayer = Replayer(find_game(stored.game), stored.settings, stored.boxes, corrections=fixes)
-                if keep:
-                    replayer.apply_all(hrepo.iter_records(s, stored.id, stop=keep))
+                inside = hrepo.summarized_block_at(s, stored.id, keep)
+                if inside is not None and inside.last_game > keep:
+                    raise NothingToUndoError(
+                        _summary_message(inside, f"cannot stop at game {keep:,}"),
+                        hint=" or ".join(f"undo {k:,} games" for k in (played - inside.last_game,
+                                                                         played - inside.first_game + 1) if k)
+                        + ": a summary goes back a whole block at a time")
+                replayer = replay_to(s, stored, keep)
             changes: list[BeadChange] = []
             updates: list[tuple[int, int, int]] = []
             for d in compare(stored.boxes, replayer.counts):
@@ -193,21 +262,156 @@ def undo_games(url: str, name: str, n: int = 1) -> UndoResult:
 
 
 # -- the series behind the plots ----------------------------------------------------------------
-def beads_series(url: str, name: str, box: int = 1) -> series.BeadsData:
-    """Box ``box``'s beads after every game, with the changes of opponent."""
-    tracker = series.OpponentTracker()
-    with _reading(url, name) as (s, stored):
-        games = tracker.follow((g.record, opponent_label(g)) for g in hrepo.stream_games(s, stored.id))
-        beads = bead_history(find_game(stored.game), stored.settings, stored.boxes, games, box - 1,
-                             corrections=repo.corrections(s, stored.id))
-    return series.beads_data(find_game(stored.game), name, stored.settings, beads, tracker.changes)
+BEAD_POINTS = 4000
+"""Points of a bead series by default: what a page can show."""
+LEARNING_POINTS = 16_000
+REPLAY_GAMES = 250_000
+"""A bead series replays the kept games of its range when there are at most this many (well under a
+second); beyond, it is read from the checkpoints alone (a point per checkpoint nearest each point
+asked for: a tournament writes one every 20,000 games at most), plus the replay of at most one
+checkpoint's interval at each end."""
 
 
-def learning_series(url: str, name: str, window: int | None = None) -> series.LearningData:
-    """Every game's result and the running reinforcement, with rolling rates."""
-    with _reading(url, name) as (s, stored):
-        games = ((g.record.result, opponent_label(g)) for g in hrepo.stream_games(s, stored.id))
-        return series.learning_data(name, stored.settings, games, window)
+def _opponents(s: Session, machine_id: int, first: int, last: int) -> list[tuple[int, str]]:
+    """``(first game, opponent)`` at ``first`` and wherever the opponent changes up to ``last``."""
+    known = hrepo.runs(s, machine_id)
+    changes: list[tuple[int, str]] = []
+    previous: str | None = None
+    with closing(hrepo.stream_blocks(s, machine_id, start=first, stop=last, with_data=False,
+                                     with_beads=False)) as blocks:
+        for b in blocks:
+            run = known[b.run_id]
+            label = run.opponent if run.kind == "tournament" else f"{run.opponent} ({run.kind})"
+            if label != previous:
+                changes.append((max(b.first_game, first), label))
+                previous = label
+    return changes
+
+
+def _range(played: int, first: int | None, last: int | None) -> tuple[int, int]:
+    first = 1 if first is None else first
+    last = played if last is None else min(last, played)
+    if first < 1 or first > max(last, 1):
+        raise GameNotFoundError(f"no games {first:,} to {last:,}: the history has {played:,} games")
+    return first, last
+
+
+def beads_series(url: str, name: str, box: int = 1, points: int = BEAD_POINTS, first: int | None = None,
+                 last: int | None = None) -> series.BeadsData:
+    """Box ``box``'s beads over games ``first``..``last`` (all by default), at most ``points`` points.
+
+    From the beads before ``first`` to those after ``last``; in between, evenly spaced points, replayed
+    straight from the stored bytes when the range keeps at most :data:`REPLAY_GAMES` games, else read
+    from the checkpoints nearest to them. Memory is bounded by ``points``, whatever the history's length.
+    """
+    with _reading(url, name) as (s, stored), gc_paused():
+        if not 1 <= box <= len(stored.boxes):
+            raise UnknownBoxError(f"no box {box}: the machine has boxes 1 to {len(stored.boxes)}")
+        played = repo.games_played(s, stored.id)
+        lo, hi = _range(played, first, last) if played else (1, 0)
+        target = stored.boxes[box - 1]
+        beads = tuple(sorted(target.initial))
+        out = BeadSeries(target, beads)
+        at = series.sample_points(lo - 1, hi, max(points, 2))
+        kept = sum(b.n_games for b in hrepo.stream_blocks(s, stored.id, start=lo, stop=hi, with_data=False,
+                                                          with_beads=False) if b.kept)
+        if kept <= REPLAY_GAMES:
+            _beads_by_replay(s, stored, box - 1, at, out)
+        else:
+            _beads_from_checkpoints(s, stored, box - 1, at, out)
+        opponents = _opponents(s, stored.id, lo, hi) if hi else []
+    return series.beads_data(find_game(stored.game), name, stored.settings, out, opponents)
+
+
+def _record(out: BeadSeries, game: int, row: list[int]) -> None:
+    values = tuple(row[m] for m in out.beads)
+    if out.games and out.games[-1] == game:
+        out.counts[-1] = values
+    else:
+        out.games.append(game)
+        out.counts.append(values)
+
+
+def _beads_by_replay(s: Session, stored: repo.StoredMachine, index: int, at: list[int], out: BeadSeries) -> None:
+    r = replay_to(s, stored, at[0])
+    row = r.counts[index]
+    _record(out, at[0], row)
+    want = iter(at[1:])
+    goal = next(want, None)
+    with closing(hrepo.stream_blocks(s, stored.id, start=at[0] + 1, stop=at[-1])) as blocks:
+        for b in blocks:
+            if goal is None:
+                break
+            if not b.kept:
+                r.resume(b.last_game, unpack_beads(b.beads or b"", r.layout(), r.learner.game.move_count))
+                while goal is not None and goal <= b.last_game:
+                    goal = next(want, None)
+                _record(out, b.last_game, row)
+                continue
+            raw = unpack_block(b.data)
+            i = skip_games(raw, r.games + 1 - b.first_game)
+            while goal is not None and goal <= b.last_game:
+                i = r.apply_packed(raw, i, goal - r.games)
+                _record(out, r.games, row)
+                goal = next(want, None)
+            r.apply_packed(raw, i)
+
+
+def _beads_from_checkpoints(s: Session, stored: repo.StoredMachine, index: int, at: list[int],
+                            out: BeadSeries) -> None:
+    first, last = at[0], at[-1]
+    r = replay_to(s, stored, first)
+    _record(out, first, r.counts[index])
+    marks = hrepo.checkpoint_games(s, stored.id, first + 1, last)
+    chosen: dict[int, int] = {}
+    j = 0
+    for goal in at[1:-1]:
+        while j + 1 < len(marks) and marks[j + 1][0] <= goal:
+            j += 1
+        if marks and marks[j][0] <= goal:
+            chosen[marks[j][1]] = marks[j][0]
+    layout = r.layout()
+    width = r.learner.game.move_count
+    for block_id, packed in hrepo.checkpoints_by_id(s, sorted(chosen)):
+        counts = unpack_beads(packed, layout, width)
+        _record(out, chosen[block_id], counts[index])
+    end = replay_to(s, stored, last)
+    _record(out, last, end.counts[index])
+
+
+def learning_series(url: str, name: str, window: int | None = None, points: int = LEARNING_POINTS,
+                    first: int | None = None, last: int | None = None) -> series.LearningData:
+    """Games ``first``..``last`` (all by default): the running reinforcement and rolling win/draw/loss
+    rates, at most ``points`` points each, computed while streaming the blocks (a block's tally where
+    no point falls inside it, its games' headers otherwise; inside a summarized block the running
+    totals are interpolated between its ends)."""
+    with _reading(url, name) as (s, stored), gc_paused():
+        played = repo.games_played(s, stored.id)
+        if not played:
+            raise series.PlotError(f"{name!r} has played no games yet: nothing to plot")
+        lo, hi = _range(played, first, last)
+        sampler = series.LearningSampler(lo, hi, window, points)
+        with closing(hrepo.stream_blocks(s, stored.id, start=lo, stop=hi, with_beads=False)) as blocks:
+            for b in blocks:
+                cut = b.first_game < lo or b.last_game > hi
+                if b.kept and (cut or sampler.inside(b.first_game, b.last_game)):
+                    sampler.feed_games(b.first_game, unpack_block(b.data))
+                else:
+                    sampler.feed_tally(b.first_game, b.n_games, b.tally)
+        return sampler.data(name, stored.settings, _opponents(s, stored.id, lo, hi))
+
+
+def box_at(url: str, name: str, box: int, game_number: int) -> dict[int, int]:
+    """Box ``box``'s beads by colour after game ``game_number`` (0: as built), replayed from the nearest
+    checkpoint: at most one checkpoint's interval of games, whatever the history's length."""
+    with _reading(url, name) as (s, stored), gc_paused():
+        if not 1 <= box <= len(stored.boxes):
+            raise UnknownBoxError(f"no box {box}: the machine has boxes 1 to {len(stored.boxes)}")
+        played = repo.games_played(s, stored.id)
+        if not 0 <= game_number <= played:
+            raise GameNotFoundError(f"no game {game_number:,}: {name!r} has played {played:,} games")
+        counts = replay_to(s, stored, game_number).counts[box - 1]
+        return {m: counts[m] for m in sorted(stored.boxes[box - 1].initial)}
 
 
 def wall(url: str, name: str) -> series.BoxesData:

@@ -9,8 +9,9 @@ that exist, runs that exist. It returns typed values (a :class:`MachineDump` and
 :class:`Settings`); figures the games determine (a block's tally, the game count) are not
 taken from the file but recomputed when the games are replayed (:func:`menace.app.transfer.verify`).
 
-Keys this version does not know are left alone, so that a later addition to the format (a
-summary, a checkpoint) is read by the part that knows it.
+Version 2 adds to a block the beads after its last game (``beads``, a checkpoint) and ``kept``
+(false: a summary, no games, its tally and beads taken as they are); version 1 files read as
+before. Keys this version does not know are left alone.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from menace.games import find_game, game_names
 from menace.storage.transfer_repo import BlockDump, BoxDump, CorrectionDump, MachineDump, RunDump
 
 FORMAT = "menace-machine"
-VERSION = 1
+VERSION = 2
+"""2: a block may carry the beads after its last game (``beads``) and be a summary (``kept`` false)."""
 MAX_FILE_BYTES = 1 << 30
 """A machine file larger than 1 GiB is refused before it is read."""
 MAX_DIGITS = 30
@@ -42,6 +44,8 @@ MAX_TEXT = 1_000
 MAX_COUNT = 10**15
 """A bead count beyond this cannot come from any history a person could play."""
 MAX_GAMES = 10**10
+MAX_BEADS_TEXT = 1 << 26
+"""A checkpoint (a block's ``beads``) is a few kilobytes; 64 MiB of base64 is far beyond any machine's."""
 MAX_SEED = 2**63 - 1
 
 
@@ -184,6 +188,14 @@ def _choice(value: Any, where: str, choices: list[str]) -> str:
     return text
 
 
+def _base64(value: Any, where: str, most: int) -> bytes:
+    text = _text(value, where, most)
+    try:
+        return base64.b64decode(text or "", validate=True)
+    except (binascii.Error, ValueError):
+        raise _fail(where, "is not base64") from None
+
+
 def _time(value: Any, where: str, optional: bool = False) -> datetime | None:
     text = _text(value, where, 40, optional)
     if text is None:
@@ -288,15 +300,21 @@ def check_machine_content(body: dict[str, Any], rename: str | None = None) -> tu
         where = f"history.blocks[{i}]"
         b = _obj(b, where, ("run", "first_game", "games", "data"))
         n = _int(b["games"], f"{where}.games", 1, MAX_GAMES)
-        text = _text(b["data"], f"{where}.data", n * 32 + 64)
-        try:
-            data = base64.b64decode(text or "", validate=True)
-        except (binascii.Error, ValueError):
-            raise _fail(f"{where}.data", "is not base64") from None
+        kept = _bool(b.get("kept", True), f"{where}.kept")
+        data = _base64(b["data"], f"{where}.data", n * 32 + 64 if kept else 0)
+        beads = None if b.get("beads") is None else _base64(b["beads"], f"{where}.beads", MAX_BEADS_TEXT)
         tally = [_int(b.get(k, 0), f"{where}.{k}", 0, n) for k in ("wins", "draws", "losses")]
+        if not kept:
+            # A summary has no games to recompute its tally from: its wins, draws and losses are
+            # all there is, and they must at least add up to its games; its beads carry the history on.
+            if beads is None:
+                raise _fail(where, "is a summary without the beads after its last game")
+            if sum(tally) != n:
+                raise _fail(where, f"is a summary of {n:,} games whose wins, draws and losses add up to "
+                                   f"{sum(tally):,}")
         blocks.append(BlockDump(_int(b["run"], f"{where}.run", 0, max(len(runs) - 1, 0)),
                                 _int(b["first_game"], f"{where}.first_game", 1, MAX_GAMES), n, tally[0], tally[1],
-                                tally[2], data))
+                                tally[2], data, beads, kept))
         if not runs:
             raise _fail(where, "belongs to no run")
     firsts = [b.first_game for b in blocks]

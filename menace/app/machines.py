@@ -26,12 +26,19 @@ from menace.core.learner import (
     parse_schedule,
 )
 from menace.core.match import MenacePlayer
-from menace.core.records import GameBuffer
+from menace.core.records import GameBuffer, pack_beads
+from menace.core.replay import bead_layout
 from menace.games import DEFAULT_PRESETS, PRESET_GAMES, find_game
+from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo
 from menace.storage.database import DatabaseBusyError, open_database, session_scope
 from menace.storage.leases import Heartbeat, Lease, break_lease, holder_of
 from menace.storage.leases import acquire as acquire_lease
+
+CHECKPOINT_GAMES = 20_000
+"""A stored block carries the beads after its last game when the previous checkpoint is this many
+games back or more: undo, replay and the bead plot then replay at most this many games plus one
+block (a tournament writes a block every second or ~50,000 games), whatever the history's length."""
 
 
 class BoxNotFoundError(NotFoundError):
@@ -156,8 +163,10 @@ class OpenMachine:
         self.game = find_game(stored.game)
         self.learner = Learner(self.game, stored.settings, stored.boxes)
         self._saved = self.learner.snapshot()
+        self.layout = bead_layout(stored.boxes)
         with session_scope(db) as s:
             self.games_played = repo.games_played(s, stored.id)
+            self._checkpoint_game = hrepo.last_checkpoint_game(s, stored.id)
 
     @property
     def name(self) -> str:
@@ -185,12 +194,18 @@ class OpenMachine:
         return out
 
     def save(self, run_id: int, records: Sequence[GameRecord] | GameBuffer, end_run: bool = False,
-             corrections: Sequence[PendingCorrection] = ()) -> None:
+             corrections: Sequence[PendingCorrection] = (), kept: bool = True) -> None:
         """Store ``records`` (games played since the last save) and the beads they changed.
 
         ``corrections`` (bead counts set by hand before these games) are stored with them, in
-        the same transaction.
+        the same transaction. The block gets a checkpoint (the beads now) when the last one is
+        :data:`CHECKPOINT_GAMES` games back or more; ``kept`` false stores only its tally and a
+        checkpoint (see the history policy in :mod:`menace.app.tournament`).
         """
+        n = records.games if isinstance(records, GameBuffer) else len(records)
+        checkpoint = None
+        if n and (not kept or self.games_played + n - self._checkpoint_game >= CHECKPOINT_GAMES):
+            checkpoint = pack_beads(self.learner.counts, self.layout)
         updates = self.changed_beads()
         ids = self.stored.box_ids
         for c in corrections:
@@ -203,10 +218,12 @@ class OpenMachine:
             for c in corrections:
                 repo.add_corrections(s, self.stored.id, self.games_played,
                                      [(self.stored.box_ids[c.box], c.move, c.count)], c.reason)
-            repo.save_games(s, self.stored.id, run_id, self.games_played + 1, records, updates)
+            repo.save_games(s, self.stored.id, run_id, self.games_played + 1, records, updates, checkpoint, kept)
             if end_run:
                 repo.end_run(s, run_id)
-        self.games_played += records.games if isinstance(records, GameBuffer) else len(records)
+        self.games_played += n
+        if checkpoint is not None:
+            self._checkpoint_game = self.games_played
         self._saved = self.learner.snapshot()
 
     def correct(self, box: int, counts: dict[int, int], reason: str) -> list[tuple[int, int, int]]:
@@ -360,9 +377,9 @@ class LearningPartner(MenacePlayer):
         """Keep a game it played, to be stored with it at the next :meth:`save`."""
         self.buffer.add(int(self.side), moves, winner)
 
-    def save(self, end: bool) -> None:
-        """Store the games it played since the last save, and its beads."""
-        self.machine.save(self.run_id, self.buffer, end_run=end)
+    def save(self, end: bool, kept: bool = True) -> None:
+        """Store the games it played since the last save (or their summary), and its beads."""
+        self.machine.save(self.run_id, self.buffer, end_run=end, kept=kept)
         self.buffer.clear()
 
 

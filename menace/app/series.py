@@ -7,9 +7,8 @@ browser. Nothing here draws.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -18,8 +17,6 @@ from menace.core.errors import InvalidInputError
 from menace.core.game import Game, Result
 from menace.core.learner import Box, Settings
 from menace.core.replay import BeadSeries, rule_text
-
-T = TypeVar("T")
 
 
 class PlotError(InvalidInputError):
@@ -52,31 +49,19 @@ def beads_data(
     return BeadsData(game, machine, settings, series, list(opponents))
 
 
-class OpponentTracker:
-    """Passes games through, noting ``(game number, opponent)`` wherever the opponent changes."""
-
-    def __init__(self) -> None:
-        self.changes: list[tuple[int, str]] = []
-
-    def follow(self, games: Iterable[tuple[T, str]]) -> Iterator[T]:
-        previous: str | None = None
-        for n, (item, opponent) in enumerate(games, start=1):
-            if opponent != previous:
-                self.changes.append((n, opponent))
-                previous = opponent
-            yield item
-
-
 @dataclass(frozen=True)
 class LearningData:
-    """Per game (index 0 is game 1): the result code (0 win, 1 draw, 2 loss) and the running
-    total of the rule's value; rolling rates over ``window`` games from game ``window`` on;
-    the game numbers where the opponent changes.
+    """The learning curve, thinned to a bounded number of points.
+
+    ``games[i]`` is a game number and ``cumulative[i]`` the running total of the rule's value up to
+    it (from the range's first game); the rolling rates over ``window`` games are at ``rate_games``
+    (from game ``first + window - 1`` on). For a history no longer than the points asked for, every
+    game is a point. ``opponents``: the game numbers where the opponent changes.
     """
 
     machine: str
     settings: Settings
-    results: npt.NDArray[np.int8]
+    games: npt.NDArray[np.int64]
     cumulative: npt.NDArray[np.int64]
     window: int
     rate_games: npt.NDArray[np.int64]
@@ -85,10 +70,15 @@ class LearningData:
     loss_rate: npt.NDArray[np.float64]
     opponents: list[tuple[int, str]]
     """``(first game, opponent)`` for the first game and every change of opponent."""
+    totals: tuple[int, int, int] = (0, 0, 0)
+    """Wins, draws and losses over the range."""
+    first: int = 1
+    last: int = 0
 
     @property
-    def games(self) -> npt.NDArray[np.int64]:
-        return np.arange(1, len(self.results) + 1, dtype=np.int64)
+    def played(self) -> int:
+        """Games in the range."""
+        return self.last - self.first + 1
 
     @property
     def rule(self) -> str:
@@ -105,28 +95,119 @@ def default_window(games: int) -> int:
     return max(min(games, 10), min(100, games // 10))  # never fewer than 10: no 0/50/100% zigzag
 
 
-def learning_data(
-    machine: str, settings: Settings, games: Iterable[tuple[Result, str]], window: int | None = None,
-) -> LearningData:
-    """The learning curve of ``games``, in order: each one's result for MENACE and its opponent."""
-    tracker = OpponentTracker()
-    codes = bytearray(RESULT_CODE[result] for result in tracker.follow(games))
-    if not codes:
-        raise PlotError(f"{machine!r} has played no games yet: nothing to plot")
-    results = np.frombuffer(bytes(codes), dtype=np.int8)
-    values = np.array([settings.win, settings.draw, settings.loss], dtype=np.int64)
-    cumulative = np.cumsum(values[results])
-    n = len(results)
-    w = default_window(n) if window is None else window
-    if w < 1:
-        raise PlotError("the window must be at least 1 game")
-    w = min(w, n)
-    rates = []
-    for code in range(3):
-        running = np.concatenate(([0], np.cumsum(results == code, dtype=np.int64)))
-        rates.append((running[w:] - running[:-w]) / w)
-    return LearningData(machine, settings, results, cumulative, w, np.arange(w, n + 1, dtype=np.int64),
-                        rates[0], rates[1], rates[2], tracker.changes)
+def sample_points(first: int, last: int, points: int) -> list[int]:
+    """At most ``points`` game numbers evenly spread from ``first`` to ``last``, both included."""
+    if last - first + 1 <= points:
+        return list(range(first, last + 1))
+    step = (last - first) / (points - 1)
+    return sorted({first + round(i * step) for i in range(points)})
+
+
+class LearningSampler:
+    """Running win/draw/loss totals at a bounded set of game numbers, fed block by block in order.
+
+    Knowing the range up front, it decides which game numbers it needs (the points of the curve and,
+    for each rate point, the game a window before it), so it never holds a value per game.
+    """
+
+    def __init__(self, first: int, last: int, window: int | None, points: int) -> None:
+        n = last - first + 1
+        w = default_window(n) if window is None else window
+        if w < 1:
+            raise PlotError("the window must be at least 1 game")
+        self.first, self.last, self.window = first, last, min(w, n)
+        self.curve = sample_points(first, last, points)
+        self.rates = sample_points(first + self.window - 1, last, points)
+        wanted = set(self.curve) | set(self.rates) | {g - self.window for g in self.rates}
+        self.needed = sorted(wanted)
+        """Game numbers (``first - 1`` meaning before the range) whose running totals are kept."""
+        self.totals: dict[int, tuple[int, int, int]] = {}
+        self._next = 0
+        self._running = [0, 0, 0]
+        self._at = first - 1
+        self._take()
+
+    def _take(self) -> None:
+        needed = self.needed
+        while self._next < len(needed) and needed[self._next] <= self._at:
+            if needed[self._next] == self._at:
+                self.totals[self._at] = (self._running[0], self._running[1], self._running[2])
+            self._next += 1
+
+    def inside(self, first: int, last: int) -> bool:
+        """A game number wanted strictly inside the block of games ``first``..``last`` (its games
+        must be read, not only its tally)."""
+        i = self._next
+        needed = self.needed
+        while i < len(needed) and needed[i] < first:
+            i += 1
+        return i < len(needed) and needed[i] < last
+
+    def feed_tally(self, first: int, n: int, tally: tuple[int, int, int]) -> None:
+        """A block known only by its tally: points inside it are interpolated between its ends."""
+        start = list(self._running)
+        lo = max(first, self.first)
+        hi = min(first + n - 1, self.last)
+        if hi < lo:
+            return
+        share = (hi - lo + 1) / n  # a block cut by the range counts pro rata
+        needed, totals = self.needed, self.totals
+        (w0, d0, l0), (w, d, l_) = start, tally
+        nxt = self._next
+        while nxt < len(needed) and needed[nxt] < hi:
+            g = needed[nxt]
+            if g >= lo:
+                f = (g - lo + 1) / n
+                totals[g] = (w0 + round(w * f), d0 + round(d * f), l0 + round(l_ * f))
+            nxt += 1
+        self._next = nxt
+        for k in range(3):
+            self._running[k] = start[k] + round(tally[k] * share)
+        self._at = hi
+        self._take()
+
+    def feed_games(self, first: int, raw: bytes) -> None:
+        """A block's games, packed: each game's result is read from its header byte."""
+        running = self._running
+        needed = self.needed
+        nxt = self._next
+        goal = needed[nxt] if nxt < len(needed) else -1
+        g = first - 1
+        lo, hi = self.first, self.last
+        i = 0
+        size = len(raw)
+        while i < size:
+            head = raw[i]
+            i += 1 + (head >> 4)
+            g += 1
+            if g < lo:
+                continue
+            if g > hi:
+                break
+            winner = head & 3
+            running[1 if winner == 3 else 0 if winner == head >> 2 & 3 else 2] += 1
+            if g == goal:
+                self.totals[g] = (running[0], running[1], running[2])
+                nxt += 1
+                goal = needed[nxt] if nxt < len(needed) else -1
+        self._next = nxt
+        self._at = min(g, hi)
+
+    def data(self, machine: str, settings: Settings, opponents: Sequence[tuple[int, str]]) -> LearningData:
+        values = np.array([settings.win, settings.draw, settings.loss], dtype=np.int64)
+        before = self.totals.get(self.first - 1, (0, 0, 0))
+        curve = np.array([self.totals[g] for g in self.curve], dtype=np.int64).reshape(-1, 3)
+        cumulative = (curve - np.array(before)) @ values
+        ends = np.array([self.totals[g] for g in self.rates], dtype=np.int64).reshape(-1, 3)
+        starts = np.array([self.totals[g - self.window] for g in self.rates], dtype=np.int64).reshape(-1, 3)
+        rates = (ends - starts) / self.window
+        final = self.totals[self.last]
+        totals = (final[0] - before[0], final[1] - before[1], final[2] - before[2])
+        return LearningData(
+            machine, settings, np.array(self.curve, dtype=np.int64), cumulative, self.window,
+            np.array(self.rates, dtype=np.int64), rates[:, 0], rates[:, 1], rates[:, 2], list(opponents),
+            totals, self.first, self.last,
+        )
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from types import FrameType
 from menace.app.machines import LearningPartner, OpenMachine
 from menace.core.errors import UnavailableError
 from menace.core.game import Side
-from menace.core.learner import DRAWN, Learner
+from menace.core.learner import DRAWN, Learner, TreeOpponent, play_learners
 from menace.core.match import MenacePlayer, play_game
 from menace.core.records import GameBuffer
 from menace.players import Player, RulePlayer, find_player, split_name
@@ -25,8 +25,18 @@ FLUSH_SECONDS = 1.0
 FLUSH_BYTES = 400_000
 """...or once this many bytes of games wait (about 50,000 games), whichever comes first, so that
 memory stays flat however fast the games go."""
+FLUSH_GAMES = 20_000
+"""...or once this many games wait: a block holds at most this many, so that undo, replay and the
+bead plot, starting from the checkpoint at a block's end, replay at most about this many games."""
 CHECK_EVERY = 256
 """Games between looks at the clock."""
+KEEP_GAMES = 10_000_000
+"""The history policy: a tournament stores every game of its first 10 million (35 MB or so);
+beyond them, it writes a block per second of play that keeps only its wins, draws and losses and the
+beads after its last game. The learning curve, undo to a block's end, the bead plot and ``check``
+still work on those; a game beyond them cannot be listed or replayed move by move. A whole night
+at full speed (5-6 billion games) stays near 160 MB instead of ~20 GB. ``keep_games=None`` (the
+command line's keep-all) stores every game."""
 
 
 class StopFlag:
@@ -124,6 +134,7 @@ def run_tournament(
     resolve: Callable[[str], Player] | None = None,
     flush_seconds: float = FLUSH_SECONDS,
     handle_signals: bool = False,
+    keep_games: int | None = KEEP_GAMES,
     waiting: Waiting | None = None,
 ) -> TournamentResult:
     """Play ``games`` games (or for ``seconds``) against ``opponent``, saving every second.
@@ -132,9 +143,10 @@ def run_tournament(
     ``resolve`` turns names that are not in the player registry (``menace:NAME``) into players.
     With ``handle_signals``, SIGINT and SIGTERM stop it after the current game once the games
     have begun; while the opponent prepares (``td`` trains itself first) they raise
-    :class:`Interrupted`: no game has been played, nothing is stored. A save that meets a busy
-    database waits and tries again (see :func:`save_with_retry`), telling ``waiting``;
-    ``progress`` hears only of games already stored.
+    :class:`Interrupted`: no game has been played, nothing is stored. Every game of the run's
+    first ``keep_games`` is stored, then per-block summaries (see :data:`KEEP_GAMES`); None keeps all.
+    A save that meets a busy database waits and tries again (see :func:`save_with_retry`), telling
+    ``waiting``; ``progress`` hears only of games already stored.
     """
     if games is None and seconds is None:
         raise ValueError("give a number of games or a duration")
@@ -154,16 +166,24 @@ def run_tournament(
     signals = stop_on_signals(stop) if handle_signals else nullcontext(stop)
     with signals:
         return _play_tournament(machine, player, opponent, seed, rng, sides, games, seconds, stop, progress,
-                                flush_seconds, waiting)
+                                flush_seconds, keep_games, waiting)
 
 
 def _play_tournament(
     machine: OpenMachine, player: Player, opponent: str, seed: int, rng: random.Random, sides: tuple[Side, ...],
     games: int | None, seconds: float | None, stop: StopFlag, progress: Callable[[Progress], None] | None,
-    flush_seconds: float, waiting: Waiting | None = None,
+    flush_seconds: float, keep_games: int | None = KEEP_GAMES, waiting: Waiting | None = None,
 ) -> TournamentResult:
     learner = machine.learner
     table = learner.options_table(player.options) if isinstance(player, RulePlayer) else None
+    # Fast loops for the players that cannot be tabulated: another machine, and any player that can
+    # move by tree position (td). Decided once here, not per game.
+    partner = player if isinstance(player, LearningPartner) else None
+    if partner is not None:
+        partner.side = sides[0].other  # a machine playing both sides takes the side left free
+    by_tree: TreeOpponent | None = None
+    if table is None and partner is None and hasattr(player, "tree_opponent"):
+        by_tree = player.tree_opponent()
     pending = GameBuffer()
     wins = draws = losses = 0
     runs: list[int] = []
@@ -187,15 +207,31 @@ def _play_tournament(
                     s = sides[(done + i) % nsides]
                     if table is not None:
                         res, moves = play_table(s, table, rng)
+                    elif partner is not None:
+                        if nsides > 1:
+                            partner.side = s.other
+                        if s is Side.X:
+                            res, moves = play_learners(learner, partner.learner, rng)
+                        else:
+                            res, moves = play_learners(partner.learner, learner, rng)
+                        partner.record_game(moves, res)
+                    elif by_tree is not None:
+                        res, moves = learner.play_against(s, by_tree, rng)
                     else:
                         res, moves = _play_general(machine, player, s, rng)
                     pending.add(s, moves, res)
-                    stopped = _why_stop(learner, s, res, moves, stop, player)
-                    if stopped:
-                        break
+                    if len(moves) <= 2 or stop.requested:
+                        stopped = _why_stop(learner, s, res, moves, stop, player)
+                        if stopped:
+                            break
             now = time.perf_counter()
-            if now - last_flush >= flush_seconds or len(pending.data) >= FLUSH_BYTES:
-                wins, draws, losses = _save(machine, player, run_id, pending, (wins, draws, losses), waiting=waiting)
+            # Kept games are flushed in blocks of bounded size; summaries once a second (their games'
+            # bytes are not stored: a second of them is a megabyte or two in memory).
+            keeping = keep_games is None or wins + draws + losses < keep_games
+            if now - last_flush >= flush_seconds or (keeping and (len(pending.data) >= FLUSH_BYTES
+                                                                  or pending.games >= FLUSH_GAMES)):
+                wins, draws, losses = _save(machine, player, run_id, pending, (wins, draws, losses), keep=keep_games,
+                                            waiting=waiting)
                 last_flush = now
             if progress is not None and now - last_report >= 0.2:
                 # Only stored games: never show a game as played that might not be stored.
@@ -208,7 +244,7 @@ def _play_tournament(
         # game is written before we go; unless the database stayed busy past the bound already.
         if not isinstance(sys.exc_info()[1], SaveWaitError):
             wins, draws, losses = _save(machine, player, run_id, pending, (wins, draws, losses), end=True,
-                                        waiting=waiting)
+                                        keep=keep_games, waiting=waiting)
     elapsed = time.perf_counter() - start
     done = wins + draws + losses
     if progress is not None:
@@ -222,23 +258,16 @@ def _fast_batch(learner: Learner, side: Side, table: list[tuple[int, ...]], rng:
                 pending: GameBuffer, stop: StopFlag) -> str | None:
     """``batch`` games against a tabulated opponent, packed into ``pending`` as they finish.
 
-    This is the loop a tournament spends its night in, so :meth:`GameBuffer.add` is inlined.
-    Returns why it stopped early, if it did.
+    This is the loop a tournament spends its night in: :meth:`Learner.play_batch` plays and packs
+    the games itself. Returns why it stopped early, if it did.
     """
-    play_table = learner.play_table
-    data_append, data_extend = pending.data.append, pending.data.extend
-    outcomes = pending.outcomes
-    side_bits = int(side) << 2
-    for _ in range(batch):
-        res, moves = play_table(side, table, rng)
-        code = side_bits | res
-        data_append(len(moves) << 4 | code)
-        data_extend(moves)
-        outcomes[code] += 1
-        if len(moves) <= 1 or stop.requested:
-            why = _why_stop(learner, side, res, moves, stop)
-            if why:
-                return why
+    played = 0
+    while played < batch:
+        played += learner.play_batch(side, table, rng, batch - played, pending.data, pending.outcomes, stop)
+        if stop.requested:
+            return stop.signal_name or "stopped"
+        if played < batch and learner.opening_empty(side):
+            return OPENING_EMPTY  # a game of one move at most: MENACE resigned at its first box
     return None
 
 
@@ -308,12 +337,18 @@ def save_with_retry(save: Callable[[], None], games: int, waiting: Waiting | Non
 
 
 def _save(machine: OpenMachine, player: Player, run_id: int, pending: GameBuffer,
-          tally: tuple[int, int, int], end: bool = False, waiting: Waiting | None = None) -> tuple[int, int, int]:
+          tally: tuple[int, int, int], end: bool = False, keep: int | None = KEEP_GAMES,
+          waiting: Waiting | None = None) -> tuple[int, int, int]:
     """Write the pending games, waiting out a busy database (bounded, reported through
-    ``waiting``); the running wins, draws and losses including them."""
+    ``waiting``); the running wins, draws and losses including them.
+
+    The games are kept while the run has stored fewer than ``keep`` (a block that crosses the
+    line is kept whole); after that, only the block's summary.
+    """
+    kept = keep is None or sum(tally) < keep
     if isinstance(player, LearningPartner):
-        save_with_retry(lambda: player.save(end), player.buffer.games, waiting)
-    save_with_retry(lambda: machine.save(run_id, pending, end_run=end), pending.games, waiting)
+        save_with_retry(lambda: player.save(end, kept), player.buffer.games, waiting)
+    save_with_retry(lambda: machine.save(run_id, pending, end_run=end, kept=kept), pending.games, waiting)
     w, d, l_ = tally
     tally = (w + pending.wins, d + pending.draws, l_ + pending.losses)
     pending.clear()

@@ -23,15 +23,15 @@ from menace.app.machine_file import (
     check_machine_content,
     loads,
 )
-from menace.core.game import Result
-from menace.core.learner import Settings, build_boxes, parse_numbers
-from menace.core.records import CorruptHistoryError, iter_block
+from menace.core.learner import DRAWN, Settings, build_boxes, parse_numbers
+from menace.core.records import CorruptHistoryError, Layout, results_in, unpack_beads, unpack_block_bounded
 from menace.core.replay import Replayer, ReplayError
 from menace.games import find_game
 from menace.storage import repository as repo
 from menace.storage.database import DatabaseDamagedError, open_database, session_scope
 from menace.storage.leases import acquire as acquire_lease
 from menace.storage.transfer_repo import (
+    BlockDump,
     MachineDump,
     dump_machine,
     load_machine_dump,
@@ -77,9 +77,7 @@ def export_machine(url: str, name: str) -> dict[str, Any]:
             "games": sum(b.n_games for b in d.blocks),
             "runs": [{"kind": r.kind, "opponent": r.opponent, "seed": r.seed, "started_at": _time(r.started_at),
                       "ended_at": _time(r.ended_at)} for r in d.runs],
-            "blocks": [{"run": b.run, "first_game": b.first_game, "games": b.n_games, "wins": b.wins,
-                        "draws": b.draws, "losses": b.losses, "data": base64.b64encode(b.data).decode("ascii")}
-                       for b in d.blocks],
+            "blocks": [_block_json(b) for b in d.blocks],
             "corrections": [{"after_game": c.after_game, "box": c.box_number, "square": game.move_name(c.move),
                              "count": c.count, "reason": c.reason, "created_at": _time(c.created_at)}
                             for c in d.corrections],
@@ -87,6 +85,48 @@ def export_machine(url: str, name: str) -> dict[str, Any]:
     }
     body["checksum"] = checksum(body)
     return body
+
+
+# -- history policy: checkpoints and summarized blocks (format version 2) ---------------------------
+def _block_json(b: BlockDump) -> dict[str, Any]:
+    out: dict[str, Any] = {"run": b.run, "first_game": b.first_game, "games": b.n_games, "wins": b.wins,
+                           "draws": b.draws, "losses": b.losses, "data": base64.b64encode(b.data).decode("ascii")}
+    if b.beads is not None:
+        out["beads"] = base64.b64encode(b.beads).decode("ascii")
+    if not b.kept:
+        out["kept"] = False
+    return out
+
+
+def _replay_block(replayer: Replayer, block: BlockDump, layout: Layout, width: int) -> None:
+    """Learn from one block of the file: its games, checked against its checkpoint if it has one; a
+    summary is crossed by its checkpoint."""
+    if not block.kept:
+        if block.beads is None or block.data:
+            raise MachineFileError(f"the summary of games {block.first_game} on has no beads, or has games")
+        counts = unpack_beads(block.beads, layout, width)
+        if any(c < 0 for row in counts for c in row):
+            raise MachineFileError(f"the beads after game {block.first_game + block.n_games - 1} are negative")
+        replayer.resume(block.first_game + block.n_games - 1, counts)
+        return
+    # Inflated no further than the block says it holds (a zip bomb stops there), then replayed.
+    raw = unpack_block_bounded(block.data, block.n_games)
+    tally = [0, 0, 0]
+    for side, winner in results_in(raw):
+        if side not in (1, 2) or not winner:
+            raise CorruptHistoryError(f"a bad game record in the block from game {block.first_game:,}")
+        tally[0 if winner == side else 1 if winner == DRAWN else 2] += 1
+    # The tally is recomputed from the games, never taken from the file.
+    if [block.wins, block.draws, block.losses] != tally:
+        raise MachineFileError(
+            f"the block from game {block.first_game:,} says {block.wins}/{block.draws}/{block.losses} "
+            f"won/drawn/lost, but its games give {tally[0]}/{tally[1]}/{tally[2]}")
+    end = replayer.apply_packed(raw, 0, block.n_games, settle_end=False)
+    if end != len(raw) or replayer.games != block.first_game + block.n_games - 1:
+        raise MachineFileError(f"a block of the history does not hold the {block.n_games} games it says")
+    if block.beads is not None and unpack_beads(block.beads, layout, width) != replayer.counts:
+        raise MachineFileError(f"the beads after game {replayer.games} do not follow from the history in the file")
+    replayer.settle()
 
 
 def checksum(body: dict[str, Any]) -> str:
@@ -142,21 +182,12 @@ def verify(dump: MachineDump, settings: Settings) -> None:
                 or {mv: ini for mv, ini, _ in b.beads} != exp.initial):
             raise MachineFileError(f"box {b.number} in the file is not the box its settings build")
     replayer = Replayer(game, settings, expected, dump.corrections)
+    layout = replayer.layout()
     try:
         for block in sorted(dump.blocks, key=lambda b: b.first_game):
             if block.first_game != replayer.games + 1 or not 0 <= block.run < len(dump.runs):
                 raise MachineFileError(f"the history's games are out of order at game {block.first_game}")
-            # Streamed, never more than the block says it holds: a zip bomb stops at that size.
-            tally = {r: 0 for r in Result}
-            for record in iter_block(block.data, block.n_games):
-                replayer.apply(record)
-                tally[record.result] += 1
-            # The tally is recomputed from the games, never taken from the file.
-            if (block.wins, block.draws, block.losses) != (tally[Result.WIN], tally[Result.DRAW], tally[Result.LOSS]):
-                raise MachineFileError(
-                    f"the block from game {block.first_game:,} says {block.wins}/{block.draws}/{block.losses} "
-                    f"won/drawn/lost, but its games give {tally[Result.WIN]}/{tally[Result.DRAW]}/"
-                    f"{tally[Result.LOSS]}")
+            _replay_block(replayer, block, layout, game.move_count)
     except (CorruptHistoryError, ReplayError) as exc:
         raise MachineFileError(f"the history is damaged: {exc}") from None
     for i, b in enumerate(dump.boxes):

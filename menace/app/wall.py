@@ -15,16 +15,16 @@ from __future__ import annotations
 import threading
 import zlib
 from collections.abc import Sequence
-from contextlib import closing
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from menace.app.history import beads_series
 from menace.core.colours import BeadColour, parse_colours
 from menace.core.game import Game
 from menace.core.learner import DRAWN, Box, Settings
 from menace.core.records import CorruptHistoryError, outcome_codes
-from menace.core.replay import UnknownBoxError, bead_history, rule_text
+from menace.core.replay import UnknownBoxError, rule_text
 from menace.games import find_game
 from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo
@@ -86,7 +86,9 @@ class BoxSeries:
 
 
 def box_series(url: str, name: str, number: int, points: int = 400) -> BoxSeries:
-    """Box ``number``'s beads over the whole history, replayed, sampled to ``points`` game numbers.
+    """Box ``number``'s beads over the whole history, sampled to ``points`` game numbers: replayed
+    from the nearest checkpoints (:func:`menace.app.history.beads_series`), in memory bounded by
+    ``points`` however long the history, summarized blocks included.
 
     The counts are a step function: the value at a sampled game is the count after that game.
     """
@@ -97,29 +99,21 @@ def box_series(url: str, name: str, number: int, points: int = 400) -> BoxSeries
             stored = repo.load_machine(s, name)
             if not 1 <= number <= len(stored.boxes):
                 raise UnknownBoxError(f"no box {number}: {name!r} has boxes 1 to {len(stored.boxes)}")
-            with closing(hrepo.iter_records(s, stored.id)) as records:
-                series = bead_history(find_game(stored.game), stored.settings, stored.boxes, records, number - 1,
-                                      corrections=repo.corrections(s, stored.id))
     finally:
         db.dispose()
-    played = series.games[-1]
-    if played + 1 <= points:
-        at = list(range(played + 1))
-    else:
-        at = sample_indices(played + 1, points)
-    games = np.asarray(series.games, dtype=np.int64)
-    idx = np.searchsorted(games, np.asarray(at, dtype=np.int64), side="right") - 1
-    table = np.asarray(series.counts, dtype=np.int64)
-    counts = [table[idx, j].tolist() for j in range(len(series.beads))]
+    data = beads_series(url, name, number, points)
+    series = data.series
+    counts = [[row[j] for row in series.counts] for j in range(len(series.beads))]
     colours = parse_colours(stored.colours) if stored.colours else None
-    return BoxSeries(series.box, series.beads, at, counts, played, find_game(stored.game), colours)
+    return BoxSeries(series.box, series.beads, list(series.games), counts, data.games_played,
+                     find_game(stored.game), colours)
 
 
 # -- the learning curve -----------------------------------------------------------------------
 @dataclass
 class _Codes:
     machine_id: int
-    blocks: list[hrepo.BlockInfo] = field(default_factory=list)
+    blocks: list[hrepo.BlockSpan] = field(default_factory=list)
     codes: bytearray = field(default_factory=bytearray)
 
 
@@ -155,12 +149,16 @@ class LearningCache:
                     del have.blocks[same:]
                 if same < len(blocks):
                     start = len(have.codes) + 1
-                    for first, data in hrepo.block_data(s, stored.id, start):
-                        try:
-                            raw = zlib.decompress(data)
-                        except zlib.error as exc:
-                            raise CorruptHistoryError(f"stored games are damaged: {exc}") from None
-                        have.codes.extend(outcome_codes(raw)[max(start - first, 0):])
+                    for first, data, kept, n, tally in hrepo.block_data(s, stored.id, start):
+                        if kept:
+                            try:
+                                raw = zlib.decompress(data)
+                            except zlib.error as exc:
+                                raise CorruptHistoryError(f"stored games are damaged: {exc}") from None
+                            codes = bytes(outcome_codes(raw))
+                        else:
+                            codes = summary_codes(n, tally)
+                        have.codes.extend(codes[max(start - first, 0):])
                     have.blocks[:] = blocks
                 changes: list[tuple[int, str]] = []
                 for b in blocks:
@@ -171,6 +169,26 @@ class LearningCache:
                 return stored, bytes(have.codes), changes
         finally:
             db.dispose()
+
+
+WIN_CODE, DRAW_CODE, LOSS_CODE = 1 << 2 | 1, 1 << 2 | DRAWN, 1 << 2 | 2
+"""Outcome codes of a win, a draw and a loss (as X) for a summarized block's games."""
+
+
+def summary_codes(n: int, tally: tuple[int, int, int]) -> bytes:
+    """Codes for the ``n`` games of a summarized block (its games are not kept): its wins, draws and
+    losses spread evenly over it, so that the curve is exact at the block's ends.
+
+    >>> list(summary_codes(4, (2, 1, 1))) == [WIN_CODE, DRAW_CODE, LOSS_CODE, WIN_CODE]
+    True
+    """
+    keys = [(np.arange(c, dtype=np.float64) + 0.5) / c for c in tally if c > 0]
+    codes = [np.full(c, code, dtype=np.uint8) for c, code in zip(tally, (WIN_CODE, DRAW_CODE, LOSS_CODE)) if c > 0]
+    if not keys:
+        return b""
+    order = np.argsort(np.concatenate(keys), kind="stable")
+    out = np.concatenate(codes)[order][:n]
+    return out.tobytes()
 
 
 @dataclass(frozen=True)

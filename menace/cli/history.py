@@ -283,7 +283,7 @@ def plot_learning_command(app: AppContext, window: int | None, out: Path) -> Non
     data = learning_series(app.url, app.machine, window)
     render_learning(data, out)
     rates = plural(data.window, "game")
-    click.echo(f"Wrote {out}: {plural(len(data.results), 'game')} of {app.machine!r}, rates over {rates}.")
+    click.echo(f"Wrote {out}: {plural(data.played, 'game')} of {app.machine!r}, rates over {rates}.")
 
 
 @plot.command("boxes")

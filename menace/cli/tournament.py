@@ -66,15 +66,20 @@ class DurationType(click.ParamType):  # type: ignore[type-arg]
               help="Seed: the same seed on the same machine gives the same beads.")
 @click.option("--side", type=click.Choice(["X", "O", "first", "second", "white", "black"], case_sensitive=False),
               help="For a machine that plays both sides: only this one.")
+@click.option("--keep-all", is_flag=True,
+              help="Store every game, however long the run [default: every game of the first 10 million, "
+                   "then a summary per block].")
 @where_options
 @pass_app
 def tournament(app: AppContext, opponent: str | None, games: int | None, duration: float | None, seed: int | None,
-               side: str | None) -> None:
+               side: str | None, keep_all: bool) -> None:
     """Train the machine against an opponent, saving every second.
 
     Ctrl-C (or SIGTERM) stops after the current game and keeps every finished game (exit
     status 130, or 143). A tournament that cannot go on before its games or its time are done
-    (under the empty-box policy resign, a first-move box ran dry) stops with status 3.
+    (under the empty-box policy resign, a first-move box ran dry) stops with status 3. A run
+    stores every game of its first 10 million; beyond, each block keeps its wins, draws and
+    losses and the beads at its end (--keep-all stores every game).
 
     \b
     Examples:
@@ -82,7 +87,7 @@ def tournament(app: AppContext, opponent: str | None, games: int | None, duratio
       menace tournament --vs random --for 8h          overnight
     """
     from menace.app.machines import learning_partner, open_machine
-    from menace.app.tournament import OPENING_EMPTY, PARTNER_EMPTY, Interrupted, run_tournament
+    from menace.app.tournament import KEEP_GAMES, OPENING_EMPTY, PARTNER_EMPTY, Interrupted, run_tournament
     from menace.players import find_player, split_name
 
     if games is not None and duration is not None:
@@ -122,6 +127,7 @@ def tournament(app: AppContext, opponent: str | None, games: int | None, duratio
                 result = run_tournament(
                     m, opponent, games=games, seconds=duration, seed=seed,
                     side=Side[side] if side else None, progress=bar, resolve=resolve, handle_signals=True,
+                    keep_games=None if keep_all else KEEP_GAMES,
                     waiting=bar.waiting,
                 )
             except PlayerParamError as exc:

@@ -20,7 +20,7 @@ import random
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from menace.core.errors import InvalidInputError
 from menace.core.game import (
@@ -345,6 +345,21 @@ def game_tree(game: Game) -> GameTree:
     return GameTree(states, index, 0, result, kids, [game.to_move(s) for s in states], legal_of)
 
 
+OpponentRow = tuple[tuple[int, ...], int, tuple[int, ...]]
+"""A tabulated opponent in one position: its choices, how many, and the position each leads to."""
+
+
+class StopSignal(Protocol):
+    """Anything with a ``requested`` flag that a signal handler may set (see ``Learner.play_batch``)."""
+
+    requested: bool
+
+
+Fast = tuple[int, int] | tuple[list[int], tuple[int, ...], tuple[int, ...], tuple[int, ...], int] | None
+"""A row of :attr:`Learner.fast`: ``(move, next position)`` for a forced move, or ``(counts, colours,
+real moves, next positions, box index)`` for a box; None where MENACE does not move."""
+
+
 class Learner:
     """A machine's boxes in memory, tabulated for speed, plus the learning rule.
 
@@ -378,6 +393,11 @@ class Learner:
         ]
         """Per box: an empty box is refilled with its initial beads (else MENACE resigns on it)."""
         self.index_of_position = {box.position: i for i, box in enumerate(self.boxes)}
+        self._rule = (settings.win, settings.draw, settings.loss,
+                      settings.scope is Scope.EVERY and policy is not EmptyPolicy.KEEP_LAST)
+        """The learning rule for the hot loops: win, draw, loss, and whether every bead drawn is
+        reinforced with counts floored at zero (else :meth:`apply` handles the other rules)."""
+        self._opponent: tuple[Sequence[tuple[int, ...]], list[OpponentRow]] | None = None
         self._tabulate()
 
     def _tabulate(self) -> None:
@@ -404,6 +424,27 @@ class Learner:
                     b = self.index_of_position[s]
                     table[i] = (self.counts[b], game.symmetries[0].moves, b)
             self.entry[side] = table
+        self._fast_tables()
+
+    def _fast_tables(self) -> None:
+        """The tables of the hot loops (:meth:`play_table`, :func:`play_learners`): per position, a
+        forced move and the position after it, or the box's counts with only its colours to scan
+        and, per bead, the real move and the position it leads to."""
+        kids = self.kids
+        self.fast: dict[Side, list[Fast]] = {}
+        for side, table in self.entry.items():
+            rows: list[Fast] = []
+            for k, e in enumerate(table):
+                if e is None:
+                    rows.append(None)
+                elif isinstance(e, int):
+                    rows.append((e, kids[k][e]))
+                else:
+                    counts, real, b = e
+                    colours = tuple(m for m in range(len(real)) if self.initial[b][m] or counts[m])
+                    nexts = tuple(kids[k][real[m]] for m in range(len(real)))
+                    rows.append((counts, colours, real, nexts, b))
+            self.fast[side] = rows
 
     # -- choosing -------------------------------------------------------------------------
     def box_for(self, state: State) -> tuple[int, tuple[int, ...]] | None:
@@ -484,60 +525,199 @@ class Learner:
         it stays flat and builds no objects it does not need.
         """
         rnd = rng.random
-        width = self._width
         kids, res_t = self.kids, self.result
-        entry = self.entry[side]
+        fast = self.fast[side]
+        refill = self.refill
         moves: list[int] = []
-        drawn: list[tuple[int, int]] = []
+        add = moves.append
+        drawn: list[tuple[list[int], int, int]] = []
+        took = drawn.append
         k = self.root
         res = ONGOING
         if side is Side.O:
             e = opponent[k]
             s = e[int(rnd() * len(e))]
-            moves.append(s)
+            add(s)
             k = kids[k][s]
         while True:
-            ent = entry[k]
-            if ent.__class__ is int:
-                s = ent
+            ent = fast[k]
+            if len(ent) == 2:  # type: ignore[arg-type]
+                s, k = ent  # type: ignore[misc]
             else:
-                counts, real, b = ent  # type: ignore[misc]
+                counts, colours, real, nexts, b = ent  # type: ignore[misc]
                 total = sum(counts)
                 if not total:
-                    if self.refill[b]:
+                    if refill[b]:
                         counts[:] = self.initial[b]
                         total = sum(counts)
                     else:
                         res = O_WINS if side is Side.X else X_WINS
                         break
                 r = int(rnd() * total)
-                m = 0
-                for m in width:
+                for m in colours:
                     r -= counts[m]
                     if r < 0:
                         break
-                drawn.append((b, m))
+                took((counts, m, b))
                 s = real[m]
-            moves.append(s)
-            k = kids[k][s]
+                k = nexts[m]
+            add(s)
             res = res_t[k]
             if res:
                 break
             e = opponent[k]
             s = e[int(rnd() * len(e))]
-            moves.append(s)
+            add(s)
             k = kids[k][s]
             res = res_t[k]
             if res:
                 break
         if learn:
-            if res == DRAWN:
-                d = self.settings.draw
-            elif res == side:
-                d = self.settings.win
+            self._learn(drawn, res, side)
+        return res, moves
+
+    def play_batch(
+        self, side: Side, opponent: Sequence[tuple[int, ...]], rng: random.Random, n: int, data: bytearray,
+        outcomes: list[int], stop: StopSignal | None = None,
+    ) -> int:
+        """Up to ``n`` games as :meth:`play_table` plays them (the same draws, beads and moves), each
+        packed straight into ``data`` as :class:`~menace.core.records.GameBuffer` packs it and counted
+        in ``outcomes[side << 2 | winner]``: the loop a tournament spends its night in.
+
+        Within a batch nothing else touches the counts, so box totals are kept as it goes instead of
+        summed at every draw. It stops early after a game of at most one move (MENACE may have
+        resigned at its first box) or once ``stop.requested`` is set; how many games it played.
+        """
+
+        rnd = rng.random
+        kids, res_t = self.kids, self.result
+        fast = self.fast[side]
+        refill, initial = self.refill, self.initial
+        win, draw, loss, plain = self._rule
+        totals = [sum(c) for c in self.counts]
+        put = data.append
+        side_bits = int(side) << 2
+        root = self.root
+        lose = O_WINS if side is Side.X else X_WINS
+        o_first = side is Side.O
+        if self._opponent is None or self._opponent[0] is not opponent:
+            # Per position: the opponent's choices, how many, and the position each leads to.
+            self._opponent = (opponent, [(e, len(e), tuple(kids[k][x] for x in e)) for k, e in enumerate(opponent)])
+        opp = self._opponent[1]
+        played = 0
+        while played < n:
+            head = len(data)
+            put(0)  # the header, written when the game ends
+            add = put
+            drawn: list[tuple[list[int], int, int]] = []
+            took = drawn.append
+            k = root
+            if o_first:
+                e, ln, nx = opp[k]
+                i = int(rnd() * ln)
+                add(e[i])
+                k = nx[i]
+            while True:
+                ent = fast[k]
+                if len(ent) == 2:  # type: ignore[arg-type]
+                    s, k = ent  # type: ignore[misc]
+                else:
+                    counts, colours, real, nexts, b = ent  # type: ignore[misc]
+                    total = totals[b]
+                    if not total:
+                        if refill[b]:
+                            counts[:] = initial[b]
+                            total = totals[b] = sum(counts)
+                        else:
+                            res = lose
+                            break
+                    r = int(rnd() * total)
+                    for m in colours:
+                        r -= counts[m]
+                        if r < 0:
+                            break
+                    took((counts, m, b))
+                    s = real[m]
+                    k = nexts[m]
+                add(s)
+                res = res_t[k]
+                if res:
+                    break
+                e, ln, nx = opp[k]
+                i = int(rnd() * ln)
+                add(e[i])
+                k = nx[i]
+                res = res_t[k]
+                if res:
+                    break
+            d = draw if res == DRAWN else win if res == side else loss
+            if not plain:
+                self.apply([(b, m) for _, m, b in drawn], d)
+                for _, _, b in drawn:
+                    totals[b] = sum(self.counts[b])
+            elif d >= 0:
+                for counts, m, b in drawn:
+                    counts[m] += d
+                    totals[b] += d
             else:
-                d = self.settings.loss
-            self.apply(drawn, d)
+                for counts, m, b in drawn:
+                    c = counts[m]
+                    new = c + d
+                    if new < 0:
+                        new = 0
+                    counts[m] = new
+                    totals[b] += new - c
+            code = side_bits | res
+            length = len(data) - head - 1
+            data[head] = length << 4 | code
+            outcomes[code] += 1
+            played += 1
+            if length <= 1 or (stop is not None and stop.requested):
+                break
+        return played
+
+    def _learn(self, drawn: list[tuple[list[int], int, int]], res: int, side: Side) -> None:
+        """Reinforce the beads drawn in a game that ended with winner code ``res``."""
+        win, draw, loss, plain = self._rule
+        d = draw if res == DRAWN else win if res == side else loss
+        if not plain:
+            self.apply([(b, m) for _, m, b in drawn], d)
+        elif d >= 0:
+            for counts, m, _ in drawn:
+                counts[m] += d
+        else:
+            for counts, m, _ in drawn:
+                c = counts[m] + d
+                counts[m] = c if c > 0 else 0
+
+    def play_against(self, side: Side, opponent: TreeOpponent, rng: random.Random) -> tuple[int, list[int]]:
+        """One game of MENACE on ``side`` against an opponent that moves by tree position (and may
+        learn: it hears the result); MENACE learns from it. The winner code and the moves."""
+        rnd = rng.random
+        res_t, kids = self.result, self.kids
+        fast = self.fast[side]
+        drawn: list[tuple[list[int], int, int]] = []
+        moves: list[int] = []
+        k = self.root
+        opponent.start(side.other)
+        mine = side is Side.X
+        while True:
+            if mine:
+                step = _draw_fast(self, fast[k], rnd, drawn)
+                if step is None:
+                    res = O_WINS if side is Side.X else X_WINS
+                    break
+                s, k = step
+            else:
+                s = opponent.move(k, rng)
+                k = kids[k][s]
+            moves.append(s)
+            res = res_t[k]
+            if res:
+                break
+            mine = not mine
+        self._learn(drawn, res, side)
+        opponent.finish(res)
         return res, moves
 
     def opening_empty(self, side: Side) -> bool:
@@ -584,3 +764,85 @@ class Learner:
                     drawn.append(Draw(b, real.index(move)))
             k = kids[k][move]
         return drawn
+
+
+class TreeOpponent(Protocol):
+    """An opponent that moves by position index in the game's tree (:func:`game_tree`), for the hot
+    loop of :meth:`Learner.play_against`: no state tuples, no objects per move."""
+
+    def start(self, side: Side) -> None:
+        """A new game, the opponent playing ``side``."""
+
+    def move(self, k: int, rng: random.Random) -> int:
+        """The opponent's move in position ``k`` of the tree."""
+
+    def finish(self, winner: int) -> None:
+        """The game ended with winner code ``winner`` (X_WINS, O_WINS or DRAWN)."""
+
+
+def _draw_fast(learner: Learner, ent: Fast, rnd: Callable[[], float],
+               drawn: list[tuple[list[int], int, int]]) -> tuple[int, int] | None:
+    """One move of MENACE from a row of :attr:`Learner.fast`: (move, next position); None: it resigns."""
+    if len(ent) == 2:  # type: ignore[arg-type]
+        return ent
+    counts, colours, real, nexts, b = ent  # type: ignore[misc]
+    total = sum(counts)
+    if not total:
+        if not learner.refill[b]:
+            return None
+        counts[:] = learner.initial[b]
+        total = sum(counts)
+    r = int(rnd() * total)
+    for m in colours:
+        r -= counts[m]
+        if r < 0:
+            break
+    drawn.append((counts, m, b))
+    return real[m], nexts[m]
+
+
+def play_learners(x: Learner, o: Learner, rng: random.Random, learn: bool = True) -> tuple[int, list[int]]:
+    """One game between two machines of the same game, ``x`` moving first; both learn from it (unless
+    ``learn`` is false). The winner code and the moves: the same draws, in the same order, as two
+    :class:`~menace.core.match.MenacePlayer` in :func:`~menace.core.match.play_game`, without the objects.
+    """
+    rnd = rng.random
+    res_t = x.result
+    tables = (x.fast[Side.X], o.fast[Side.O])
+    machines = (x, o)
+    drawn: tuple[list[tuple[list[int], int, int]], list[tuple[list[int], int, int]]] = ([], [])
+    moves: list[int] = []
+    add = moves.append
+    k = x.root
+    turn = 0
+    while True:
+        ent = tables[turn][k]
+        if len(ent) == 2:  # type: ignore[arg-type]
+            s, k = ent  # type: ignore[misc]
+        else:
+            counts, colours, real, nexts, b = ent  # type: ignore[misc]
+            total = sum(counts)
+            if not total:
+                machine = machines[turn]
+                if not machine.refill[b]:
+                    res = O_WINS if turn == 0 else X_WINS  # an empty box: that machine resigns
+                    break
+                counts[:] = machine.initial[b]
+                total = sum(counts)
+            r = int(rnd() * total)
+            for m in colours:
+                r -= counts[m]
+                if r < 0:
+                    break
+            drawn[turn].append((counts, m, b))
+            s = real[m]
+            k = nexts[m]
+        add(s)
+        res = res_t[k]
+        if res:
+            break
+        turn ^= 1
+    if learn:
+        x._learn(drawn[0], res, Side.X)
+        o._learn(drawn[1], res, Side.O)
+    return res, moves

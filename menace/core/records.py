@@ -13,7 +13,10 @@ True
 
 from __future__ import annotations
 
+import hashlib
+import sys
 import zlib
+from array import array
 from collections.abc import Iterator, Sequence
 
 from menace.core.errors import DamagedError
@@ -111,11 +114,118 @@ def encode_block(games: Sequence[GameRecord]) -> bytes:
 
 
 def decode_block(data: bytes) -> list[GameRecord]:
+    return decode_games(unpack_block(data))
+
+
+def unpack_block(data: bytes) -> bytes:
+    """A block's games as packed bytes (decompressed), for readers that walk them without objects."""
     try:
-        raw = zlib.decompress(data)
+        return zlib.decompress(data)
     except zlib.error as exc:
         raise CorruptHistoryError(f"stored games are damaged: {exc}") from None
-    return decode_games(raw)
+
+
+def unpack_block_bounded(data: bytes, games: int) -> bytes:
+    """:func:`unpack_block` for a block said to hold ``games`` games, from an untrusted source:
+    never more than ``games * MAX_GAME_BYTES`` bytes are inflated (a zip bomb stops there), and
+    :class:`CorruptHistoryError` unless the bytes are exactly ``games`` whole games."""
+    limit = games * MAX_GAME_BYTES
+    inflate = zlib.decompressobj()
+    try:
+        raw = inflate.decompress(data, limit + 1)
+    except zlib.error as exc:
+        raise CorruptHistoryError(f"stored games are damaged: {exc}") from None
+    if len(raw) > limit:
+        raise CorruptHistoryError(f"a block said to hold {games:,} games inflates to more than {limit:,} bytes")
+    if inflate.unconsumed_tail or inflate.unused_data or not inflate.eof:
+        raise CorruptHistoryError("a block of stored games is truncated or has bytes after its end")
+    i = found = 0
+    size = len(raw)
+    while i < size:
+        i += 1 + (raw[i] >> 4)
+        found += 1
+    if i != size:
+        raise CorruptHistoryError("a block of stored games ends inside a game")
+    if found != games:
+        raise CorruptHistoryError(f"a block holds {found:,} games, not the {games:,} it says")
+    return raw
+
+
+# -- checkpoints: the beads as they stood after a game ---------------------------------------------
+Layout = Sequence[Sequence[int]]
+"""Per box (in box-number order), the bead colours it holds: the moves of its initial beads, sorted."""
+
+
+def pack_beads(counts: Sequence[Sequence[int]], layout: Layout) -> bytes:
+    """Every box's bead counts (colour by colour, as ``layout`` lists them), compressed.
+
+    Signed 64-bit little-endian integers under zlib: about 1-3 KB for Michie's 1,720 beads.
+    """
+    flat = array("q", (counts[b][m] for b, moves in enumerate(layout) for m in moves))
+    if sys.byteorder != "little":
+        flat.byteswap()
+    return zlib.compress(flat.tobytes(), 6)
+
+
+def unpack_beads(data: bytes, layout: Layout, width: int) -> list[list[int]]:
+    """The counts :func:`pack_beads` packed: one list of ``width`` counts per box (0 off its colours).
+
+    Decompressed no further than the counts ``layout`` calls for: a zip bomb stops there."""
+    expected = sum(len(moves) for moves in layout)
+    inflate = zlib.decompressobj()
+    try:
+        raw = inflate.decompress(data, 8 * expected + 1)
+    except zlib.error as exc:
+        raise CorruptHistoryError(f"a stored checkpoint is damaged: {exc}") from None
+    if len(raw) <= 8 * expected and (not inflate.eof or inflate.unused_data):
+        raise CorruptHistoryError("a stored checkpoint is truncated or has bytes after its end")
+    flat = array("q")
+    if len(raw) != 8 * expected:
+        raise CorruptHistoryError(f"a stored checkpoint holds {len(raw) // 8} counts, not {expected}")
+    flat.frombytes(raw)
+    if sys.byteorder != "little":
+        flat.byteswap()
+    out: list[list[int]] = []
+    i = 0
+    for moves in layout:
+        row = [0] * width
+        for m in moves:
+            row[m] = flat[i]
+            i += 1
+        out.append(row)
+    return out
+
+
+def chain_digest(previous: str, first_game: int, n_games: int, tally: tuple[int, int, int], data: bytes,
+                 beads: bytes | None) -> str:
+    """The history's running checksum after one more block: what ``check`` has verified up to a
+    block is trusted later only while this still comes out the same, so a block or checkpoint
+    changed since (or a block taken out before it) is noticed without replaying the games."""
+    h = hashlib.sha256(previous.encode("ascii"))
+    h.update(f"|{first_game}|{n_games}|{tally[0]}|{tally[1]}|{tally[2]}|{len(data)}|".encode("ascii"))
+    h.update(data)
+    h.update(b"|-" if beads is None else b"|+")
+    if beads is not None:
+        h.update(beads)
+    return h.hexdigest()
+
+
+def results_in(raw: bytes) -> Iterator[tuple[int, int]]:
+    """``(menace_side, winner)`` of every game packed in ``raw`` (decompressed) bytes, in order."""
+    i = 0
+    size = len(raw)
+    while i < size:
+        head = raw[i]
+        yield head >> 2 & 3, head & 3
+        i += 1 + (head >> 4)
+
+
+def skip_games(raw: bytes, n: int, start: int = 0) -> int:
+    """The byte ``n`` games after byte ``start`` of packed games."""
+    i = start
+    for _ in range(n):
+        i += 1 + (raw[i] >> 4)
+    return i
 
 
 MAX_GAME_BYTES = 16

@@ -26,7 +26,8 @@ from typing import Protocol
 
 from menace.core.errors import DamagedError, NotFoundError
 from menace.core.game import Game, Move, Result, Side, State, canonical
-from menace.core.learner import DRAWN, Box, GameRecord, Learner, Scope, Settings
+from menace.core.learner import DRAWN, Box, EmptyPolicy, GameRecord, Learner, Scope, Settings
+from menace.core.records import CorruptHistoryError
 from menace.core.turns import LedgerLine
 
 
@@ -62,6 +63,11 @@ def fresh_learner(game: Game, settings: Settings, boxes: Sequence[Box]) -> Learn
     return Learner(game, settings, [replace(b, beads=dict(b.initial)) for b in boxes])
 
 
+def bead_layout(boxes: Sequence[Box]) -> list[tuple[int, ...]]:
+    """Per box, its bead colours (the moves of its initial beads, sorted): how checkpoints pack beads."""
+    return [tuple(sorted(box.initial)) for box in boxes]
+
+
 class Correction(Protocol):
     """A bead count set by hand after game ``after_game`` (see ``menace reconcile``)."""
 
@@ -79,6 +85,15 @@ class Correction(Protocol):
 
 
 NEVER = float("inf")
+CACHE_GAMES = 50_000
+"""Distinct games whose path through the boxes a :class:`Replayer` remembers (about 25 MB at most): a
+tournament repeats the same games over and over (22,848 distinct among 5 million against ``smart``),
+so most games are looked up, not walked."""
+
+_SIDES = (None, Side.X, Side.O, None)
+
+Path = tuple[tuple[tuple[list[int], int, int], ...], int]
+"""A game's path through the boxes: ``(counts, bead, box index)`` per bead drawn, and the delta."""
 
 
 class Replayer:
@@ -114,6 +129,24 @@ class Replayer:
                 else:
                     table.append(None)
             self._tables[side] = table
+        self._paths: dict[bytes, Path] = {}
+        self._win, self._draw, self._loss = settings.win, settings.draw, settings.loss
+        self._settle()
+
+    def layout(self) -> list[tuple[int, ...]]:
+        """Per box, its bead colours, as checkpoints pack them (see :func:`bead_layout`)."""
+        return bead_layout(self.learner.boxes)
+
+    def resume(self, games: int, counts: Sequence[Sequence[int]]) -> None:
+        """Carry on from a checkpoint: ``counts`` are the beads after game ``games`` (corrections made
+        after that game not yet applied: they are, now)."""
+        for row, new in zip(self.learner.counts, counts):
+            row[:] = new
+        self.games = games
+        fixes = self._fixes
+        self._fix_at = 0
+        while self._fix_at < len(fixes) and fixes[self._fix_at].after_game < games:
+            self._fix_at += 1
         self._settle()
 
     @property
@@ -170,6 +203,100 @@ class Replayer:
         e.apply(drawn, self.delta(record))
         self.games += 1
         return drawn
+
+    def _path(self, packed: bytes) -> Path:
+        """A packed game's path through the boxes, checked move by move (see :meth:`apply_packed`)."""
+        head = packed[0]
+        side = _SIDES[head >> 2 & 3]
+        winner = head & 3
+        if side is None or not winner:
+            raise CorruptHistoryError(f"game {self.games + 1}: bad game record")
+        table = self._tables.get(side)
+        if table is None:
+            raise ReplayError(f"game {self.games + 1}: this machine has no boxes for {side.name}")
+        kids = self.learner.kids
+        drawn: list[tuple[list[int], int, int]] = []
+        k = self.learner.root
+        mine = side == 1  # X moves on even plies
+        for ply in range(1, len(packed)):
+            move = packed[ply]
+            row = kids[k]
+            nxt = row[move] if move < len(row) else -1
+            if nxt < 0:
+                raise ReplayError(f"game {self.games + 1}: move {ply} ({move}) is not legal")
+            if (ply & 1) == mine:
+                ent = table[k]
+                if ent is not None:
+                    drawn.append((ent[0], ent[1][move], ent[2]))
+            k = nxt
+        delta = self._draw if winner == DRAWN else self._win if winner == side else self._loss
+        return tuple(drawn), delta
+
+    def settle(self) -> None:
+        """Apply the corrections made after the games applied so far (see ``settle_end``)."""
+        self._settle()
+
+    def apply_packed(self, raw: bytes, start: int = 0, limit: int | None = None, settle_end: bool = True) -> int:
+        """Learn from the games packed in ``raw`` (a block's bytes, decompressed) from byte ``start``,
+        ``limit`` games at most; the byte where it stopped.
+
+        The same learning as :meth:`apply`, straight from the stored bytes: no object per game, and a
+        game met before is looked up, not walked again. With ``settle_end`` false, the corrections made
+        after the last game applied wait for :meth:`settle` (a checkpoint is taken before them).
+        """
+        e = self.learner
+        refill, initial = e.refill, e.initial
+        any_refill = any(refill)
+        last_only = self.settings.scope is Scope.LAST
+        keep_last = self.settings.empty_policy is EmptyPolicy.KEEP_LAST
+        paths = self._paths
+        find = paths.get
+        size = len(raw)
+        i = start
+        left = size if limit is None else limit
+        games = self.games
+        next_fix = self._next_fix
+        try:
+            while i < size and left > 0:
+                end = i + 1 + (raw[i] >> 4)
+                if end > size:
+                    raise CorruptHistoryError(f"game {games + 1}: a game record runs past the end of its block")
+                key = raw[i:end]
+                path = find(key)
+                if path is None:
+                    self.games = games
+                    path = self._path(key)
+                    if len(paths) < CACHE_GAMES:
+                        paths[key] = path
+                drawn, delta = path
+                if any_refill:
+                    for counts, _, b in drawn:
+                        if refill[b] and not any(counts):
+                            counts[:] = initial[b]
+                if last_only:
+                    drawn = drawn[-1:]
+                if delta >= 0:
+                    for counts, m, _ in drawn:
+                        counts[m] += delta
+                elif keep_last:
+                    for counts, m, _ in drawn:
+                        take = min(-delta, counts[m], sum(counts) - 1)
+                        if take > 0:
+                            counts[m] -= take
+                else:
+                    for counts, m, _ in drawn:
+                        c = counts[m] + delta
+                        counts[m] = c if c > 0 else 0
+                games += 1
+                left -= 1
+                i = end
+                if games >= next_fix and (settle_end or (left > 0 and i < size)):
+                    self.games = games
+                    self._settle()
+                    next_fix = self._next_fix
+        finally:
+            self.games = games
+        return i
 
     def apply_all(self, records: Iterable[GameRecord]) -> int:
         """Apply every record in order; how many were applied."""
@@ -358,3 +485,8 @@ def game_detail(
             return _detail(r, record, number)
         r.apply(record)
     raise GameNotFoundError(f"no game {number}: the machine has played {r.games:,} games")
+
+
+def next_game_detail(r: Replayer, record: GameRecord) -> GameDetail:
+    """The game after the ``r.games`` that ``r`` has learnt from, move by move (and learnt from)."""
+    return _detail(r, record, r.games + 1)

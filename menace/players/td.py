@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from menace.core.game import Game, Move, Outcome, Result, Side, State, once_per_game
+from menace.core.learner import DRAWN, game_tree
 from menace.players import PlayerParamError
 
 UNKNOWN = 0.5
@@ -179,6 +180,10 @@ class TdPlayer:
         self._mine.append(self.codes.code(game.play(state, move)))
         return move
 
+    def tree_opponent(self) -> TdTreeOpponent:
+        """This player for a tournament's hot loop (it shares the value table)."""
+        return TdTreeOpponent(self)
+
     def game_over(self, state: State, outcome: Outcome) -> None:
         if self.learn and self._mine and self._side is not None:
             self.learn_from(self._mine, outcome.for_side(self._side))
@@ -207,3 +212,43 @@ def parse_param(param: str | None) -> int:
 
 MAX_TRAINING_GAMES = 1_000_000_000
 """A night of self-play at most: more is a typing slip (td:10**30 would train for ever)."""
+
+
+class TdTreeOpponent:
+    """A :class:`TdPlayer` moving by position index in the game's tree, for a tournament's hot loop
+    (:meth:`menace.core.learner.Learner.play_against`): the same moves, the same learning, the same
+    random numbers as through :meth:`TdPlayer.choose` and :meth:`TdPlayer.game_over`."""
+
+    def __init__(self, player: TdPlayer) -> None:
+        self.player = player
+        self._states = game_tree(player.game).states
+        self._after: dict[int, tuple[tuple[Move, int], ...]] = {}
+        self._mine: list[int] = []
+        self._side: Side | None = None
+
+    def start(self, side: Side) -> None:
+        self._mine = []
+        self._side = side
+
+    def move(self, k: int, rng: random.Random) -> Move:
+        p = self.player
+        after = self._after.get(k)
+        if after is None:
+            after = self._after[k] = p.codes.after(self._states[k])
+        values = p.values
+        best_move, best_code, best_value = -1, -1, -1.0
+        for move, code in after:
+            v = values.get(code, UNKNOWN)
+            if v > best_value:
+                best_move, best_code, best_value = move, code, v
+        if p.epsilon and rng.random() < p.epsilon:
+            best_move, best_code = after[int(rng.random() * len(after))]
+        self._mine.append(best_code)
+        return best_move
+
+    def finish(self, winner: int) -> None:
+        p = self.player
+        if p.learn and self._mine and self._side is not None:
+            result = Result.DRAW if winner == DRAWN else Result.WIN if winner == self._side else Result.LOSS
+            p.learn_from(self._mine, result)
+        self._mine, self._side = [], None

@@ -277,12 +277,12 @@ def _thin(n: int) -> npt.NDArray[np.int64] | slice:
 def render_learning(data: LearningData, path: str | Path) -> Path:
     """Cumulative reinforcement above, rolling win/draw/loss rates below, opponents marked."""
     output_format(path)
-    n = len(data.results)
+    n = data.last
     with _style():
         fig = Figure(figsize=(12, 7), dpi=150, layout="constrained")
         top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[1.15, 1])
         games = data.games
-        pick = _thin(n)
+        pick = _thin(len(games))
         top.plot(games[pick], data.cumulative[pick], color="#222222", lw=3.2)
         top.axhline(0, color="#888888", lw=1.2)
         top.set_ylabel(f"cumulative\nreinforcement\n({data.rule})", fontsize=15)
@@ -298,15 +298,16 @@ def render_learning(data: LearningData, path: str | Path) -> Path:
         bottom.set_xlabel("games played")
         bottom.grid(True, alpha=0.3)
         bottom.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
-        bottom.set_xlim(0, n + 1)
+        bottom.set_xlim(data.first - 1, n + 1)
         bottom.xaxis.set_major_formatter(GAMES)
         top.yaxis.set_major_formatter(THOUSANDS)
-        _mark_opponents([top, bottom], data.opponents, top, n)
+        _mark_opponents([top, bottom], data.opponents, top, max(n - data.first + 1, 1), origin=data.first - 1)
         bottom.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
         top.yaxis.set_major_locator(MaxNLocator(integer=True))
-        w, d, l_ = (int(np.count_nonzero(data.results == c)) for c in range(3))
-        fig.suptitle(f"How {data.machine!r} learnt: {n:,} game{'' if n == 1 else 's'}, {w:,} won, {d:,} drawn, "
-                     f"{l_:,} lost",
+        w, d, l_ = data.totals
+        played = data.played
+        fig.suptitle(f"How {data.machine!r} learnt: {played:,} game{'' if played == 1 else 's'}, {w:,} won, "
+                     f"{d:,} drawn, {l_:,} lost",
                      fontweight="bold")
         return save(fig, path)
 

@@ -90,3 +90,29 @@ def restore(*tables: str) -> None:
         _advance_sequences(bind, table)
     if bind.execute(sa.select(sa.func.count()).select_from(archive)).scalar() == 0:
         op.drop_table(ARCHIVE)
+
+
+def stash_rows(key: str, rows: list[dict[str, Any]]) -> None:
+    """Keep ``rows`` (values of columns a downgrade drops) in the archive under ``key``."""
+    if rows:
+        bind = op.get_bind()
+        archive = _archive_table(bind)
+        bind.execute(sa.insert(archive).values(table_name=key, rows=json.dumps(
+            [{k: _encode(v) for k, v in r.items()} for r in rows])))
+
+
+def take_rows(key: str) -> list[dict[str, Any]]:
+    """The rows :func:`stash_rows` kept under ``key``, taken out of the archive (dropped when empty)."""
+    bind = op.get_bind()
+    if not sa.inspect(bind).has_table(ARCHIVE):
+        return []
+    archive = _archive_table(bind)
+    out: list[dict[str, Any]] = []
+    for row_id, text in bind.execute(
+        sa.select(archive.c.id, archive.c.rows).where(archive.c.table_name == key).order_by(archive.c.id)
+    ):
+        out.extend({k: _decode(v) for k, v in r.items()} for r in json.loads(text))
+        bind.execute(sa.delete(archive).where(archive.c.id == row_id))
+    if bind.execute(sa.select(sa.func.count()).select_from(archive)).scalar() == 0:
+        op.drop_table(ARCHIVE)
+    return out

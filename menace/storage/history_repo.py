@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Generator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import delete, exists, select, update
 from sqlalchemy.orm import Session
@@ -61,6 +62,7 @@ def stream_games(
     known = runs(session, machine_id)
     q = select(GameBlockRow.first_game, GameBlockRow.run_id, GameBlockRow.data).where(
         GameBlockRow.machine_id == machine_id, GameBlockRow.first_game + GameBlockRow.n_games > start,
+        GameBlockRow.kept,  # a summary holds no games to list
     )
     if stop is not None:
         q = q.where(GameBlockRow.first_game <= stop)
@@ -85,6 +87,128 @@ def stream_games(
         rows.close()  # a caller that stops early (the last 20 games) leaves no cursor open
 
 
+@dataclass(frozen=True)
+class BlockInfo:
+    """A stored block as the history's readers need it (the games still packed)."""
+
+    id: int
+    first_game: int
+    n_games: int
+    run_id: int
+    tally: tuple[int, int, int]
+    """Wins, draws and losses."""
+    data: bytes
+    beads: bytes | None
+    """The checkpoint after its last game, if it has one."""
+    kept: bool
+    digest: str | None
+
+    @property
+    def last_game(self) -> int:
+        return self.first_game + self.n_games - 1
+
+
+_BLOCK_COLUMNS = (GameBlockRow.id, GameBlockRow.first_game, GameBlockRow.n_games, GameBlockRow.run_id,
+                  GameBlockRow.wins, GameBlockRow.draws, GameBlockRow.losses)
+
+
+def _info(row: Any, data: bytes = b"", beads: bytes | None = None, kept: bool = True,
+          digest: str | None = None) -> BlockInfo:
+    i, first, n, run, w, d, l_ = row[:7]
+    return BlockInfo(i, first, n, run, (w, d, l_), data, beads, kept, digest)
+
+
+def stream_blocks(session: Session, machine_id: int, *, start: int = 1, stop: int | None = None,
+                  with_data: bool = True, with_beads: bool = True) -> Generator[BlockInfo, None, None]:
+    """The blocks holding games ``start`` to ``stop`` (inclusive), in order, a few at a time;
+    without their bytes (``with_data``/``with_beads`` false) where a reader only wants tallies."""
+    cols: list[Any] = [*_BLOCK_COLUMNS, GameBlockRow.kept, GameBlockRow.digest]
+    if with_data:
+        cols.append(GameBlockRow.data)
+    if with_beads:
+        cols.append(GameBlockRow.beads)
+    q = select(*cols).where(GameBlockRow.machine_id == machine_id,
+                            GameBlockRow.first_game + GameBlockRow.n_games > start)
+    if stop is not None:
+        q = q.where(GameBlockRow.first_game <= stop)
+    rows = session.execute(q.order_by(GameBlockRow.first_game).execution_options(**STREAM))
+    try:
+        for row in rows:
+            data: bytes = row[9] if with_data else b""
+            beads: bytes | None = row[-1] if with_beads else None
+            yield _info(row, data, beads, bool(row[7]), row[8])
+    finally:
+        rows.close()
+
+
+def checkpoint_before(session: Session, machine_id: int, game: int) -> tuple[int, bytes] | None:
+    """The latest checkpoint at or before game ``game``: (its game number, the packed beads)."""
+    row = session.execute(
+        select(GameBlockRow.first_game + GameBlockRow.n_games - 1, GameBlockRow.beads)
+        .where(GameBlockRow.machine_id == machine_id, GameBlockRow.beads.is_not(None),
+               GameBlockRow.first_game + GameBlockRow.n_games - 1 <= game)
+        .order_by(GameBlockRow.first_game.desc()).limit(1)
+    ).first()
+    return None if row is None or row[1] is None else (int(row[0]), bytes(row[1]))
+
+
+def last_checkpoint_game(session: Session, machine_id: int) -> int:
+    """The game of the machine's latest checkpoint; 0 if it has none."""
+    found = session.execute(
+        select(GameBlockRow.first_game + GameBlockRow.n_games - 1)
+        .where(GameBlockRow.machine_id == machine_id, GameBlockRow.beads.is_not(None))
+        .order_by(GameBlockRow.first_game.desc()).limit(1)
+    ).scalar()
+    return int(found or 0)
+
+
+def checkpoint_games(session: Session, machine_id: int, first: int, last: int) -> list[tuple[int, int]]:
+    """``(game, block id)`` of every checkpoint from game ``first`` to ``last``, in order (no beads read)."""
+    end = GameBlockRow.first_game + GameBlockRow.n_games - 1
+    rows = session.execute(
+        select(end, GameBlockRow.id)
+        .where(GameBlockRow.machine_id == machine_id, GameBlockRow.beads.is_not(None), end >= first, end <= last)
+        .order_by(GameBlockRow.first_game)
+    )
+    return [(int(g), int(i)) for g, i in rows]
+
+
+def checkpoints_by_id(session: Session, block_ids: Sequence[int]) -> Generator[tuple[int, bytes], None, None]:
+    """``(block id, packed beads)`` of the given blocks' checkpoints, a few hundred per query."""
+    for at in range(0, len(block_ids), 500):
+        chunk = block_ids[at:at + 500]
+        for i, beads in session.execute(
+            select(GameBlockRow.id, GameBlockRow.beads).where(GameBlockRow.id.in_(chunk)).order_by(GameBlockRow.id)
+        ):
+            if beads is not None:
+                yield int(i), bytes(beads)
+
+
+def summarized_block_at(session: Session, machine_id: int, game: int) -> BlockInfo | None:
+    """The summarized block that game ``game`` falls in (None if the game is kept or absent)."""
+    row = session.execute(
+        select(*_BLOCK_COLUMNS).where(
+            GameBlockRow.machine_id == machine_id, ~GameBlockRow.kept, GameBlockRow.first_game <= game,
+            GameBlockRow.first_game + GameBlockRow.n_games > game)
+    ).first()
+    return None if row is None else _info(row, kept=False)
+
+
+def set_block_extras(session: Session, updates: Sequence[tuple[int, int, bytes | None, str | None]]) -> None:
+    """Give blocks a checkpoint and/or a verified checksum: ``(block id, its n_games, beads or None,
+    digest or None)``; a None leaves that column as it is, and a block whose length changed since it
+    was read (an undo cut it) is left alone."""
+    for block_id, n_games, beads, digest in updates:
+        values: dict[str, Any] = {}
+        if beads is not None:
+            values["beads"] = beads
+        if digest is not None:
+            values["digest"] = digest
+        if values:
+            session.execute(update(GameBlockRow).where(GameBlockRow.id == block_id,
+                                                       GameBlockRow.n_games == n_games).values(**values))
+
+
 def write_beads(session: Session, updates: Sequence[tuple[int, int, int]]) -> None:
     """Set bead counts in bulk: ``(box_id, move, count)``."""
     if updates:
@@ -102,12 +226,20 @@ def remove_last_games(session: Session, machine_id: int, n: int) -> list[StoredG
     keep = max(games_played(session, machine_id) - n, 0)
     known = runs(session, machine_id)
     blocks = session.execute(
-        select(GameBlockRow.id, GameBlockRow.first_game, GameBlockRow.run_id, GameBlockRow.data)
+        select(GameBlockRow.id, GameBlockRow.first_game, GameBlockRow.run_id, GameBlockRow.data,
+               GameBlockRow.kept, GameBlockRow.n_games)
         .where(GameBlockRow.machine_id == machine_id, GameBlockRow.first_game + GameBlockRow.n_games - 1 > keep)
         .order_by(GameBlockRow.first_game)
     ).all()
     removed: list[StoredGame] = []
-    for block_id, first, run_id, data in blocks:
+    emptied: set[int] = set()
+    for block_id, first, run_id, data, whole, n_games in blocks:
+        if not whole:
+            if first <= keep:
+                raise ValueError(f"game {keep} is inside a summarized block (games {first} to {first + n_games - 1})")
+            session.execute(delete(GameBlockRow).where(GameBlockRow.id == block_id))
+            emptied.add(run_id)
+            continue
         games = decode_block(data)
         cut = max(keep - first + 1, 0)
         run = known[run_id]
@@ -122,9 +254,9 @@ def remove_last_games(session: Session, machine_id: int, n: int) -> list[StoredG
             tally[record.result] += 1
         session.execute(update(GameBlockRow).where(GameBlockRow.id == block_id).values(
             n_games=len(kept), wins=tally[Result.WIN], draws=tally[Result.DRAW], losses=tally[Result.LOSS],
-            data=encode_block(kept),
+            data=encode_block(kept), beads=None, digest=None,  # its checkpoint was for its old last game
         ))
-    emptied = {g.run_id for g in removed}
+    emptied |= {g.run_id for g in removed}
     if emptied:
         session.execute(delete(RunRow).where(
             RunRow.id.in_(emptied), ~exists().where(GameBlockRow.run_id == RunRow.id),
@@ -136,7 +268,7 @@ def remove_last_games(session: Session, machine_id: int, n: int) -> list[StoredG
 
 
 @dataclass(frozen=True)
-class BlockInfo:
+class BlockSpan:
     """Where one stored block sits in the history, without its games."""
 
     id: int
@@ -145,23 +277,26 @@ class BlockInfo:
     run_id: int
 
 
-def block_index(session: Session, machine_id: int) -> list[BlockInfo]:
+def block_index(session: Session, machine_id: int) -> list[BlockSpan]:
     """Every block of the machine's history, oldest first (a cheap query: no game data)."""
     rows = session.execute(
         select(GameBlockRow.id, GameBlockRow.first_game, GameBlockRow.n_games, GameBlockRow.run_id)
         .where(GameBlockRow.machine_id == machine_id).order_by(GameBlockRow.first_game)
     )
-    return [BlockInfo(*r) for r in rows]
+    return [BlockSpan(*r) for r in rows]
 
 
-def block_data(session: Session, machine_id: int, start: int = 1) -> Generator[tuple[int, bytes], None, None]:
-    """``(first game, compressed games)`` of every block ending at or after game ``start``, in order."""
+def block_data(session: Session, machine_id: int, start: int = 1,
+               ) -> Generator[tuple[int, bytes, bool, int, tuple[int, int, int]], None, None]:
+    """``(first game, compressed games, kept, n_games, (wins, draws, losses))`` of every block ending
+    at or after game ``start``, in order (a summary's data is empty: only its tally is known)."""
     rows = session.execute(
-        select(GameBlockRow.first_game, GameBlockRow.data)
+        select(GameBlockRow.first_game, GameBlockRow.data, GameBlockRow.kept, GameBlockRow.n_games,
+               GameBlockRow.wins, GameBlockRow.draws, GameBlockRow.losses)
         .where(GameBlockRow.machine_id == machine_id, GameBlockRow.first_game + GameBlockRow.n_games > start)
         .order_by(GameBlockRow.first_game).execution_options(**STREAM)
     )
     try:
-        yield from ((first, data) for first, data in rows)
+        yield from ((first, data, bool(kept), n, (w, d, l_)) for first, data, kept, n, w, d, l_ in rows)
     finally:
         rows.close()

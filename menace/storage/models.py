@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import BigInteger, ForeignKey, Index, LargeBinary, MetaData, String, Text, UniqueConstraint, false
+from sqlalchemy import BigInteger, ForeignKey, Index, LargeBinary, MetaData, String, Text, UniqueConstraint, false, true
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 NAMING_CONVENTION = {
@@ -121,6 +121,14 @@ class GameBlockRow(Base):
     draws: Mapped[int] = mapped_column(BigInteger)
     losses: Mapped[int] = mapped_column(BigInteger)
     data: Mapped[bytes] = mapped_column(LargeBinary)
+    """The games, packed; empty when the block is a summary (``kept`` false)."""
+    beads: Mapped[bytes | None] = mapped_column(LargeBinary)
+    """A checkpoint: every box's beads after the block's last game (packed, see
+    :func:`menace.core.records.pack_beads`), before corrections made after that game."""
+    kept: Mapped[bool] = mapped_column(server_default=true())
+    """Every game is stored; false: only the tally and the checkpoint (see the history policy)."""
+    digest: Mapped[str | None] = mapped_column(String(64))
+    """The running checksum of the history up to this block, set when ``check`` verified it."""
 
 
 class CorrectionRow(Base):

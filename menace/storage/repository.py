@@ -183,18 +183,25 @@ def games_played(session: Session, machine_id: int) -> int:
 def save_games(
     session: Session, machine_id: int, run_id: int, first_game: int,
     games: Sequence[GameRecord] | GameBuffer, bead_updates: Sequence[tuple[int, int, int]],
+    checkpoint: bytes | None = None, kept: bool = True,
 ) -> None:
-    """One block of games and the bead counts they changed: ``(box_id, move, count)``."""
+    """One block of games and the bead counts they changed: ``(box_id, move, count)``.
+
+    ``checkpoint``: the beads after the block's last game, packed; ``kept`` false stores only the
+    block's tally and its checkpoint (a summary), not the games.
+    """
     if not isinstance(games, GameBuffer):
         buf = GameBuffer()
         for g in games:
             buf.add(int(g.menace_side), g.moves, g.winner)
         games = buf
+    if games.games and not kept and checkpoint is None:
+        raise ValueError("a summarized block needs its checkpoint")
     if games.games:
         session.execute(insert(GameBlockRow), [{
             "machine_id": machine_id, "run_id": run_id, "first_game": first_game,
             "n_games": games.games, "wins": games.wins, "draws": games.draws,
-            "losses": games.losses, "data": games.block(),
+            "losses": games.losses, "data": games.block() if kept else b"", "beads": checkpoint, "kept": kept,
         }])
     if bead_updates:
         session.execute(

@@ -32,6 +32,10 @@ class BlockDump:
     draws: int
     losses: int
     data: bytes
+    beads: bytes | None = None
+    """The checkpoint after the block's last game, packed (see ``menace.core.records.pack_beads``)."""
+    kept: bool = True
+    """False: a summary (no games in ``data``)."""
 
 
 @dataclass
@@ -93,7 +97,7 @@ def dump_machine(session: Session, name: str) -> MachineDump:
     runs = list(session.scalars(select(RunRow).where(RunRow.machine_id == m.id).order_by(RunRow.id)))
     run_index = {r.id: i for i, r in enumerate(runs)}
     blocks = [
-        BlockDump(run_index[b.run_id], b.first_game, b.n_games, b.wins, b.draws, b.losses, b.data)
+        BlockDump(run_index[b.run_id], b.first_game, b.n_games, b.wins, b.draws, b.losses, b.data, b.beads, b.kept)
         for b in session.scalars(select(GameBlockRow).where(GameBlockRow.machine_id == m.id)
                                  .order_by(GameBlockRow.first_game))
     ]
@@ -143,7 +147,8 @@ def load_machine_dump(session: Session, d: MachineDump) -> None:
     if d.blocks:
         session.execute(insert(GameBlockRow), [
             {"machine_id": m.id, "run_id": run_ids[b.run], "first_game": b.first_game, "n_games": b.n_games,
-             "wins": b.wins, "draws": b.draws, "losses": b.losses, "data": b.data} for b in d.blocks
+             "wins": b.wins, "draws": b.draws, "losses": b.losses, "data": b.data, "beads": b.beads,
+             "kept": b.kept} for b in d.blocks
         ])
     box_id = {b.number: i for i, b in zip(ids, d.boxes)}
     if d.corrections:

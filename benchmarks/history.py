@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""How the history commands grow with the history, and what one night at full speed leaves on disk.
+
+Builds two histories with ``menace tournament --vs random --keep-all`` (every game stored: the worst
+case for the commands that read games), times each history command as a whole process with its
+peak memory, and prints how each grows from the small history to the large one. Then projects one
+``--for 8h`` night under the default history policy, compares machine-vs-machine and ``td``
+tournaments with ``--vs random``, and the in-memory learner with the baseline
+``../shared/bench/ref_menace.py speed --engine table`` (median of interleaved rounds).
+
+    python benchmarks/history.py                 # 1M and 20M games (about ten minutes)
+    python benchmarks/history.py --quick         # 100k and 1M games, fewer rounds
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+from menace.app.machines import init_machine, open_machine
+from menace.app.tournament import KEEP_GAMES, run_tournament
+from menace.core.game import Side
+from menace.core.learner import MICHIE, Learner, build_boxes
+from menace.core.records import GameBuffer
+from menace.games.tictactoe import TICTACTOE
+from menace.players import RulePlayer, find_player
+from menace.storage.database import database_bytes
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench import DEFAULT_REF, baseline_rate, in_memory_rate  # noqa: E402
+
+MENACE = [sys.executable, "-m", "menace"]
+NIGHT = 8 * 3600
+
+
+def timed(args: list[str], db: Path) -> tuple[float, float, str]:
+    """Wall seconds, peak resident MiB and output of ``menace --db DB ARGS`` as a whole process."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([*MENACE, "--db", str(db), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            cwd=db.parent)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - t0
+    out = (proc.stdout.read() if proc.stdout else b"").decode() + (proc.stderr.read() if proc.stderr else b"").decode()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"menace {' '.join(args)} failed:\n{out}")
+    return elapsed, usage.ru_maxrss / 1024, out
+
+
+def build(db: Path, games: int) -> tuple[float, float]:
+    """Games per second of building the history (a whole tournament process), and the bytes per game
+    it added to the database."""
+    timed(["init"], db)
+    before = database_bytes(db)
+    seconds, _, _ = timed(["tournament", "--vs", "random", "-n", str(games), "--seed", "1", "--keep-all"], db)
+    return games / seconds, (database_bytes(db) - before) / games
+
+
+def measure(db: Path, games: int) -> dict[str, tuple[float, float]]:
+    """Each history command on a history of ``games`` games: (seconds, peak MiB)."""
+    out: dict[str, tuple[float, float]] = {}
+    work = db.parent
+    out["check --full"] = timed(["check", "--full"], db)[:2]
+    out["check (after a check)"] = timed(["check"], db)[:2]
+    out["replay <last>"] = timed(["replay", str(games)], db)[:2]
+    out["undo (one game)"] = timed(["undo"], db)[:2]
+    out["check (after the undo)"] = timed(["check"], db)[:2]
+    out["plot learning"] = timed(["plot", "learning", "-o", str(work / "learning.png")], db)[:2]
+    out["plot beads"] = timed(["plot", "beads", "-o", str(work / "beads.png")], db)[:2]
+    out["export"] = timed(["export", str(work / "machine.json")], db)[:2]
+    out["import"] = timed(["import", str(work / "machine.json")], work / "imported.db")[:2]
+    (work / "machine.json").unlink()
+    return out
+
+
+def summary_bytes(tmp: Path, seconds: float) -> tuple[float, float]:
+    """Bytes per stored summary and summaries written per second, for a run stored as summaries only
+    (the policy past its kept games), in process."""
+    db = tmp / "summaries.db"
+    url = f"sqlite:///{db}"
+    init_machine(url, "menace", MICHIE, None)
+    before = database_bytes(db)
+    with open_machine(url, "menace", holder="the benchmark") as m:
+        result = run_tournament(m, "random", seconds=seconds, seed=3, keep_games=0)
+    con = sqlite3.connect(db)
+    try:
+        blocks = int(con.execute("SELECT count(*) FROM game_blocks WHERE NOT kept").fetchone()[0])
+    finally:
+        con.close()
+    return (database_bytes(db) - before) / blocks, blocks / result.seconds
+
+
+def batch_rate(games: int, seed: int = 1) -> float:
+    """Games per second of :meth:`Learner.play_batch`, the loop a tournament runs (games packed as
+    they are played), on a fresh Michie machine against ``random``."""
+    learner = Learner(TICTACTOE, MICHIE, build_boxes(TICTACTOE, MICHIE))
+    rng = random.Random(seed)
+    player = find_player("random").create(TICTACTOE, rng)
+    assert isinstance(player, RulePlayer)
+    table = learner.options_table(player.options)
+    buf = GameBuffer()
+    t0 = time.perf_counter()
+    left = games
+    while left:
+        left -= learner.play_batch(Side.X, table, rng, min(left, 256), buf.data, buf.outcomes)
+        if len(buf.data) > 400_000:
+            buf.clear()
+    return games / (time.perf_counter() - t0)
+
+
+def tournament_rate(db: Path, opponent: str, games: int) -> float:
+    seconds, _, _ = timed(["tournament", "--vs", opponent, "-n", str(games), "--seed", "2"], db)
+    return games / seconds
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="100k and 1M games (a smoke test)")
+    ap.add_argument("--sizes", type=int, nargs=2, metavar=("SMALL", "LARGE"), help="history lengths")
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds for the speed ratios")
+    ap.add_argument("--ref", type=Path, default=DEFAULT_REF, help="the baseline ref_menace.py")
+    ap.add_argument("--night-rate", type=float, default=200_000,
+                    help="games per second of the projected night [200,000: a tournament on this machine, idle]")
+    args = ap.parse_args()
+    small, large = args.sizes or ((100_000, 1_000_000) if args.quick else (1_000_000, 20_000_000))
+    rounds = 1 if args.quick else args.rounds
+    print(f"menace history benchmark, {date.today()}, Python {sys.version.split()[0]}, {os.cpu_count()} cores")
+
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        results: dict[int, dict[str, tuple[float, float]]] = {}
+        rates: dict[int, float] = {}
+        per_game: dict[int, float] = {}
+        for n in (small, large):
+            work = tmp / f"h{n}"
+            work.mkdir()
+            db = work / "menace.db"
+            rates[n], per_game[n] = build(db, n)
+            print(f"\nhistory of {n:,} games (--keep-all): built at {rates[n]:,.0f} games/s, "
+                  f"{per_game[n]:.2f} bytes per game")
+            results[n] = measure(db, n)
+            for name, (sec, mib) in results[n].items():
+                print(f"  {name:<24} {sec:8.2f} s  {mib:7.1f} MiB")
+            for f in work.iterdir():
+                f.unlink()
+
+        print(f"\ngrowth from {small:,} to {large:,} games ({large // small}x the games)")
+        print(f"  {'command':<24} {'time':>9} {'memory':>9}   per game (large)")
+        for name in results[small]:
+            (s1, m1), (s2, m2) = results[small][name], results[large][name]
+            print(f"  {name:<24} {s2 / s1:8.2f}x {m2 / m1:8.2f}x   {s2 / large * 1e6:6.2f} us")
+
+        kept_bytes = per_game[large]
+        summary, per_second = summary_bytes(tmp, 5.0 if args.quick else 20.0)
+        night = args.night_rate * NIGHT
+        kept = min(KEEP_GAMES, night)
+        kept_seconds = kept / args.night_rate
+        size = kept * kept_bytes + (NIGHT - kept_seconds) * per_second * summary
+        print(f"\none --for 8h night at {args.night_rate:,.0f} games/s: {night / 1e9:.2f} billion games")
+        print(f"  every game kept:   {night * kept_bytes / 1e9:8.1f} GB ({kept_bytes:.2f} B/game, measured above)")
+        print(f"  default policy:    {size / 1e6:8.1f} MB (the first {KEEP_GAMES:,} games kept, then summaries: "
+              f"{per_second:.2f} per second of play, {summary:,.0f} B each, measured)")
+        full = results[large]["check --full"][0] / large
+        print(f"  check --full then replays the kept {kept:,.0f} games: ~{full * kept:,.0f} s; "
+              f"the checkpointed commands stay as above")
+
+        print("\ntournaments, whole process (games/s, median of interleaved rounds)")
+        db = tmp / "speed.db"
+        timed(["init"], db)
+        timed(["-m", "second", "init", "--side", "O", "--empty-box", "restock"], db)
+        n_speed = 100_000 if args.quick else 400_000
+        by: dict[str, list[float]] = {"random": [], "menace:second": [], "td": []}
+        for _ in range(rounds):
+            for opponent in by:
+                by[opponent].append(tournament_rate(db, opponent, n_speed))
+        base = statistics.median(by["random"])
+        for opponent, got in by.items():
+            print(f"  --vs {opponent:<16} {statistics.median(got):>10,.0f}   {statistics.median(got) / base:.2f}x "
+                  f"of --vs random (target >= 0.5x)" if opponent != "random" else
+                  f"  --vs {opponent:<16} {base:>10,.0f}")
+
+        if args.ref.exists():
+            print("\nlearner, in memory vs the baseline (games/s vs random, median of interleaved rounds)")
+            n_mem = 100_000 if args.quick else 300_000
+            got: dict[str, list[float]] = {"baseline": [], "play_table": [], "play_batch": []}
+            for r in range(max(rounds, 3)):
+                got["baseline"].append(baseline_rate(args.ref, "random", n_mem, seed=r + 1))
+                got["play_table"].append(in_memory_rate("random", n_mem, seed=r + 1))
+                got["play_batch"].append(batch_rate(n_mem, seed=r + 1))
+            for name in ("play_table", "play_batch"):
+                ratio = statistics.median(a / b for a, b in zip(got[name], got["baseline"]))
+                print(f"  {name:<11} {statistics.median(got[name]):>10,.0f}   {ratio:.2f}x the baseline's "
+                      f"{statistics.median(got['baseline']):,.0f} (target >= 1.3x)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,79 @@
+"""The tournament's fast loops play exactly the games of the general one: same draws, same beads."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from menace.core.game import Side
+from menace.core.learner import MICHIE, EmptyPolicy, Learner, Settings, build_boxes, play_learners
+from menace.core.match import MenacePlayer, play_game
+from menace.games.tictactoe import TICTACTOE
+from menace.players import td
+
+SECOND = Settings(side="O", empty_policy=EmptyPolicy.RESTOCK)
+
+
+def fresh(settings: Settings) -> Learner:
+    return Learner(TICTACTOE, settings, build_boxes(TICTACTOE, settings))
+
+
+@pytest.mark.parametrize("first", [MICHIE, Settings(schedule=(1,), loss=-2)], ids=["michie", "resigning"])
+def test_two_machines_play_the_games_of_two_menace_players(first: Settings) -> None:
+    fast_x, fast_o = fresh(first), fresh(SECOND)
+    slow_x, slow_o = fresh(first), fresh(SECOND)
+    rng_fast, rng_slow = random.Random(3), random.Random(3)
+    for _ in range(3000):
+        res, moves = play_learners(fast_x, fast_o, rng_fast)
+        played = play_game(TICTACTOE, MenacePlayer(slow_x, Side.X), MenacePlayer(slow_o, Side.O), rng_slow)
+        record = played.record(Side.X)
+        assert (res, moves) == (record.winner, record.moves)
+    assert fast_x.counts == slow_x.counts and fast_o.counts == slow_o.counts
+
+
+@pytest.mark.parametrize("side", [Side.X, Side.O])
+def test_td_by_tree_position_plays_the_games_of_td_by_board(side: Side) -> None:
+    settings = MICHIE if side is Side.X else SECOND
+    by_tree = td.trained(TICTACTOE, random.Random(9), 300)
+    by_board = td.trained(TICTACTOE, random.Random(9), 300)
+    fast, slow = fresh(settings), fresh(settings)
+    rng_fast, rng_slow = random.Random(5), random.Random(5)
+    opponent = by_tree.tree_opponent()
+    for _ in range(1500):
+        res, moves = fast.play_against(side, opponent, rng_fast)
+        me = MenacePlayer(slow, side)
+        x, o = (me, by_board) if side is Side.X else (by_board, me)
+        record = play_game(TICTACTOE, x, o, rng_slow).record(side)
+        assert (res, moves) == (record.winner, record.moves)
+    assert fast.counts == slow.counts
+    assert by_tree.values == by_board.values
+
+
+@pytest.mark.parametrize("settings", [MICHIE, Settings(schedule=(1,), loss=-3, empty_policy=EmptyPolicy.RESTOCK),
+                                      Settings(loss=-2, empty_policy=EmptyPolicy.KEEP_LAST),
+                                      Settings(schedule=(1,), loss=-2), SECOND],
+                         ids=["michie", "restock", "keep-last", "resigning", "second"])
+def test_a_batch_plays_and_packs_the_games_of_play_table(settings: Settings) -> None:
+    from menace.core.records import GameBuffer
+    from menace.players import RulePlayer, find_player
+
+    side = settings.sides[0]
+    one, many = fresh(settings), fresh(settings)
+    rng_one, rng_many = random.Random(4), random.Random(4)
+    player = find_player("random").create(TICTACTOE, rng_one)
+    assert isinstance(player, RulePlayer)
+    table = one.options_table(player.options)
+    expected = GameBuffer()
+    for _ in range(4000):
+        res, moves = one.play_table(side, table, rng_one)
+        expected.add(int(side), moves, res)
+        if len(moves) <= 1:
+            break
+    got = GameBuffer()
+    left = expected.games
+    while left:
+        played = many.play_batch(side, table, rng_many, min(left, 256), got.data, got.outcomes)
+        left -= played
+    assert bytes(got.data) == bytes(expected.data) and got.outcomes == expected.outcomes
+    assert many.counts == one.counts
