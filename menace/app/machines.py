@@ -363,6 +363,12 @@ def frozen_player(url: str, name: str) -> MenacePlayer:
     return MenacePlayer(learner, stored.settings.sides[0], learn=False, name=name)
 
 
+def empty_first_boxes(learner: Learner, side: Side) -> tuple[list[int], int]:
+    """The numbers of the empty boxes for ``side``'s first move, and how many such boxes there are."""
+    first = learner.first_boxes(side)
+    return [learner.boxes[i].number for i in first if not any(learner.counts[i])], len(first)
+
+
 class LearningPartner(MenacePlayer):
     """Another stored machine as a tournament opponent: it learns too, and its games and
     beads are stored with it (``menace tournament --vs menace:NAME``)."""

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from menace import __version__
-from menace.cli.common import DEFAULT_MACHINE, EXIT_SIGINT, AppContext, _machine_option, one_line
+from menace.cli.common import DEFAULT_MACHINE, EXIT_SIGINT, AppContext, machine_option, one_line
 from menace.core.errors import MenaceError
 
 COMMANDS = {
@@ -79,7 +79,7 @@ class MenaceGroup(click.Group):
 
 @click.group(cls=MenaceGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--db", metavar="PATH|URL", help="Database file or URL [default: $MENACE_DB or menace.db].")
-@click.option("-m", "--machine", default=DEFAULT_MACHINE, show_default=True, callback=_machine_option,
+@click.option("-m", "--machine", default=DEFAULT_MACHINE, show_default=True, callback=machine_option,
               help="Which machine in the database.")
 @click.version_option(__version__, prog_name="menace")
 @click.pass_context

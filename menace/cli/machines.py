@@ -27,6 +27,7 @@ from menace.core.learner import (
     parse_schedule,
 )
 from menace.games import game_names
+from menace.players import training_opponent
 from menace.render.beads import places_pieces
 from menace.render.text import beads_text, board_lines, box_lines, chances, paint, use_colour
 
@@ -115,7 +116,7 @@ def init(app: AppContext, game: str, preset: str | None, side: str | None, sched
     click.echo(f"  {plural(summary.boxes, 'box', 'boxes')} ({by_move(summary.boxes_by_move)} by move)")
     click.echo(f"  {plural(summary.beads, 'bead')} ({by_move(summary.beads_by_move)} by move)")
     click.echo(f"Next: menace {app.m_flag()}play, or menace {app.m_flag()}tournament --vs "
-               f"{'smart' if chosen.name == 'tictactoe' else 'perfect'} -n 2000")
+               f"{training_opponent(chosen)} -n 2000")
 
 
 @click.command()
