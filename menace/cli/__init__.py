@@ -65,6 +65,13 @@ class MenaceGroup(click.Group):
         with formatter.section("Commands"):
             formatter.write_dl([(name, text) for name, (_, text) in COMMANDS.items()])
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # A command line from a shell never holds a NUL; one from a program can, and no file
+        # name, machine name or number may.
+        if any("\x00" in arg for arg in args):
+            raise click.UsageError("an argument holds a NUL character (\\0)", ctx)
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
