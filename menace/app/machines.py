@@ -11,7 +11,7 @@ from datetime import datetime
 from sqlalchemy import Engine as DbEngine
 from sqlalchemy.orm import Session
 
-from menace.core.errors import InvalidInputError, NotFoundError
+from menace.core.errors import ConflictError, InvalidInputError, NotFoundError
 from menace.core.game import Game, IllegalMoveError, Side, canonical
 from menace.core.learner import (
     PRESETS,
@@ -32,7 +32,7 @@ from menace.games import DEFAULT_PRESETS, PRESET_GAMES, find_game
 from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo
 from menace.storage.database import DatabaseBusyError, open_database, session_scope
-from menace.storage.leases import Heartbeat, Lease, break_lease, holder_of
+from menace.storage.leases import Heartbeat, HeldLease, Lease, break_lease, holder_of, lease_on
 from menace.storage.leases import acquire as acquire_lease
 
 CHECKPOINT_GAMES = 20_000
@@ -437,12 +437,30 @@ def machine_holder(url: str, name: str) -> str | None:
         db.dispose()
 
 
-def remove_lease(url: str, name: str) -> str | None:
-    """Remove whatever lease is on the machine; who held it, if anyone."""
+def machine_lease(url: str, name: str) -> HeldLease | None:
+    """The machine's lease, unless nobody holds it or it has expired."""
+    db = open_database(url)
+    try:
+        with session_scope(db) as s:
+            return lease_on(s, repo.machine_id(s, name))
+    finally:
+        db.dispose()
+
+
+def remove_lease(url: str, name: str, seen: HeldLease) -> None:
+    """Remove the lease ``seen`` on the machine (``menace unlock``, once the person agreed).
+
+    Raises :class:`ConflictError` when it has changed hands since it was seen: the new holder keeps it.
+    """
     db = open_database(url)
     try:
         with session_scope(db, write=True) as s:
-            return break_lease(s, repo.machine_id(s, name))
+            machine_id = repo.machine_id(s, name)
+            if not break_lease(s, machine_id, seen):
+                now_held = lease_on(s, machine_id)
+                raise ConflictError(
+                    f"the lease on {name!r} changed hands since it was shown"
+                    f"{f' (now held by {now_held})' if now_held else ''}; nothing was removed")
     finally:
         db.dispose()
 

@@ -140,14 +140,42 @@ def holder_of(session: Session, machine_id: int) -> str | None:
     return f"{row.holder} (pid {row.pid} on {row.host})"
 
 
-def break_lease(session: Session, machine_id: int) -> str | None:
-    """Remove whatever lease is on the machine (``menace unlock``); who held it, if anyone."""
+@dataclass(frozen=True)
+class HeldLease:
+    """A lease as ``menace unlock`` shows it: who, where, and whether its process looks alive."""
+
+    holder: str
+    host: str
+    pid: int
+    acquired_at: datetime
+    renewed_seconds_ago: float
+    running_here: bool
+    """Its host is this one and a process with its pid runs (menace, or an unrelated process that
+    got the pid of one that crashed: only the lease's expiry tells them apart)."""
+
+    def __str__(self) -> str:
+        return f"{self.holder} (pid {self.pid} on {self.host})"
+
+
+def lease_on(session: Session, machine_id: int) -> HeldLease | None:
+    """The machine's lease if it has not expired (an expired one is taken over by the next writer)."""
     row = session.get(MachineLockRow, machine_id)
     if row is None:
         return None
-    held = f"{row.holder} (pid {row.pid} on {row.host})"
-    session.delete(row)
-    return held
+    age = (now() - row.heartbeat_at).total_seconds()
+    if age > LEASE_SECONDS:
+        return None
+    return HeldLease(row.holder, row.host, row.pid, row.acquired_at, age,
+                     row.host == socket.gethostname() and _alive(row.pid))
+
+
+def break_lease(session: Session, machine_id: int, seen: HeldLease) -> bool:
+    """Remove the lease ``seen`` (``menace unlock``), and only it: False when the machine's lease
+    has changed hands since (a new holder is never thrown out unasked)."""
+    gone = session.execute(delete(MachineLockRow).where(
+        MachineLockRow.machine_id == machine_id, MachineLockRow.host == seen.host,
+        MachineLockRow.pid == seen.pid, MachineLockRow.acquired_at == seen.acquired_at))
+    return bool(gone.rowcount == 1)  # type: ignore[attr-defined]
 
 
 class Heartbeat:
