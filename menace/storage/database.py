@@ -282,15 +282,21 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
     """Migrate the schema to ``revision`` in one transaction."""
     from alembic import command
 
-    with _migrating(engine) as conn:
-        command.upgrade(alembic_config(conn), revision)
+    try:
+        with _migrating(engine) as conn:
+            command.upgrade(alembic_config(conn), revision)
+    except sa_exc.DBAPIError as exc:  # a full disk, a read-only file: rolled back, one line
+        raise database_error(engine, exc) from None
 
 
 def downgrade(engine: Engine, revision: str) -> None:
     from alembic import command
 
-    with _migrating(engine) as conn:
-        command.downgrade(alembic_config(conn), revision)
+    try:
+        with _migrating(engine) as conn:
+            command.downgrade(alembic_config(conn), revision)
+    except sa_exc.DBAPIError as exc:
+        raise database_error(engine, exc) from None
 
 
 def backup_file(url: str) -> Path | None:
