@@ -8,13 +8,13 @@ in exactly one place, :meth:`MenaceGroup.invoke`.
 from __future__ import annotations
 
 import importlib
-import sys
 from typing import Any
 
 import click
 
 from menace import __version__
-from menace.cli.common import DEFAULT_MACHINE, EXIT_SIGINT, AppContext, machine_option, one_line
+from menace.__main__ import interrupted, pause_point
+from menace.cli.common import DEFAULT_MACHINE, AppContext, machine_option, one_line
 from menace.core.errors import MenaceError
 
 COMMANDS = {
@@ -72,6 +72,15 @@ class MenaceGroup(click.Group):
             raise click.UsageError("an argument holds a NUL character (\\0)", ctx)
         return super().parse_args(ctx, args)
 
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        # Ctrl-C while the arguments are parsed: click's main would say "Aborted!" and exit 1.
+        try:
+            pause_point("parsing")
+            return super().make_context(info_name, args, parent, **extra)
+        except KeyboardInterrupt:
+            interrupted()
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -80,8 +89,11 @@ class MenaceGroup(click.Group):
             raise click.ClickException(one_line(exc, ctx.invoked_subcommand)) from None
         except KeyboardInterrupt:
             # Ctrl-C outside a prompt (loading, drawing, writing): 130 as everywhere, not click's 1.
-            click.echo("\nInterrupted.", err=True)
-            sys.exit(EXIT_SIGINT)
+            interrupted()
+        except click.Abort as exc:
+            if isinstance(exc.__context__, KeyboardInterrupt):  # Ctrl-C at a prompt click asked
+                interrupted()
+            raise
 
 
 @click.group(cls=MenaceGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -103,10 +115,11 @@ def cli(ctx: click.Context, db: str | None, machine: str) -> None:
     --db and -m work before or after the command name.
     """
     ctx.obj = AppContext(db, machine)
+    pause_point("command")
 
 
 def main() -> None:
     try:
         cli(prog_name="menace")
-    except KeyboardInterrupt:  # before a command began
-        sys.exit(EXIT_SIGINT)
+    except KeyboardInterrupt:  # before a command began or after it ended
+        interrupted()

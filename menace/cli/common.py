@@ -127,6 +127,15 @@ EXIT_SIGINT = 130
 EXIT_SIGTERM = 143
 
 
+class FilePath(click.Path):
+    """``click.Path`` that refuses a NUL character as a usage error (click's own check crashes on it)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and "\0" in value:
+            self.fail(f"{value!r} is not a file name: it holds a NUL character", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def leave(code: int) -> NoReturn:
     sys.exit(code)
 
