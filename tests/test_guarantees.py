@@ -84,7 +84,7 @@ def test_sigkill_at_random_moments_never_leaves_an_inconsistent_database(db_url:
 def test_a_killed_holders_lock_is_taken_over(db_url: str) -> None:
     env = db_env(db_url)
     init_here(db_url)
-    proc = subprocess.Popen(menace_cmd("tournament", "--vs", "random", "--for", "60s"), env=env,
+    proc = subprocess.Popen(menace_cmd("tournament", "--vs", "perfect", "--for", "60s"), env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_until(first_block_stored(db_url), "the tournament's first stored block")
     proc.send_signal(signal.SIGKILL)
@@ -117,14 +117,16 @@ def test_sigterm_stops_after_the_current_game_and_saves(db_url: str) -> None:
 def test_a_second_writer_is_refused_naming_the_first(db_url: str) -> None:
     env = db_env(db_url)
     init_here(db_url)
-    first = subprocess.Popen(menace_cmd("tournament", "--vs", "random", "--for", "30s"), env=env,
+    # against perfect (thousands of games a second, not random's 200,000) the history the check
+    # below replays stays small
+    first = subprocess.Popen(menace_cmd("tournament", "--vs", "perfect", "--for", "30s"), env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         wait_until(first_block_stored(db_url), "the first tournament's first stored block")
         second = subprocess.run(menace_cmd("tournament", "--vs", "smart", "-n", "100"), env=env,
                                 capture_output=True, text=True, timeout=30)
         assert second.returncode == 1
-        assert "is in use by a tournament against random (menace tournament)" in second.stderr
+        assert "is in use by a tournament against perfect (menace tournament)" in second.stderr
         assert f"pid {first.pid}" in second.stderr
         assert "Traceback" not in second.stderr
         player = subprocess.run(menace_cmd("play"), env=env, input="5\n", capture_output=True, text=True,
