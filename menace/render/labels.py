@@ -8,21 +8,27 @@ printed at 100% is exactly the size asked for.
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import matplotlib as mpl
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_pdf import PdfPages
-from matplotlib.collections import LineCollection, PatchCollection
+from matplotlib.collections import PatchCollection
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
-from matplotlib.patches import Circle, Patch, Polygon, Rectangle
+from matplotlib.patches import Circle, Patch, PathPatch, Polygon, Rectangle
+from matplotlib.path import Path as MplPath
+from matplotlib.text import Text
 from matplotlib.textpath import TextToPath
+from matplotlib.transforms import IdentityTransform
 
 from menace.app.shelf import SHELF_WIDTH
 from menace.core.colours import BeadColour
@@ -220,11 +226,21 @@ def _figure(width: float, height: float) -> tuple[Figure, Axes]:
 
 
 class _Canvas:
-    """Collects a page's lines and shapes and adds them as a few collections (fast to draw)."""
+    """Collects a page's lines, shapes and label text and adds them as a few collections (fast to draw).
+
+    Text goes in as one :class:`_TextBatch`: a matplotlib ``Text`` per word costs about two
+    milliseconds to build, lay out and draw, and a page of labels has hundreds of words.
+    """
 
     def __init__(self) -> None:
         self.lines: dict[tuple[float, str, str], list[list[tuple[float, float]]]] = {}
         self.patches: list[tuple[Patch, str, str, float]] = []
+        self.texts: list[_Words] = []
+
+    def text(self, x: float, y: float, words: str, size: float, ha: str = "left", va: str = "baseline",
+             weight: str = "normal", color: str = "#000000", family: str = "DejaVu Sans") -> None:
+        """``words`` at ``size`` points anchored at (x, y) mm, as ``Axes.text`` would place them."""
+        self.texts.append(_Words(x, y, words, _font(family, round(size, 3), weight), ha, va, color))
 
     def line(self, points: Sequence[tuple[float, float]], lw: float, colour: str = "#000000",
              style: str = "solid") -> None:
@@ -238,16 +254,95 @@ class _Canvas:
         self.patches.append((patch, face, edge, lw))
 
     def flush(self, ax: Axes) -> None:
+        # The lines of one style become one compound path: a page draws a handful of paths instead
+        # of thousands (each costs a fraction of a millisecond to write).
         for (lw, colour, style), segments in self.lines.items():
-            ax.add_collection(LineCollection(segments, linewidths=lw, colors=colour, linestyles=style,
-                                             capstyle="butt", joinstyle="miter", zorder=1))
+            ax.add_artist(PathPatch(_polylines(segments), fill=False, edgecolor=colour, linewidth=lw,
+                                    linestyle=style, capstyle="butt", joinstyle="miter", zorder=1))
         if self.patches:
             ax.add_collection(PatchCollection(
                 [p for p, *_ in self.patches], match_original=False, zorder=2,
                 facecolors=[f for _, f, _, _ in self.patches], edgecolors=[e for _, _, e, _ in self.patches],
                 linewidths=[w for *_, w in self.patches],
             ))
-        self.lines, self.patches = {}, []
+        if self.texts:
+            ax.add_artist(_TextBatch(self.texts))
+        self.lines, self.patches, self.texts = {}, [], []
+
+
+def _polylines(segments: Sequence[Sequence[tuple[float, float]]]) -> MplPath:
+    """One path made of every polyline in ``segments``."""
+    vertices = [point for segment in segments for point in segment]
+    codes = [code for segment in segments
+             for code in [MplPath.MOVETO] + [MplPath.LINETO] * (len(segment) - 1)]
+    return MplPath(vertices, codes)
+
+
+@dataclass(frozen=True)
+class _Words:
+    x: float
+    y: float
+    words: str
+    font: FontProperties
+    ha: str
+    va: str
+    color: str
+
+
+@functools.lru_cache(maxsize=64)
+def _font(family: str, size: float, weight: str) -> FontProperties:
+    return FontProperties(family=family, size=size, weight=weight)
+
+
+class _TextBatch(Artist):
+    """Many words drawn straight through the renderer, placed exactly as ``Text`` would place them.
+
+    The offset from the anchor to the start of the baseline comes from matplotlib's own layout, once
+    per font, alignment and *shape* of the words: words aligned left need only their letters' heights
+    (so the set of letters stands for them), and a number only its count of digits (the digits of the
+    fonts used here are all one width).
+    """
+
+    _offsets: dict[tuple[str, FontProperties, str, str], tuple[float, float]] = {}
+
+    def __init__(self, words: list[_Words]) -> None:
+        super().__init__()
+        self.words = words
+        self.set_zorder(3)
+
+    def _offset(self, renderer: Any, item: _Words) -> tuple[float, float]:
+        if (item.ha, item.va) == ("left", "baseline"):
+            return 0.0, 0.0
+        if item.words.isdigit():
+            shape = "0" * len(item.words)
+        elif item.ha == "left":
+            shape = "".join(sorted(set(item.words)))
+        else:
+            shape = item.words
+        key = (shape, item.font, item.ha, item.va)
+        offset = self._offsets.get(key)
+        if offset is None:
+            probe = Text(0.0, 0.0, shape, fontproperties=item.font, ha=item.ha, va=item.va,
+                         transform=IdentityTransform())
+            figure = self.get_figure(root=True)
+            assert figure is not None
+            probe.set_figure(figure)
+            _, lines, _ = probe._get_layout(renderer)  # type: ignore[attr-defined]
+            offset = self._offsets[key] = lines[0][2]
+        return offset
+
+    def draw(self, renderer: Any) -> None:
+        if not self.get_visible():
+            return
+        to_display = self.get_transform()
+        anchors = to_display.transform([(w.x, w.y) for w in self.words])
+        gc = renderer.new_gc()
+        for item, (x, y) in zip(self.words, anchors):
+            dx, dy = self._offset(renderer, item)
+            gc.set_foreground(item.color)
+            renderer.draw_text(gc, x + dx, y + dy, item.words, item.font, 0.0, ismath=False)
+        gc.restore()
+        self.stale = False
 
 
 def _ink_on(hex_colour: str) -> str:
@@ -272,7 +367,7 @@ def _draw_label(canvas: _Canvas, ax: Axes, game: Game, box: Box, rect: Rect, col
         if fit:  # shrink a little, then shorten, so that the line ends inside the label
             words, size = _fit(words, size, (right - u) * s, s, kw.get("weight", "normal"))
         x, y = at(u, v)
-        ax.text(x, y, words, fontsize=size * s, zorder=3, **kw)
+        canvas.text(x, y, words, size * s, **kw)
 
     # The drawing: the board's grid, the pieces as they stand, and every bead of the box: a dot on
     # the square it plays (a game that places pieces) or an arrow from the pawn it moves.
@@ -360,6 +455,7 @@ def _draw_label(canvas: _Canvas, ax: Axes, game: Game, box: Box, rect: Rect, col
 _MEASURE = TextToPath()
 
 
+@functools.lru_cache(maxsize=4096)
 def _text_width(words: str, size: float, weight: str) -> float:
     """Width in mm of ``words`` set in DejaVu Sans at ``size`` points."""
     prop = FontProperties(family="DejaVu Sans", size=size, weight=weight)
@@ -644,8 +740,8 @@ def _fill_page(page: ListPage, index: int, boxes: Sequence[Box], spec: KitSpec, 
                 ax.text(x, baseline, entry.heading, fontsize=FILL_FONT, weight="bold", va="baseline")
                 continue
             slots = bd.by_slot(spec.game, entry.box, entry.box.initial)
-            ax.text(x, baseline, _fill_row_text(entry.box, colours, digits, slots), fontsize=FILL_FONT,
-                    family="monospace", va="baseline")
+            canvas.text(x, baseline, _fill_row_text(entry.box, colours, digits, slots), FILL_FONT,
+                        family="DejaVu Sans Mono")
             if entry.box.number % 5 == 0:
                 rule = row_top - FILL_ROW * 1.02
                 canvas.line([(x, rule), (x + width, rule)], 0.2, "#999999")
@@ -674,8 +770,8 @@ def _shelf_page(rows: list[ShelfRow], index: int, boxes: Sequence[Box], spec: Ki
         for c, box_number in enumerate(row.boxes):
             cell = Rect(x0 + c * w, y - h, w, h)
             canvas.rect(cell, 0.4)
-            ax.text(cell.x + w / 2, cell.y + h / 2, str(box_number), fontsize=9, weight="bold", ha="center",
-                    va="center_baseline")
+            canvas.text(cell.x + w / 2, cell.y + h / 2, str(box_number), 9, weight="bold", ha="center",
+                        va="center_baseline")
         y -= h
     canvas.flush(ax)
     return fig
