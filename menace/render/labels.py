@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import io
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +32,7 @@ from matplotlib.transforms import IdentityTransform
 
 from menace.app.shelf import SHELF_WIDTH
 from menace.core.colours import BeadColour
-from menace.core.game import Game
+from menace.core.game import Game, Move
 from menace.core.learner import Box
 from menace.render import beads as bd
 from menace.render.labels_layout import (
@@ -46,6 +46,7 @@ from menace.render.labels_layout import (
     _TEXT_X,
     A4,
     A4_21,
+    BEAD_CHOICES,
     DEFAULT_LABEL,
     DESIGN_HEIGHT,
     DESIGN_WIDTH,
@@ -131,13 +132,16 @@ def _rc_fixed() -> Iterator[None]:
         yield
 
 
-def write_pdf(out: str | Path | IO[bytes], boxes: Sequence[Box], spec: KitSpec) -> KitSummary:
+def write_pdf(out: str | Path | IO[bytes], boxes: Sequence[Box], spec: KitSpec,
+              progress: Callable[[int, int], None] | None = None) -> KitSummary:
     """Write the whole kit as one PDF: cover, shopping list, labels, fill list, shelf map.
 
-    The same boxes and spec give a byte-identical file (no dates are written).
+    The same boxes and spec give a byte-identical file (no dates are written). ``progress(done,
+    total)`` is called after each page.
     """
     plan = _plan(boxes, spec)
-    shopping = shopping_list(spec.game, boxes, spec.colours, spec.spare_percent)
+    shopping = shopping_list(spec.game, boxes, spec.colours, spec.spare_percent,
+                             "initial" if spec.beads == "start" else "now")
     by_number = {b.number: b for b in boxes}
     metadata = {
         "Title": f"MENACE build kit: {spec.machine}",
@@ -148,15 +152,24 @@ def write_pdf(out: str | Path | IO[bytes], boxes: Sequence[Box], spec: KitSpec) 
     }
 
     def pages(f: str | Path | IO[bytes]) -> None:
+        done = 0
+
+        def save(fig: Figure) -> None:
+            nonlocal done
+            pdf.savefig(fig)
+            done += 1
+            if progress is not None:
+                progress(done, plan.total)
+
         with _rc_fixed(), PdfPages(f, metadata=metadata) as pdf:
-            pdf.savefig(_cover_page(boxes, spec, plan, shopping))
-            pdf.savefig(_shopping_page(boxes, spec, plan, shopping))
+            save(_cover_page(boxes, spec, plan, shopping))
+            save(_shopping_page(boxes, spec, plan, shopping))
             for page in plan.labels:
-                pdf.savefig(_label_page(page, by_number, spec, plan))
+                save(_label_page(page, by_number, spec, plan))
             for n, fill_page in enumerate(plan.fill):
-                pdf.savefig(_fill_page(fill_page, n, boxes, spec, plan))
+                save(_fill_page(fill_page, n, boxes, spec, plan))
             for n, shelf_page in enumerate(plan.shelves):
-                pdf.savefig(_shelf_page(shelf_page, n, boxes, spec, plan))
+                save(_shelf_page(shelf_page, n, boxes, spec, plan))
 
     if isinstance(out, (str, Path)):
         from menace.app.files import write_with
@@ -174,10 +187,12 @@ def svg_name(box: Box, count: int) -> str:
     return f"box-{box.number:0{max(4, len(str(count)))}d}.svg"
 
 
-def write_svgs(folder: str | Path, boxes: Sequence[Box], spec: KitSpec) -> KitSummary:
+def write_svgs(folder: str | Path, boxes: Sequence[Box], spec: KitSpec,
+               progress: Callable[[int, int], None] | None = None) -> KitSummary:
     """One SVG per box in ``folder`` (made if missing), each exactly the label's size.
 
-    The label's outline is drawn as a hairline, for a cutter to follow.
+    The label's outline is drawn as a hairline, for a cutter to follow. ``progress(done, total)`` is
+    called after each file.
     """
     if not boxes:
         raise LabelLayoutError("the machine has no boxes")
@@ -196,7 +211,7 @@ def write_svgs(folder: str | Path, boxes: Sequence[Box], spec: KitSpec) -> KitSu
             fig, ax = _figure(label.width, label.height)
             canvas = _Canvas()
             rect = Rect(0, 0, label.width, label.height)
-            _draw_label(canvas, ax, spec.game, box, rect, spec.colours, two_sided)
+            _draw_label(canvas, ax, spec.game, box, rect, spec.colours, two_sided, spec.fill(box))
             canvas.rect(rect, lw=0.25, colour="#000000", inset=0.125)
             canvas.flush(ax)
             path = target / svg_name(box, len(boxes))
@@ -204,7 +219,10 @@ def write_svgs(folder: str | Path, boxes: Sequence[Box], spec: KitSpec) -> KitSu
             fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": "menace labels"})
             write_text(path, _size_in_mm(buffer.getvalue(), label))
             files.append(path)
-    shopping = shopping_list(spec.game, boxes, spec.colours, spec.spare_percent)
+            if progress is not None:
+                progress(len(files), len(boxes))
+    shopping = shopping_list(spec.game, boxes, spec.colours, spec.spare_percent,
+                             "initial" if spec.beads == "start" else "now")
     return KitSummary(0, (0, 0), len(files), shopping, target, tuple(files))
 
 
@@ -353,7 +371,13 @@ def _ink_on(hex_colour: str) -> str:
 
 
 def _draw_label(canvas: _Canvas, ax: Axes, game: Game, box: Box, rect: Rect, colours: Sequence[BeadColour],
-                two_sided: bool) -> None:
+                two_sided: bool, fill: dict[Move, int] | None = None) -> None:
+    """One label; ``fill`` is the beads listed on it (default: the box's first beads).
+
+    The drawing always marks every move of the box's first beads: a colour that has run out may
+    come back (a refilled box), and the label keeps saying what each colour means.
+    """
+    fill = box.initial if fill is None else fill
     s = _design_scale(LabelSize(rect.width, rect.height))
     ox = rect.x + (rect.width - DESIGN_WIDTH * s) / 2
     oy = rect.y + (rect.height - DESIGN_HEIGHT * s) / 2
@@ -436,11 +460,11 @@ def _draw_label(canvas: _Canvas, ax: Axes, game: Game, box: Box, rect: Rect, col
     # Box number, move, then the beads: count, letter and colour name, one colour a line.
     text(_TEXT_X, top + 0.2, f"{box.number}", 19.0, fit=True, ha="left", va="top", weight="bold")
     side = f" · {game.side_names[box.side]}" if two_sided else ""
-    beads = sum(box.initial.values())
+    beads = sum(fill.values())
     text(_TEXT_X, top - 7.6, f"move {box.move_number}{side} · {beads} bead{'' if beads == 1 else 's'}", 6.0,
          fit=True, ha="left",
          va="top", color="#333333")
-    held = sorted(bd.by_slot(game, box, {m: n for m, n in box.initial.items() if n}).items())
+    held = sorted(bd.by_slot(game, box, {m: n for m, n in fill.items() if n}).items())
     room_top, room_bottom = top - 10.8, _PAD
     pitch = min(3.2, (room_top - room_bottom) / max(1, len(held)))
     font = min(6.4, pitch / MM_PER_PT * 0.82)
@@ -506,7 +530,8 @@ def _label_page(page: Page, boxes: dict[int, Box], spec: KitSpec, plan: _Plan) -
     _header(ax, spec, plan.first_label_page + page.number - 1, plan,
             f"labels, boxes {first.box}–{last.box} ({move_text}) · {where}")
     for slot in page.labels:
-        _draw_label(canvas, ax, spec.game, boxes[slot.box], slot.rect, spec.colours, two_sided)
+        box = boxes[slot.box]
+        _draw_label(canvas, ax, spec.game, box, slot.rect, spec.colours, two_sided, spec.fill(box))
         if spec.sheet is None:
             canvas.rect(slot.rect, lw=0.3, colour="#999999")
     for mark in page.cut_marks:
@@ -521,7 +546,7 @@ def _cover_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: Shop
     _header(ax, spec, 1, plan, "cover")
     x = _CLEAR
     y = _title(ax, spec, "MENACE build kit",
-               f"Machine “{spec.machine}”: {len(boxes):,} matchboxes and {shopping.fill:,} beads at the start")
+               f"Machine “{spec.machine}”: {len(boxes):,} matchboxes and {shopping.fill:,} beads {_when(spec)}")
     y -= 4
     ax.text(x, y, "The machine", fontsize=11, weight="bold", va="top")
     y -= 6
@@ -576,7 +601,7 @@ def _cover_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: Shop
     for line in (
         "The big number is the box's number: the same in every list here and in the program (menace show N).",
         *drawing,
-        "UP marks the drawing's top edge. The lines on the right say what goes in at the start:",
+        f"UP marks the drawing's top edge. The lines on the right say what goes in {_when(spec)}:",
         "4×W white means four white beads. On a machine that plays both sides, the side after the move",
         "says which side the box plays. Glue each label on the top of its matchbox.",
     ):
@@ -590,6 +615,10 @@ def _cover_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: Shop
     _colour_key(canvas, ax, spec.game, spec.colours, x, y)
     canvas.flush(ax)
     return fig
+
+
+def _when(spec: KitSpec) -> str:
+    return "at the start" if spec.beads == "start" else "now (the machine as trained)"
 
 
 def _pages(first: int, last: int) -> str:
@@ -645,7 +674,8 @@ def _shopping_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: S
     y -= 5
     x = _CLEAR
     cols = (x, x + 8, x + 16, x + 48, x + 68, x + 92, x + 114, x + 136)
-    heads = ("", "", "colour", "square" if bd.places_pieces(spec.game) else "stands for", "boxes", "initial fill",
+    heads = ("", "", "colour", "square" if bd.places_pieces(spec.game) else "stands for", "boxes",
+             "initial fill" if spec.beads == "start" else "fill now",
              f"spare {pct}", "to buy")
     for i, head in enumerate(heads):
         ax.text(cols[i] + (18 if i >= 4 else 0), y, head, fontsize=9, weight="bold", va="top",
@@ -672,7 +702,9 @@ def _shopping_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: S
     y -= 8
     win = spec.settings.win
     notes = [
-        "Initial fill: the beads each box holds before the first game, added up colour by colour over all",
+        ("Initial fill: the beads each box holds before the first game, added up colour by colour over all"
+         if spec.beads == "start" else
+         "Fill now: the beads each box holds now, as trained, added up colour by colour over all"),
         f"{len(boxes):,} boxes (the lines “4×W white” on the labels; the fill list gives them box by box).",
         *((f"Spare: {pct} of each colour's fill, rounded up. A win adds beads ({win:+d} for every bead drawn,",
            "put back with its copies), so the boxes that play well fill up; and beads get dropped and lost.")
@@ -695,11 +727,11 @@ def _shopping_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: S
     two_sided = len({b.side for b in boxes}) > 1
     for group in move_groups(boxes):
         y -= 4.6
-        counts = sorted({n for b in group for n in b.initial.values() if n})
+        counts = sorted({n for b in group for n in spec.fill(b).values() if n})
         side = f" ({group[0].side.name})" if two_sided else ""
         ax.text(x, y, f"{group[0].move_number}{side}", fontsize=9, va="top")
         ax.text(x + 40, y, f"{len(group):,}", fontsize=9, va="top", ha="right")
-        ax.text(x + 70, y, f"{sum(sum(b.initial.values()) for b in group):,}", fontsize=9, va="top", ha="right")
+        ax.text(x + 70, y, f"{sum(sum(spec.fill(b).values()) for b in group):,}", fontsize=9, va="top", ha="right")
         ax.text(x + 78, y, ", ".join(map(str, counts)), fontsize=9, va="top")
     canvas.flush(ax)
     return fig
@@ -715,7 +747,7 @@ def _fill_page(page: ListPage, index: int, boxes: Sequence[Box], spec: KitSpec, 
     number = plan.first_fill_page + index
     _header(ax, spec, number, plan, f"fill list {index + 1} of {len(plan.fill)}")
     title = "Fill list" if index == 0 else "Fill list (continued)"
-    _title(ax, spec, title, "The beads that go in each box at the start, per colour (· for none); "
+    _title(ax, spec, title, f"The beads that go in each box {_when(spec)}, per colour (· for none); "
            "sum: beads in the box")
     top = spec.paper.height - _BODY_TOP
     colours = spec.colours[:spec.game.colours]
@@ -739,7 +771,7 @@ def _fill_page(page: ListPage, index: int, boxes: Sequence[Box], spec: KitSpec, 
             if entry.box is None:
                 ax.text(x, baseline, entry.heading, fontsize=FILL_FONT, weight="bold", va="baseline")
                 continue
-            slots = bd.by_slot(spec.game, entry.box, entry.box.initial)
+            slots = bd.by_slot(spec.game, entry.box, spec.fill(entry.box))
             canvas.text(x, baseline, _fill_row_text(entry.box, colours, digits, slots), FILL_FONT,
                         family="DejaVu Sans Mono")
             if entry.box.number % 5 == 0:
@@ -785,6 +817,7 @@ def iter_labels(pages: Sequence[Page]) -> Iterator[LabelSlot]:
 __all__ = [
     "A4",
     "A4_21",
+    "BEAD_CHOICES",
     "DEFAULT_LABEL",
     "DESIGN_HEIGHT",
     "DESIGN_WIDTH",
