@@ -13,7 +13,7 @@ from menace.cli.common import AppContext, colours_option, machine_colours, pass_
 from menace.core.colours import BeadColour
 from menace.games import find_game
 from menace.render.beads import places_pieces
-from menace.render.labels import (
+from menace.render.labels_layout import (
     BEAD_CHOICES,
     DEFAULT_LABEL,
     PAPERS,
@@ -26,8 +26,6 @@ from menace.render.labels import (
     find_paper,
     find_sheet,
     parse_label_size,
-    write_pdf,
-    write_svgs,
 )
 
 _PERCENT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%?\s*$")
@@ -114,6 +112,8 @@ def labels(obj: AppContext, out: Path, fmt: str, paper: str, label_size: LabelSi
     palette = machine_colours(stored.colours, colours, places_pieces(game), game.colours)
     spec = KitSpec(stored.name, stored.settings, game, palette, chosen_paper, label,
                    find_sheet(sheet) if sheet else None, spare, beads)
+    from menace.render.labels import write_pdf, write_svgs  # matplotlib: loaded only to draw
+
     what = "labels" if fmt == "svg" else "pages"
     try:
         with contextlib.ExitStack() as stack:
