@@ -21,14 +21,14 @@ import matplotlib as mpl
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_pdf import PdfPages
-from matplotlib.collections import PatchCollection
+from matplotlib.collections import PatchCollection, PathCollection
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Circle, Patch, PathPatch, Polygon, Rectangle
 from matplotlib.path import Path as MplPath
 from matplotlib.text import Text
-from matplotlib.textpath import TextToPath
-from matplotlib.transforms import IdentityTransform
+from matplotlib.textpath import TextPath, TextToPath
+from matplotlib.transforms import Affine2D, IdentityTransform
 
 from menace.app.shelf import SHELF_WIDTH
 from menace.core.colours import BeadColour
@@ -319,9 +319,15 @@ class _TextBatch(Artist):
     per font, alignment and *shape* of the words: words aligned left need only their letters' heights
     (so the set of letters stands for them), and a number only its count of digits (the digits of the
     fonts used here are all one width).
+
+    Words that appear more than once on a page (a bead's letter in its dot, ``UP``, ``4×W white``)
+    are drawn as their glyphs' outline, defined once per page and placed at each anchor (a PDF form
+    XObject used many times); the rest as text. A page of labels thus sets a few hundred strings
+    instead of thousands, each of which costs matplotlib about a millisecond.
     """
 
     _offsets: dict[tuple[str, FontProperties, str, str], tuple[float, float]] = {}
+    _outlines: dict[tuple[str, FontProperties, str, str], MplPath] = {}
 
     def __init__(self, words: list[_Words]) -> None:
         super().__init__()
@@ -349,16 +355,49 @@ class _TextBatch(Artist):
             offset = self._offsets[key] = lines[0][2]
         return offset
 
+    def _outline(self, renderer: Any, item: _Words) -> MplPath:
+        """The words' glyphs as one path in display units around the anchor (0, 0)."""
+        key = (item.words, item.font, item.ha, item.va)
+        outline = self._outlines.get(key)
+        if outline is None:
+            dx, dy = self._offset(renderer, item)
+            per_point = renderer.points_to_pixels(1.0)
+            glyphs = TextPath((0.0, 0.0), item.words, prop=item.font)
+            # Curves flattened finely (to 1/8 point): matplotlib measures a path of straight segments in
+            # one vectorised step, but walks every Bézier curve in Python each time the path is used.
+            fine = 8.0
+            rings = glyphs.to_polygons(Affine2D().scale(fine * per_point), closed_only=True)
+            outline = MplPath.make_compound_path(*(MplPath(ring, closed=True) for ring in rings))
+            outline = self._outlines[key] = outline.transformed(Affine2D().scale(1 / fine).translate(dx, dy))
+        return outline
+
     def draw(self, renderer: Any) -> None:
         if not self.get_visible():
             return
         to_display = self.get_transform()
         anchors = to_display.transform([(w.x, w.y) for w in self.words])
-        gc = renderer.new_gc()
+        uses: dict[tuple[str, FontProperties, str, str, str], list[tuple[float, float]]] = {}
+        first: dict[tuple[str, FontProperties, str, str, str], _Words] = {}
         for item, (x, y) in zip(self.words, anchors):
-            dx, dy = self._offset(renderer, item)
-            gc.set_foreground(item.color)
-            renderer.draw_text(gc, x + dx, y + dy, item.words, item.font, 0.0, ismath=False)
+            key = (item.words, item.font, item.ha, item.va, item.color)
+            uses.setdefault(key, []).append((x, y))
+            first.setdefault(key, item)
+        gc = renderer.new_gc()
+        figure = self.get_figure(root=True)
+        assert figure is not None
+        for key, points in uses.items():
+            item = first[key]
+            if len(points) == 1 or not item.words.strip():
+                for x, y in points:
+                    dx, dy = self._offset(renderer, item)
+                    gc.set_foreground(item.color)
+                    renderer.draw_text(gc, x + dx, y + dy, item.words, item.font, 0.0, ismath=False)
+                continue
+            stamps = PathCollection([self._outline(renderer, item)], offsets=points,
+                                    offset_transform=IdentityTransform(), transform=IdentityTransform(),
+                                    facecolors=[item.color], edgecolors="none", linewidths=[0.0])
+            stamps.set_figure(figure)
+            stamps.draw(renderer)
         gc.restore()
         self.stale = False
 
