@@ -5,7 +5,8 @@ process) and peak memory, for the commands a user types most, and what Python it
     python benchmarks/startup.py             # 7 runs each
     python benchmarks/startup.py --runs 15
 
-Every run is a new ``python -m menace ...`` process in a scratch folder holding one machine (built
+On a shared machine the CPU time (user + system) is steadier than the wall time. Every run is a new
+``python -m menace ...`` process in a scratch folder holding one machine (built
 first with ``menace init``), so imports are measured as a user meets them (the files in the page
 cache, as after the first run of the day). Peak memory is the child's own (``os.wait4``).
 """
@@ -32,8 +33,8 @@ COMMANDS: list[tuple[str, list[str]]] = [
 ]
 
 
-def run_once(args: list[str], cwd: Path) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB) of one ``python ARGS`` process."""
+def run_once(args: list[str], cwd: Path) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system) and peak RSS (KiB) of one ``python ARGS`` process."""
     start = time.perf_counter()
     child = subprocess.Popen([sys.executable, *args], cwd=cwd, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE)
@@ -45,7 +46,7 @@ def run_once(args: list[str], cwd: Path) -> tuple[float, int]:
     child.stderr.close()
     if child.returncode != 0:
         raise SystemExit(f"python {' '.join(args)} failed ({child.returncode}): {err.decode()[-400:]}")
-    return wall, usage.ru_maxrss  # KiB on Linux
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss  # KiB on Linux
 
 
 def main() -> None:
@@ -58,14 +59,15 @@ def main() -> None:
         for _, command in COMMANDS:  # once each to warm the page cache and the bytecode
             run_once(command, cwd)
         print(f"menace start-up, {date.today()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, "
-              f"median of {args.runs} runs (min-max), peak RSS")
+              f"median of {args.runs} runs: wall (min-max), CPU (user + system), peak RSS")
         for label, command in COMMANDS:
             # Interleaving would mix the commands' caches; each runs its rounds back to back.
             samples = [run_once(command, cwd) for _ in range(args.runs)]
-            walls = [w for w, _ in samples]
-            rss = max(r for _, r in samples)
+            walls = [w for w, _, _ in samples]
+            cpu = statistics.median(c for _, c, _ in samples)
+            rss = max(r for _, _, r in samples)
             print(f"  {label:<36} {statistics.median(walls):6.3f} s  ({min(walls):.3f}-{max(walls):.3f})  "
-                  f"{rss / 1024:6.1f} MiB")
+                  f"CPU {cpu:6.3f} s  {rss / 1024:6.1f} MiB")
 
 
 if __name__ == "__main__":

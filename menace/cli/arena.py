@@ -130,7 +130,7 @@ def arena(
     Examples:
       menace arena -n 200 --players perfect,smart,random --heatmap arena.png
       menace arena --players perfect,td,menace:menace --seed 1
-      menace arena -n 50 --no-machines       only the registered players
+      menace arena -n 20 --no-machines       only the registered players
     """
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
