@@ -312,6 +312,10 @@ def _font(family: str, size: float, weight: str) -> FontProperties:
     return FontProperties(family=family, size=size, weight=weight)
 
 
+_CACHED_WORDS = 20_000
+"""Distinct words whose placement and outline a process keeps (a kit of 2,201 labels has a few thousand)."""
+
+
 class _TextBatch(Artist):
     """Many words drawn straight through the renderer, placed exactly as ``Text`` would place them.
 
@@ -346,6 +350,8 @@ class _TextBatch(Artist):
         key = (shape, item.font, item.ha, item.va)
         offset = self._offsets.get(key)
         if offset is None:
+            if len(self._offsets) >= _CACHED_WORDS:
+                self._offsets.clear()
             probe = Text(0.0, 0.0, shape, fontproperties=item.font, ha=item.ha, va=item.va,
                          transform=IdentityTransform())
             figure = self.get_figure(root=True)
@@ -360,6 +366,8 @@ class _TextBatch(Artist):
         key = (item.words, item.font, item.ha, item.va)
         outline = self._outlines.get(key)
         if outline is None:
+            if len(self._outlines) >= _CACHED_WORDS:  # a long-lived server draws many machines' kits
+                self._outlines.clear()
             dx, dy = self._offset(renderer, item)
             per_point = renderer.points_to_pixels(1.0)
             glyphs = TextPath((0.0, 0.0), item.words, prop=item.font)
