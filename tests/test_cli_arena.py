@@ -106,3 +106,58 @@ def test_every_command_has_help_with_an_example() -> None:
         result = CliRunner().invoke(command, ["--help"], catch_exceptions=False)
         assert result.exit_code == 0
         assert "Examples:\n    menace " in result.output
+
+
+def _club(tmp_path: Path) -> str:
+    from menace.cli import cli
+
+    db = str(tmp_path / "club.db")
+    for args in (["-m", "first", "init"], ["-m", "second", "init", "--side", "O"],
+                 ["-m", "hex", "init", "--game", "hexapawn"]):
+        made = CliRunner().invoke(cli, ["--db", db, *args], catch_exceptions=False)
+        assert made.exit_code == 0, made.output
+    return db
+
+
+def test_arena_takes_the_database_machines_of_its_game_by_default(tmp_path: Path) -> None:
+    from menace.cli import cli
+
+    db = _club(tmp_path)
+    result = CliRunner().invoke(cli, ["--db", db, "arena", "-n", "1", "--seed", "1"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith(f"{len(all_players()) + 2} players, 1 game per pairing")
+    rows = [line.split()[0] for line in lines[2:]]
+    assert rows[-2:] == ["menace:first", "menace:second"] and "menace:hex" not in result.stdout
+    left_out = CliRunner().invoke(cli, ["--db", db, "arena", "-n", "1", "--seed", "1", "--no-machines"],
+                                  catch_exceptions=False)
+    assert left_out.exit_code == 0 and "menace:" not in left_out.stdout
+    assert left_out.stdout.startswith(f"{len(all_players())} players, 1 game per pairing as X and as O (")
+    hexapawn = CliRunner().invoke(cli, ["--db", db, "arena", "-n", "1", "--seed", "1", "--game", "hexapawn"],
+                                  catch_exceptions=False)
+    assert hexapawn.exit_code == 0 and "menace:hex" in hexapawn.stdout and "menace:first" not in hexapawn.stdout
+
+
+def test_arena_without_a_database_has_only_the_registered_players(tmp_path: Path) -> None:
+    from menace.cli import cli
+
+    missing = tmp_path / "none.db"
+    result = CliRunner().invoke(cli, ["--db", str(missing), "arena", "-n", "1", "--seed", "1"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0 and result.stdout.startswith(f"{len(all_players())} players")
+    assert not missing.exists()  # looking for machines made no database
+
+
+def test_arena_header_says_which_players_take_one_side_only(tmp_path: Path) -> None:
+    from menace.cli import cli
+
+    db = _club(tmp_path)
+    result = CliRunner().invoke(cli, ["--db", db, "arena", "-n", "4", "--players", "menace:first,random",
+                                      "--seed", "2"], catch_exceptions=False)
+    assert result.stdout.splitlines()[0] == ("2 players, 4 games per pairing, as X and as O where both can "
+                                             "(4 games), seed 2; menace:first plays X only")
+    both = CliRunner().invoke(cli, ["--db", db, "arena", "-n", "4", "--players",
+                                    "menace:first,menace:second,random", "--seed", "2"], catch_exceptions=False)
+    assert both.stdout.splitlines()[0] == (
+        "3 players, 4 games per pairing, as X and as O where both can (12 games), seed 2; menace:first plays "
+        "X only, menace:second O only")

@@ -177,3 +177,29 @@ def test_every_history_command_has_help_with_an_example() -> None:
         assert cmd.help and f"menace {name}" in cmd.help, name
         result = CliRunner().invoke(cli, [*name.split(), "--help"])
         assert result.exit_code == 0 and "Usage:" in result.output
+
+
+def test_history_shows_reconcile_corrections_among_the_games(menace: Invoke) -> None:
+    menace("init")
+    menace("tournament", "--vs", "smart", "-n", "5", "--seed", "1")
+    said = menace("reconcile", "1", "--count", "W=9", "--count", "K=7", "--count", "G=5").output
+    # "Box 1 white: 4 -> 9": the counts before, as reconcile itself reported them
+    olds = {line.split()[2].rstrip(":"): line.split()[3] for line in said.splitlines() if line.startswith("Box 1 ")}
+    assert olds  # the counts changed
+    menace("tournament", "--vs", "smart", "-n", "2", "--seed", "2")
+    menace("reconcile", "2", "--count", "A=0", input="\n" * 6)  # the other colours as they are
+    lines = menace("history").output.splitlines()
+    numbers = [line.split()[0] for line in lines[1:-1]]
+    assert numbers == ["1", "2", "3", "4", "5", "after", "6", "7", "after"]
+    fix = lines[1 + numbers.index("after")]
+    letters = {"white": "W", "black": "K", "green": "G"}
+    expected = ", ".join(f"{letters[name]} {old} -> {new}" for name, old, new in
+                         [(n, olds[n], {"white": 9, "black": 7, "green": 5}[n]) for n in ("white", "black", "green")
+                          if n in olds])
+    assert fix.split(None, 3)[:3] == ["after", "game", "5:"]
+    assert fix.endswith(f"box 1: {expected}; recount of box 1 (menace reconcile)")
+    assert lines[-2].startswith("after game 7: box 2: A ")
+    assert lines[-2].endswith(" -> 0; recount of box 2 (menace reconcile)")
+    # A range shows only the corrections made inside it; a filter keeps them too.
+    assert "box 1:" not in menace("history", "--from", "6", "--to", "6").output
+    assert "box 1" in menace("history", "--from", "5", "--to", "6").output

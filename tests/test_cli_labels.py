@@ -112,3 +112,93 @@ def test_unknown_machine_and_unwritable_file_exit_1(db: Path, tmp_path: Path) ->
     assert result.exit_code == 1
     assert result.output.splitlines() == [f"Error: cannot write {tmp_path / 'missing' / 'x.pdf'}: "
                                           f"folder {tmp_path / 'missing'} does not exist"]
+
+
+# -- the beads as they are now (a trained machine copied into matchboxes) --------------------------------
+def _trained(tmp_path: Path, *init: str, vs: str = "smart") -> Path:
+    path = tmp_path / "trained.db"
+    run(path, "init", *init)
+    run(path, "tournament", "--vs", vs, "-n", "30", "--seed", "3")
+    return path
+
+
+@pytest.mark.parametrize("init", [(), ("--game", "hexapawn")], ids=["tictactoe", "hexapawn"])
+def test_labels_beads_now_list_the_trained_counts(tmp_path: Path, init: tuple[str, ...]) -> None:
+    from menace.app.machines import load_stored
+    from menace.cli.common import machine_colours
+    from menace.games import find_game
+    from menace.render import labels as L
+    from menace.render.beads import places_pieces
+
+    db = _trained(tmp_path, *init, vs="perfect" if init else "smart")
+    stored = load_stored(f"sqlite:///{db}", "menace")
+    now = sum(b.total for b in stored.boxes)
+    start = sum(sum(b.initial.values()) for b in stored.boxes)
+    assert now != start  # the tournament changed the counts, so the two kits must differ
+    out = tmp_path / "now.pdf"
+    result = run(db, "labels", "--out", str(out), "--beads", "now")
+    assert f"{now:,} beads to fill as they are now," in result.output
+    result = run(db, "labels", "--out", str(tmp_path / "start.pdf"))
+    assert f"{start:,} beads to fill," in result.output
+
+    # Each label lists the box's beads now; the drawing still marks every colour it started with.
+    game = find_game(stored.game)
+    palette = machine_colours(stored.colours, None, places_pieces(game), game.colours)
+    spec = L.KitSpec(stored.name, stored.settings, game, palette, beads="now")
+    changed = next(b for b in stored.boxes if b.beads != b.initial and any(b.beads.values()))
+    canvas = L._Canvas()
+    fig, ax = L._figure(53, 36)
+    L._draw_label(canvas, ax, game, changed, L.Rect(0, 0, 53, 36), palette, False, spec.fill(changed))
+    words = [w.words for w in canvas.texts]
+    total = sum(changed.beads.values())
+    assert f"move {changed.move_number} · {total} bead{'' if total == 1 else 's'}" in words
+    listed = {w.split("×")[1].split()[0]: int(w.split("×")[0]) for w in words if "×" in w}
+    by_slot = L.bd.by_slot(game, changed, {m: n for m, n in changed.beads.items() if n})
+    assert listed == {palette[s].letter: n for s, n in by_slot.items()}
+    letters = [w for w in words if len(w) == 1 and w.isalpha()]  # the lettered dots of the drawing
+    assert len(letters) == sum(1 for n in changed.initial.values() if n > 0)
+
+
+def test_labels_beads_now_png(tmp_path: Path) -> None:
+    """The first label page of a trained kit renders (pdftoppm reads it) when poppler is installed."""
+    import shutil
+    import subprocess
+
+    if shutil.which("pdftoppm") is None:
+        pytest.skip("pdftoppm (poppler-utils) is not installed")
+    db = _trained(tmp_path)
+    out = tmp_path / "now.pdf"
+    run(db, "labels", "--out", str(out), "--beads", "now")
+    subprocess.run(["pdftoppm", "-png", "-r", "30", "-f", "3", "-l", "3", str(out), str(tmp_path / "page")],
+                   check=True)
+    assert list(tmp_path.glob("page*.png"))
+
+
+def test_labels_beads_choice_is_checked(db: Path, tmp_path: Path) -> None:
+    result = run(db, "labels", "--out", str(tmp_path / "x.pdf"), "--beads", "later", ok=False)
+    assert result.exit_code == 2 and "'later' is not one of 'start', 'now'" in result.output
+
+
+def test_write_pdf_reports_progress_page_by_page(tmp_path: Path) -> None:
+    from menace.app.machines import load_stored
+    from menace.games import find_game
+    from menace.render import labels as L
+
+    db = tmp_path / "m.db"
+    run(db, "init", "--game", "hexapawn")
+    stored = load_stored(f"sqlite:///{db}", "menace")
+    calls: list[tuple[int, int]] = []
+    summary = L.write_pdf(tmp_path / "k.pdf", stored.boxes, L.KitSpec(stored.name, stored.settings,
+                                                                       find_game(stored.game)),
+                          progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(n, summary.pages) for n in range(1, summary.pages + 1)]
+    svg_calls: list[tuple[int, int]] = []
+    L.write_svgs(tmp_path / "svg", stored.boxes, L.KitSpec(stored.name, stored.settings, find_game(stored.game)),
+                 progress=lambda done, total: svg_calls.append((done, total)))
+    assert svg_calls == [(n, 19) for n in range(1, 20)]
+
+
+def test_no_progress_when_stderr_is_not_a_terminal(db: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["--db", str(db), "-m", "menace", "labels", "--out", str(tmp_path / "a.pdf")],
+                                catch_exceptions=False)
+    assert result.exit_code == 0 and "drawing" not in result.output

@@ -108,10 +108,11 @@ def _damaged(healthy: Path, tmp_path: Path, scenario: str) -> Path:
 @pytest.fixture
 def few_labels(monkeypatch: pytest.MonkeyPatch) -> None:
     """Labels read the machine as ever but draw only its first boxes (304 labels take seconds)."""
-    import menace.cli.labels as cli_labels
+    import menace.render.labels as render_labels  # menace labels imports its drawing when it runs
 
-    real = cli_labels.write_pdf
-    monkeypatch.setattr(cli_labels, "write_pdf", lambda out, boxes, spec: real(out, boxes[:2], spec))
+    real = render_labels.write_pdf
+    monkeypatch.setattr(render_labels, "write_pdf",
+                        lambda out, boxes, spec, progress=None: real(out, boxes[:2], spec, progress))
 
 
 @pytest.mark.parametrize("scenario", list(SCENARIOS))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import time
+from collections import deque
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from menace.app import series
 from menace.core.errors import DamagedError, InvalidInputError, NotFoundError
-from menace.core.game import Game, Result
+from menace.core.game import Game, Move, Result, State
 from menace.core.learner import Box, GameRecord
 from menace.core.records import skip_games, unpack_beads, unpack_block
 from menace.core.replay import (
@@ -124,12 +125,30 @@ def ended_by_resignation(game: Game, record: GameRecord) -> bool:
 
 # -- menace history ------------------------------------------------------------------------------
 @dataclass(frozen=True)
+class ShownCorrection:
+    """Bead counts of one box set by hand after game ``after_game`` (``menace reconcile``, an
+    operator's correction): ``(move, before, after)`` per colour; ``before`` is None where the
+    history before it is kept only as a summary."""
+
+    after_game: int
+    box_number: int
+    position: State
+    reason: str
+    changes: tuple[tuple[Move, int | None, int], ...]
+
+
+@dataclass(frozen=True)
 class GameList:
     game: Game
     machine: str
     played: int
     games: list[repo.StoredGame]
     """Oldest first."""
+    corrections: list[ShownCorrection] = field(default_factory=list)
+    colours: str | None = None
+    """The machine's bead colours, as stored."""
+    # corrections: those made among the games shown (after the first's, up to after the last), in
+    # order; with no games shown, every correction.
 
 
 DEFAULT_LAST = 20
@@ -149,7 +168,51 @@ def list_games(
         with closing(hrepo.stream_games(s, stored.id, start=first or 1, stop=last_number,
                                         reverse=last is not None, opponent=opponent, result=result)) as found:
             games = list(found) if last is None else list(islice(found, last))[::-1]
-    return GameList(find_game(stored.game), name, played, games)
+        fixes = _corrections_among(s, stored, games)
+    return GameList(find_game(stored.game), name, played, games, fixes, stored.colours)
+
+
+def _corrections_among(s: Session, stored: repo.StoredMachine, games: list[repo.StoredGame]) -> list[ShownCorrection]:
+    """The corrections made after game ``games[0]`` (or before any game when it is game 1) up to after
+    ``games[-1]``, with the counts they replaced, found by replaying that stretch of the history."""
+    every = repo.corrections(s, stored.id)
+    if games:
+        low = 0 if games[0].number == 1 else games[0].number
+        high = games[-1].number
+    else:
+        low, high = 0, repo.games_played(s, stored.id)
+    shown = [c for c in every if low <= c.after_game <= high]
+    if not shown:
+        return []
+    before: dict[int, int | None] = {}
+    try:
+        with gc_paused():
+            r = replay_to(s, stored, max(low - 1, 0))
+            advance(s, stored.id, r, high)
+        # The replayer holds its own copies, applied in the order made: equal corrections (same
+        # game, box, colour and count) take the counts they replaced in that same order.
+        olds: dict[repo.Correction, deque[int]] = {}
+        for c, old in r.corrected:
+            if isinstance(c, repo.Correction):
+                olds.setdefault(c, deque()).append(old)
+        before = {i: olds[c].popleft() for i, c in enumerate(every) if olds.get(c)}
+    except (SummarizedGameError, HistoryGapError, GameNotFoundError):
+        pass  # a stretch kept only as a summary: the counts before are not known, the counts set are
+    out: list[ShownCorrection] = []
+    for i, c in enumerate(every):
+        if not low <= c.after_game <= high:
+            continue
+        change = (c.move, before.get(i), c.count)
+        last = out[-1] if out else None
+        same = last is not None and (last.after_game, last.box_number, last.reason) == (
+            c.after_game, c.box_number, c.reason)
+        if last is not None and same:
+            out[-1] = ShownCorrection(last.after_game, last.box_number, last.position, last.reason,
+                                      (*last.changes, change))
+        else:
+            out.append(ShownCorrection(c.after_game, c.box_number, stored.boxes[c.box_number - 1].position,
+                                       c.reason, (change,)))
+    return out
 
 
 # -- menace replay -------------------------------------------------------------------------------

@@ -31,7 +31,15 @@ from menace.core.replay import bead_layout
 from menace.games import DEFAULT_PRESETS, PRESET_GAMES, find_game
 from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo
-from menace.storage.database import DatabaseBusyError, open_database, session_scope
+from menace.storage.database import (
+    DatabaseBusyError,
+    SchemaState,
+    make_engine,
+    open_database,
+    schema_state,
+    session_scope,
+    sqlite_path,
+)
 from menace.storage.leases import Heartbeat, HeldLease, Lease, break_lease, holder_of, lease_on, refuse_if_held
 from menace.storage.leases import acquire as acquire_lease
 
@@ -287,6 +295,27 @@ def machine_summary(url: str, name: str) -> MachineSummary:
             summary.wins, summary.draws, summary.losses = repo.totals(s, stored.id)
             summary.games = repo.games_played(s, stored.id)
         return summary
+    finally:
+        db.dispose()
+
+
+def machines_for_game(url: str, game: str) -> list[str]:
+    """The names of the machines stored at ``url`` that play ``game``, oldest first: none where there
+    is no database yet (a missing SQLite file, an empty database), and nothing is created."""
+    path = sqlite_path(url)
+    if path is not None and not path.is_file():
+        return []
+    engine = make_engine(url)
+    try:
+        state, _ = schema_state(engine)
+    finally:
+        engine.dispose()
+    if state is SchemaState.EMPTY:
+        return []
+    db = open_database(url)  # any other state is refused with the reason, as everywhere
+    try:
+        with session_scope(db) as s:
+            return repo.machine_names_for_game(s, game)
     finally:
         db.dispose()
 

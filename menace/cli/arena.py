@@ -13,7 +13,7 @@ import click
 
 from menace.app.arena import ArenaError, Entrant, format_table, pairings, run_arena
 from menace.cli.common import AppContext, FilePath, pass_app, where_options
-from menace.core.game import Game
+from menace.core.game import Game, Side
 from menace.games import find_game, game_names
 from menace.players import PlayerParamError, UnknownPlayerError, all_players, find_player, split_name
 from menace.render.figures import FORMATS
@@ -86,6 +86,18 @@ def _entrant(app: AppContext, game: Game, name: str, rng: random.Random) -> Entr
     return Entrant(label, made)
 
 
+def _header(game: Game, entrants: list[Entrant], games: int, total: int, seed: int) -> str:
+    """What the arena plays; a player that takes one side only is named (it meets each player once)."""
+    per = f"{len(entrants)} players, {games} game{'s' if games != 1 else ''} per pairing"
+    one_sided = [e for e in entrants if len(e.sides) == 1]
+    sides = f"as {game.side_names[Side.X]} and as {game.side_names[Side.O]}"
+    if not one_sided:
+        return f"{per} {sides} ({total:,} games), seed {seed}"
+    only = ", ".join(f"{e.label} plays {game.side_names[e.sides[0]]} only" if i == 0
+                     else f"{e.label} {game.side_names[e.sides[0]]} only" for i, e in enumerate(one_sided))
+    return f"{per}, {sides} where both can ({total:,} games), seed {seed}; {only}"
+
+
 @click.command()
 @click.option("-n", "--games", type=click.IntRange(min=1), default=100, show_default=True,
               help="Games per pairing with each player as X (and as many as O).")
@@ -97,30 +109,44 @@ def _entrant(app: AppContext, game: Game, name: str, rng: random.Random) -> Entr
               help="Also draw the results as a heatmap (.png, .svg or .pdf).")
 @click.option("--game", type=click.Choice(game_names()), default="tictactoe", show_default=True,
               help="The game they play.")
+@click.option("--machines/--no-machines", "with_machines", default=True, show_default=True,
+              help="Without --players: also every machine of the database that plays the game, as menace:NAME.")
 @where_options
 @pass_app
 def arena(
     app: AppContext, games: int, players: list[str] | None, seed: int | None, heatmap_path: Path | None, game: str,
+    with_machines: bool,
 ) -> None:
     """Play every player against every other, as X and as O, and print who beat whom.
 
-    Each cell is the row player's wins/draws/losses against the column player, both sides
-    together. Players that learn (td) are trained once and keep learning through the arena.
+    The players: every registered player (menace opponents) and every machine of the
+    database that plays the game (frozen: they do not learn here), or those --players
+    names. A machine built for one side plays that side only, so it meets each other
+    player once. Each cell is the row player's wins/draws/losses against the column
+    player, both sides together. Players that learn (td) are trained once and keep
+    learning through the arena.
 
     \b
     Examples:
       menace arena -n 200 --players perfect,smart,random --heatmap arena.png
       menace arena --players perfect,td,menace:menace --seed 1
+      menace arena -n 20 --no-machines       only the registered players
     """
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     rng = random.Random(seed)
     chosen = find_game(game)
-    names = players if players is not None else [spec.name for spec in all_players(chosen)]
+    if players is not None:
+        names = players
+    else:
+        names = [spec.name for spec in all_players(chosen)]
+        if with_machines:
+            from menace.app.machines import machines_for_game
+
+            names += [MENACE_PREFIX + name for name in machines_for_game(app.url, chosen.name)]
     entrants = [_entrant(app, chosen, name, rng) for name in names]
     total = pairings(entrants) * games
-    click.echo(f"{len(entrants)} players, {games} game{'s' if games != 1 else ''} per pairing as X and "
-               f"as O ({total:,} games), seed {seed}")
+    click.echo(_header(chosen, entrants, games, total, seed))
     try:
         if sys.stderr.isatty():
             with click.progressbar(length=total, label="playing", file=sys.stderr) as bar:

@@ -8,18 +8,22 @@ and import nothing from :mod:`menace.cli`, so that module can import this one.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from menace.cli.common import AppContext, machine_colours, pass_app, plural, printable, where_options
+from menace.core.colours import BeadColour
 from menace.core.game import Game, Result
 from menace.core.learner import GameRecord
 from menace.core.replay import signed
 from menace.render.beads import places_pieces
 from menace.render.text import beads_text, board_lines, box_lines, paint, use_colour
+
+if TYPE_CHECKING:
+    from menace.app.history import ShownCorrection
 
 
 def _moves(game: Game, record: GameRecord) -> str:
@@ -45,7 +49,9 @@ def history(app: AppContext, opponent: str | None, result: str | None, first: in
     """List the games a machine has played, newest last.
 
     Columns: game number, run (tournament or play), opponent, MENACE's side, result for
-    MENACE, and the moves (a1..c3).
+    MENACE, and the moves (a1..c3). Bead counts set by hand (menace reconcile, an
+    operator's correction) appear among the games, after the game they followed, with the
+    box and each colour's count before and after.
 
     \b
     Examples:
@@ -60,7 +66,10 @@ def history(app: AppContext, opponent: str | None, result: str | None, first: in
         raise click.BadParameter(f"--from {first} is after --to {last_number}", param_hint="'--from'")
     found = list_games(app.url, app.machine, opponent=opponent, result=Result(result) if result else None,
                            first=first, last_number=last_number, last=last)
+    colours = machine_colours(found.colours, None, places_pieces(found.game))
     if not found.played:
+        for made in found.corrections:
+            click.echo(_correction_line(found.game, made, colours))
         click.echo(f"{found.machine!r} has played no games yet; try: menace tournament --vs smart -n 1000")
         return
     if not found.games:
@@ -69,6 +78,11 @@ def history(app: AppContext, opponent: str | None, result: str | None, first: in
     width = max(len(f"{found.games[-1].number:,}"), 4)
     opp_width = max(8, *(len(g.opponent) for g in found.games))
     click.echo(f"{'game':>{width}}  {'run':<10}  {'opponent':<{opp_width}}  side  result  moves")
+    fixes = iter(found.corrections)
+    fix: ShownCorrection | None = next(fixes, None)
+    while fix is not None and fix.after_game == 0:  # made before the first game
+        click.echo(_correction_line(found.game, fix, colours))
+        fix = next(fixes, None)
     for g in found.games:
         moves = _moves(found.game, g.record)
         if ended_by_resignation(found.game, g.record):
@@ -76,9 +90,24 @@ def history(app: AppContext, opponent: str | None, result: str | None, first: in
         side = found.game.side_names[g.record.menace_side]
         click.echo(f"{g.number:>{width},}  {g.kind:<10}  {g.opponent:<{opp_width}}  {side:<5} "
                    f"{_result_word(g.record):<6}  {moves}")
+        while fix is not None and fix.after_game <= g.number:
+            click.echo(_correction_line(found.game, fix, colours))
+            fix = next(fixes, None)
+    while fix is not None:  # after the last game shown, before the next (filtered out) one
+        click.echo(_correction_line(found.game, fix, colours))
+        fix = next(fixes, None)
     shown = len(found.games)
     click.echo(f"{plural(shown, 'game')} shown; {found.machine!r} has played {found.played:,}. "
                f"See one move by move with: menace replay {found.games[-1].number}")
+
+
+def _correction_line(game: Game, fix: ShownCorrection, colours: Sequence[BeadColour]) -> str:
+    """``after game 5: box 1: W 4 -> 9, K 4 -> 7; recount of box 1 (menace reconcile)``: counts set by hand."""
+    when = f"after game {fix.after_game:,}" if fix.after_game else "before game 1"
+    changes = ", ".join(
+        f"{colours[game.colour_slot(fix.position, move) % len(colours)].letter} "
+        f"{'?' if old is None else old} -> {new}" for move, old, new in fix.changes)
+    return f"{when}: box {fix.box_number}: {changes}; {printable(fix.reason)}"
 
 
 # -- menace replay -------------------------------------------------------------------------------

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
+import sys
 from pathlib import Path
 
 import click
@@ -11,7 +13,8 @@ from menace.cli.common import AppContext, FilePath, colours_option, machine_colo
 from menace.core.colours import BeadColour
 from menace.games import find_game
 from menace.render.beads import places_pieces
-from menace.render.labels import (
+from menace.render.labels_layout import (
+    BEAD_CHOICES,
     DEFAULT_LABEL,
     PAPERS,
     SHEETS,
@@ -23,8 +26,6 @@ from menace.render.labels import (
     find_paper,
     find_sheet,
     parse_label_size,
-    write_pdf,
-    write_svgs,
 )
 
 _PERCENT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%?\s*$")
@@ -60,16 +61,22 @@ def _spare(ctx: click.Context, param: click.Parameter, value: str) -> float:
               help="Nine bead colours for squares a1..c3, as name=#rrggbb or name:L=#rrggbb, comma-separated.")
 @click.option("--spare", callback=_spare, default="50%", show_default=True, metavar="PERCENT",
               help="Extra beads to buy per colour, as a share of the initial fill.")
+@click.option("--beads", "beads", type=click.Choice(BEAD_CHOICES), default="start", show_default=True,
+              help="start: the beads a new machine starts with. now: the beads its boxes hold now, to copy a "
+                   "trained machine into real matchboxes.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress on stderr (shown only on a terminal anyway).")
 @where_options
 @pass_app
 def labels(obj: AppContext, out: Path, fmt: str, paper: str, label_size: LabelSize | None, sheet: str | None,
-           colours: tuple[BeadColour, ...] | None, spare: float) -> None:
+           colours: tuple[BeadColour, ...] | None, spare: float, beads: str, quiet: bool) -> None:
     """Print the build kit for a real MENACE: labels, shopping list, fill list, shelf map.
 
     One label per matchbox: its number, move, the position drawn with a coloured,
     lettered dot on every square that holds beads, an UP mark, and the beads that go in
-    at the start. Print the PDF at 100% (no "fit to page"); its first page has a 100 mm
-    ruler to check.
+    at the start (--beads now: the beads the box holds now, so that a trained machine
+    can be copied into matchboxes; the fill and shopping lists follow). Print the PDF at
+    100% (no "fit to page"); its first page has a 100 mm ruler to check. Progress goes
+    to stderr when it is a terminal.
 
     \b
     Examples:
@@ -79,6 +86,7 @@ def labels(obj: AppContext, out: Path, fmt: str, paper: str, label_size: LabelSi
       menace labels --out labels.pdf --label-size 60x40 --spare 25%
       menace -m second labels --out second.pdf              the machine named "second"
       menace labels --format svg --out labels/              one SVG per box
+      menace labels --out trained.pdf --beads now           the beads as trained
     """
 
     if sheet is not None:
@@ -103,21 +111,33 @@ def labels(obj: AppContext, out: Path, fmt: str, paper: str, label_size: LabelSi
     game = find_game(stored.game)
     palette = machine_colours(stored.colours, colours, places_pieces(game), game.colours)
     spec = KitSpec(stored.name, stored.settings, game, palette, chosen_paper, label,
-                   find_sheet(sheet) if sheet else None, spare)
+                   find_sheet(sheet) if sheet else None, spare, beads)
+    from menace.render.labels import write_pdf, write_svgs  # matplotlib: loaded only to draw
+
+    what = "labels" if fmt == "svg" else "pages"
     try:
-        if fmt == "svg":
-            result = write_svgs(out, boxes, spec)
-        else:
-            result = write_pdf(out, boxes, spec)
+        with contextlib.ExitStack() as stack:
+            progress = None
+            if not quiet and sys.stderr.isatty():
+                bar = stack.enter_context(click.progressbar(length=1, label=f"drawing {what}", file=sys.stderr))
+
+                def progress(done: int, total: int) -> None:
+                    bar.length = total
+                    bar.update(done - bar.pos)
+            if fmt == "svg":
+                result = write_svgs(out, boxes, spec, progress)
+            else:
+                result = write_pdf(out, boxes, spec, progress)
     except LabelLayoutError as exc:
         raise click.ClickException(str(exc)) from None
     except OSError as exc:
         raise click.ClickException(f"cannot write {out}: {exc.strerror or exc}") from None
-    beads = (f"{result.shopping.fill:,} beads to fill, {result.shopping.buy:,} to buy with "
+    when = "" if beads == "start" else " as they are now"
+    fill = (f"{result.shopping.fill:,} beads to fill{when}, {result.shopping.buy:,} to buy with "
              f"{spare:g}% spare")
     if fmt == "svg":
-        click.echo(f"Wrote {result.labels:,} SVG labels ({spec.label}) of {spec.machine!r} to {out}/: {beads}.")
+        click.echo(f"Wrote {result.labels:,} SVG labels ({spec.label}) of {spec.machine!r} to {out}/: {fill}.")
     else:
         first, last = result.label_pages
         click.echo(f"Wrote {out}: {result.pages} {spec.paper.name} pages, {result.labels:,} labels of {spec.label} "
-                   f"on pages {first}-{last}, {beads}.")
+                   f"on pages {first}-{last}, {fill}.")

@@ -113,6 +113,8 @@ class Replayer:
         self.games = 0
         self._fixes = sorted(corrections, key=lambda c: c.after_game)  # stable: same game, made in order
         self._fix_at = 0
+        self.corrected: list[tuple[Correction, int]] = []
+        """Every correction applied so far with the count it replaced, in the order applied."""
         self._next_fix: float = NEVER
         # Per side and position: (the box's counts, real square -> bead, box index) or None
         # (not MENACE's turn, finished, or a forced move without a box).
@@ -158,7 +160,9 @@ class Replayer:
         fixes = self._fixes
         while self._fix_at < len(fixes) and fixes[self._fix_at].after_game <= self.games:
             fix = fixes[self._fix_at]
-            self.learner.counts[fix.box_number - 1][fix.move] = fix.count
+            row = self.learner.counts[fix.box_number - 1]
+            self.corrected.append((fix, row[fix.move]))
+            row[fix.move] = fix.count
             self._fix_at += 1
         self._next_fix = fixes[self._fix_at].after_game if self._fix_at < len(fixes) else NEVER
 

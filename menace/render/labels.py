@@ -8,25 +8,31 @@ printed at 100% is exactly the size asked for.
 
 from __future__ import annotations
 
+import functools
 import io
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import matplotlib as mpl
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_pdf import PdfPages
-from matplotlib.collections import LineCollection, PatchCollection
+from matplotlib.collections import PatchCollection, PathCollection
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
-from matplotlib.patches import Circle, Patch, Polygon, Rectangle
-from matplotlib.textpath import TextToPath
+from matplotlib.patches import Circle, Patch, PathPatch, Polygon, Rectangle
+from matplotlib.path import Path as MplPath
+from matplotlib.text import Text
+from matplotlib.textpath import TextPath, TextToPath
+from matplotlib.transforms import Affine2D, IdentityTransform
 
 from menace.app.shelf import SHELF_WIDTH
 from menace.core.colours import BeadColour
-from menace.core.game import Game
+from menace.core.game import Game, Move
 from menace.core.learner import Box
 from menace.render import beads as bd
 from menace.render.labels_layout import (
@@ -40,6 +46,7 @@ from menace.render.labels_layout import (
     _TEXT_X,
     A4,
     A4_21,
+    BEAD_CHOICES,
     DEFAULT_LABEL,
     DESIGN_HEIGHT,
     DESIGN_WIDTH,
@@ -125,13 +132,16 @@ def _rc_fixed() -> Iterator[None]:
         yield
 
 
-def write_pdf(out: str | Path | IO[bytes], boxes: Sequence[Box], spec: KitSpec) -> KitSummary:
+def write_pdf(out: str | Path | IO[bytes], boxes: Sequence[Box], spec: KitSpec,
+              progress: Callable[[int, int], None] | None = None) -> KitSummary:
     """Write the whole kit as one PDF: cover, shopping list, labels, fill list, shelf map.
 
-    The same boxes and spec give a byte-identical file (no dates are written).
+    The same boxes and spec give a byte-identical file (no dates are written). ``progress(done,
+    total)`` is called after each page.
     """
     plan = _plan(boxes, spec)
-    shopping = shopping_list(spec.game, boxes, spec.colours, spec.spare_percent)
+    shopping = shopping_list(spec.game, boxes, spec.colours, spec.spare_percent,
+                             "initial" if spec.beads == "start" else "now")
     by_number = {b.number: b for b in boxes}
     metadata = {
         "Title": f"MENACE build kit: {spec.machine}",
@@ -142,15 +152,24 @@ def write_pdf(out: str | Path | IO[bytes], boxes: Sequence[Box], spec: KitSpec) 
     }
 
     def pages(f: str | Path | IO[bytes]) -> None:
+        done = 0
+
+        def save(fig: Figure) -> None:
+            nonlocal done
+            pdf.savefig(fig)
+            done += 1
+            if progress is not None:
+                progress(done, plan.total)
+
         with _rc_fixed(), PdfPages(f, metadata=metadata) as pdf:
-            pdf.savefig(_cover_page(boxes, spec, plan, shopping))
-            pdf.savefig(_shopping_page(boxes, spec, plan, shopping))
+            save(_cover_page(boxes, spec, plan, shopping))
+            save(_shopping_page(boxes, spec, plan, shopping))
             for page in plan.labels:
-                pdf.savefig(_label_page(page, by_number, spec, plan))
+                save(_label_page(page, by_number, spec, plan))
             for n, fill_page in enumerate(plan.fill):
-                pdf.savefig(_fill_page(fill_page, n, boxes, spec, plan))
+                save(_fill_page(fill_page, n, boxes, spec, plan))
             for n, shelf_page in enumerate(plan.shelves):
-                pdf.savefig(_shelf_page(shelf_page, n, boxes, spec, plan))
+                save(_shelf_page(shelf_page, n, boxes, spec, plan))
 
     if isinstance(out, (str, Path)):
         from menace.app.files import write_with
@@ -168,10 +187,12 @@ def svg_name(box: Box, count: int) -> str:
     return f"box-{box.number:0{max(4, len(str(count)))}d}.svg"
 
 
-def write_svgs(folder: str | Path, boxes: Sequence[Box], spec: KitSpec) -> KitSummary:
+def write_svgs(folder: str | Path, boxes: Sequence[Box], spec: KitSpec,
+               progress: Callable[[int, int], None] | None = None) -> KitSummary:
     """One SVG per box in ``folder`` (made if missing), each exactly the label's size.
 
-    The label's outline is drawn as a hairline, for a cutter to follow.
+    The label's outline is drawn as a hairline, for a cutter to follow. ``progress(done, total)`` is
+    called after each file.
     """
     if not boxes:
         raise LabelLayoutError("the machine has no boxes")
@@ -190,7 +211,7 @@ def write_svgs(folder: str | Path, boxes: Sequence[Box], spec: KitSpec) -> KitSu
             fig, ax = _figure(label.width, label.height)
             canvas = _Canvas()
             rect = Rect(0, 0, label.width, label.height)
-            _draw_label(canvas, ax, spec.game, box, rect, spec.colours, two_sided)
+            _draw_label(canvas, ax, spec.game, box, rect, spec.colours, two_sided, spec.fill(box))
             canvas.rect(rect, lw=0.25, colour="#000000", inset=0.125)
             canvas.flush(ax)
             path = target / svg_name(box, len(boxes))
@@ -198,7 +219,10 @@ def write_svgs(folder: str | Path, boxes: Sequence[Box], spec: KitSpec) -> KitSu
             fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": "menace labels"})
             write_text(path, _size_in_mm(buffer.getvalue(), label))
             files.append(path)
-    shopping = shopping_list(spec.game, boxes, spec.colours, spec.spare_percent)
+            if progress is not None:
+                progress(len(files), len(boxes))
+    shopping = shopping_list(spec.game, boxes, spec.colours, spec.spare_percent,
+                             "initial" if spec.beads == "start" else "now")
     return KitSummary(0, (0, 0), len(files), shopping, target, tuple(files))
 
 
@@ -220,11 +244,21 @@ def _figure(width: float, height: float) -> tuple[Figure, Axes]:
 
 
 class _Canvas:
-    """Collects a page's lines and shapes and adds them as a few collections (fast to draw)."""
+    """Collects a page's lines, shapes and label text and adds them as a few collections (fast to draw).
+
+    Text goes in as one :class:`_TextBatch`: a matplotlib ``Text`` per word costs about two
+    milliseconds to build, lay out and draw, and a page of labels has hundreds of words.
+    """
 
     def __init__(self) -> None:
         self.lines: dict[tuple[float, str, str], list[list[tuple[float, float]]]] = {}
         self.patches: list[tuple[Patch, str, str, float]] = []
+        self.texts: list[_Words] = []
+
+    def text(self, x: float, y: float, words: str, size: float, ha: str = "left", va: str = "baseline",
+             weight: str = "normal", color: str = "#000000", family: str = "DejaVu Sans") -> None:
+        """``words`` at ``size`` points anchored at (x, y) mm, as ``Axes.text`` would place them."""
+        self.texts.append(_Words(x, y, words, _font(family, round(size, 3), weight), ha, va, color))
 
     def line(self, points: Sequence[tuple[float, float]], lw: float, colour: str = "#000000",
              style: str = "solid") -> None:
@@ -238,16 +272,146 @@ class _Canvas:
         self.patches.append((patch, face, edge, lw))
 
     def flush(self, ax: Axes) -> None:
+        # The lines of one style become one compound path: a page draws a handful of paths instead
+        # of thousands (each costs a fraction of a millisecond to write).
         for (lw, colour, style), segments in self.lines.items():
-            ax.add_collection(LineCollection(segments, linewidths=lw, colors=colour, linestyles=style,
-                                             capstyle="butt", joinstyle="miter", zorder=1))
+            ax.add_artist(PathPatch(_polylines(segments), fill=False, edgecolor=colour, linewidth=lw,
+                                    linestyle=style, capstyle="butt", joinstyle="miter", zorder=1))
         if self.patches:
             ax.add_collection(PatchCollection(
                 [p for p, *_ in self.patches], match_original=False, zorder=2,
                 facecolors=[f for _, f, _, _ in self.patches], edgecolors=[e for _, _, e, _ in self.patches],
                 linewidths=[w for *_, w in self.patches],
             ))
-        self.lines, self.patches = {}, []
+        if self.texts:
+            ax.add_artist(_TextBatch(self.texts))
+        self.lines, self.patches, self.texts = {}, [], []
+
+
+def _polylines(segments: Sequence[Sequence[tuple[float, float]]]) -> MplPath:
+    """One path made of every polyline in ``segments``."""
+    vertices = [point for segment in segments for point in segment]
+    codes = [code for segment in segments
+             for code in [MplPath.MOVETO] + [MplPath.LINETO] * (len(segment) - 1)]
+    return MplPath(vertices, codes)
+
+
+@dataclass(frozen=True)
+class _Words:
+    x: float
+    y: float
+    words: str
+    font: FontProperties
+    ha: str
+    va: str
+    color: str
+
+
+@functools.lru_cache(maxsize=64)
+def _font(family: str, size: float, weight: str) -> FontProperties:
+    return FontProperties(family=family, size=size, weight=weight)
+
+
+_CACHED_WORDS = 20_000
+"""Distinct words whose placement and outline a process keeps (a kit of 2,201 labels has a few thousand)."""
+
+
+class _TextBatch(Artist):
+    """Many words drawn straight through the renderer, placed exactly as ``Text`` would place them.
+
+    The offset from the anchor to the start of the baseline comes from matplotlib's own layout, once
+    per font, alignment and *shape* of the words: words aligned left need only their letters' heights
+    (so the set of letters stands for them), and a number only its count of digits (the digits of the
+    fonts used here are all one width).
+
+    Words that appear more than once on a page (a bead's letter in its dot, ``UP``, ``4×W white``)
+    are drawn as their glyphs' outline, defined once per page and placed at each anchor (a PDF form
+    XObject used many times); the rest as text. A page of labels thus sets a few hundred strings
+    instead of thousands, each of which costs matplotlib about a millisecond.
+    """
+
+    _offsets: dict[tuple[str, FontProperties, str, str], tuple[float, float]] = {}
+    _outlines: dict[tuple[str, FontProperties, str, str], MplPath] = {}
+
+    def __init__(self, words: list[_Words]) -> None:
+        super().__init__()
+        self.words = words
+        self.set_zorder(3)
+
+    def _offset(self, renderer: Any, item: _Words) -> tuple[float, float]:
+        if (item.ha, item.va) == ("left", "baseline"):
+            return 0.0, 0.0
+        if item.words.isdigit():
+            shape = "0" * len(item.words)
+        elif item.ha == "left":
+            shape = "".join(sorted(set(item.words)))
+        else:
+            shape = item.words
+        key = (shape, item.font, item.ha, item.va)
+        offset = self._offsets.get(key)
+        if offset is None:
+            if len(self._offsets) >= _CACHED_WORDS:
+                self._offsets.clear()
+            probe = Text(0.0, 0.0, shape, fontproperties=item.font, ha=item.ha, va=item.va,
+                         transform=IdentityTransform())
+            figure = self.figure
+            assert figure is not None
+            probe.set_figure(figure)
+            # matplotlib's own placement of the first line (a private method: matplotlib 3.11 gives
+            # (line, metrics, (x, y)), earlier versions (line, (w, h), x, y); both are read).
+            _, lines, _ = probe._get_layout(renderer)  # type: ignore[attr-defined]
+            first = lines[0]
+            x, y = (first[2], first[3]) if len(first) == 4 else first[2]
+            offset = self._offsets[key] = (float(x), float(y))
+        return offset
+
+    def _outline(self, renderer: Any, item: _Words) -> MplPath:
+        """The words' glyphs as one path in display units around the anchor (0, 0)."""
+        key = (item.words, item.font, item.ha, item.va)
+        outline = self._outlines.get(key)
+        if outline is None:
+            if len(self._outlines) >= _CACHED_WORDS:  # a long-lived server draws many machines' kits
+                self._outlines.clear()
+            dx, dy = self._offset(renderer, item)
+            per_point = renderer.points_to_pixels(1.0)
+            glyphs = TextPath((0.0, 0.0), item.words, prop=item.font)
+            # Curves flattened finely (to 1/8 point): matplotlib measures a path of straight segments in
+            # one vectorised step, but walks every Bézier curve in Python each time the path is used.
+            fine = 8.0
+            rings = glyphs.to_polygons(Affine2D().scale(fine * per_point), closed_only=True)
+            outline = MplPath.make_compound_path(*(MplPath(ring, closed=True) for ring in rings))
+            outline = self._outlines[key] = outline.transformed(Affine2D().scale(1 / fine).translate(dx, dy))
+        return outline
+
+    def draw(self, renderer: Any) -> None:
+        if not self.get_visible():
+            return
+        to_display = self.get_transform()
+        anchors = to_display.transform([(w.x, w.y) for w in self.words])
+        uses: dict[tuple[str, FontProperties, str, str, str], list[tuple[float, float]]] = {}
+        first: dict[tuple[str, FontProperties, str, str, str], _Words] = {}
+        for item, (x, y) in zip(self.words, anchors):
+            key = (item.words, item.font, item.ha, item.va, item.color)
+            uses.setdefault(key, []).append((x, y))
+            first.setdefault(key, item)
+        gc = renderer.new_gc()
+        figure = self.figure
+        assert figure is not None
+        for key, points in uses.items():
+            item = first[key]
+            if len(points) == 1 or not item.words.strip():
+                for x, y in points:
+                    dx, dy = self._offset(renderer, item)
+                    gc.set_foreground(item.color)
+                    renderer.draw_text(gc, x + dx, y + dy, item.words, item.font, 0.0, ismath=False)
+                continue
+            stamps = PathCollection([self._outline(renderer, item)], offsets=points,
+                                    offset_transform=IdentityTransform(), transform=IdentityTransform(),
+                                    facecolors=[item.color], edgecolors="none", linewidths=[0.0])
+            stamps.set_figure(figure)
+            stamps.draw(renderer)
+        gc.restore()
+        self.stale = False
 
 
 def _ink_on(hex_colour: str) -> str:
@@ -258,7 +422,13 @@ def _ink_on(hex_colour: str) -> str:
 
 
 def _draw_label(canvas: _Canvas, ax: Axes, game: Game, box: Box, rect: Rect, colours: Sequence[BeadColour],
-                two_sided: bool) -> None:
+                two_sided: bool, fill: dict[Move, int] | None = None) -> None:
+    """One label; ``fill`` is the beads listed on it (default: the box's first beads).
+
+    The drawing always marks every move of the box's first beads: a colour that has run out may
+    come back (a refilled box), and the label keeps saying what each colour means.
+    """
+    fill = box.initial if fill is None else fill
     s = _design_scale(LabelSize(rect.width, rect.height))
     ox = rect.x + (rect.width - DESIGN_WIDTH * s) / 2
     oy = rect.y + (rect.height - DESIGN_HEIGHT * s) / 2
@@ -272,7 +442,7 @@ def _draw_label(canvas: _Canvas, ax: Axes, game: Game, box: Box, rect: Rect, col
         if fit:  # shrink a little, then shorten, so that the line ends inside the label
             words, size = _fit(words, size, (right - u) * s, s, kw.get("weight", "normal"))
         x, y = at(u, v)
-        ax.text(x, y, words, fontsize=size * s, zorder=3, **kw)
+        canvas.text(x, y, words, size * s, **kw)
 
     # The drawing: the board's grid, the pieces as they stand, and every bead of the box: a dot on
     # the square it plays (a game that places pieces) or an arrow from the pawn it moves.
@@ -341,11 +511,11 @@ def _draw_label(canvas: _Canvas, ax: Axes, game: Game, box: Box, rect: Rect, col
     # Box number, move, then the beads: count, letter and colour name, one colour a line.
     text(_TEXT_X, top + 0.2, f"{box.number}", 19.0, fit=True, ha="left", va="top", weight="bold")
     side = f" · {game.side_names[box.side]}" if two_sided else ""
-    beads = sum(box.initial.values())
+    beads = sum(fill.values())
     text(_TEXT_X, top - 7.6, f"move {box.move_number}{side} · {beads} bead{'' if beads == 1 else 's'}", 6.0,
          fit=True, ha="left",
          va="top", color="#333333")
-    held = sorted(bd.by_slot(game, box, {m: n for m, n in box.initial.items() if n}).items())
+    held = sorted(bd.by_slot(game, box, {m: n for m, n in fill.items() if n}).items())
     room_top, room_bottom = top - 10.8, _PAD
     pitch = min(3.2, (room_top - room_bottom) / max(1, len(held)))
     font = min(6.4, pitch / MM_PER_PT * 0.82)
@@ -360,6 +530,7 @@ def _draw_label(canvas: _Canvas, ax: Axes, game: Game, box: Box, rect: Rect, col
 _MEASURE = TextToPath()
 
 
+@functools.lru_cache(maxsize=4096)
 def _text_width(words: str, size: float, weight: str) -> float:
     """Width in mm of ``words`` set in DejaVu Sans at ``size`` points."""
     prop = FontProperties(family="DejaVu Sans", size=size, weight=weight)
@@ -410,7 +581,8 @@ def _label_page(page: Page, boxes: dict[int, Box], spec: KitSpec, plan: _Plan) -
     _header(ax, spec, plan.first_label_page + page.number - 1, plan,
             f"labels, boxes {first.box}–{last.box} ({move_text}) · {where}")
     for slot in page.labels:
-        _draw_label(canvas, ax, spec.game, boxes[slot.box], slot.rect, spec.colours, two_sided)
+        box = boxes[slot.box]
+        _draw_label(canvas, ax, spec.game, box, slot.rect, spec.colours, two_sided, spec.fill(box))
         if spec.sheet is None:
             canvas.rect(slot.rect, lw=0.3, colour="#999999")
     for mark in page.cut_marks:
@@ -425,7 +597,7 @@ def _cover_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: Shop
     _header(ax, spec, 1, plan, "cover")
     x = _CLEAR
     y = _title(ax, spec, "MENACE build kit",
-               f"Machine “{spec.machine}”: {len(boxes):,} matchboxes and {shopping.fill:,} beads at the start")
+               f"Machine “{spec.machine}”: {len(boxes):,} matchboxes and {shopping.fill:,} beads {_when(spec)}")
     y -= 4
     ax.text(x, y, "The machine", fontsize=11, weight="bold", va="top")
     y -= 6
@@ -480,7 +652,7 @@ def _cover_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: Shop
     for line in (
         "The big number is the box's number: the same in every list here and in the program (menace show N).",
         *drawing,
-        "UP marks the drawing's top edge. The lines on the right say what goes in at the start:",
+        f"UP marks the drawing's top edge. The lines on the right say what goes in {_when(spec)}:",
         "4×W white means four white beads. On a machine that plays both sides, the side after the move",
         "says which side the box plays. Glue each label on the top of its matchbox.",
     ):
@@ -494,6 +666,10 @@ def _cover_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: Shop
     _colour_key(canvas, ax, spec.game, spec.colours, x, y)
     canvas.flush(ax)
     return fig
+
+
+def _when(spec: KitSpec) -> str:
+    return "at the start" if spec.beads == "start" else "now (the machine as trained)"
 
 
 def _pages(first: int, last: int) -> str:
@@ -549,7 +725,8 @@ def _shopping_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: S
     y -= 5
     x = _CLEAR
     cols = (x, x + 8, x + 16, x + 48, x + 68, x + 92, x + 114, x + 136)
-    heads = ("", "", "colour", "square" if bd.places_pieces(spec.game) else "stands for", "boxes", "initial fill",
+    heads = ("", "", "colour", "square" if bd.places_pieces(spec.game) else "stands for", "boxes",
+             "initial fill" if spec.beads == "start" else "fill now",
              f"spare {pct}", "to buy")
     for i, head in enumerate(heads):
         ax.text(cols[i] + (18 if i >= 4 else 0), y, head, fontsize=9, weight="bold", va="top",
@@ -576,7 +753,9 @@ def _shopping_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: S
     y -= 8
     win = spec.settings.win
     notes = [
-        "Initial fill: the beads each box holds before the first game, added up colour by colour over all",
+        ("Initial fill: the beads each box holds before the first game, added up colour by colour over all"
+         if spec.beads == "start" else
+         "Fill now: the beads each box holds now, as trained, added up colour by colour over all"),
         f"{len(boxes):,} boxes (the lines “4×W white” on the labels; the fill list gives them box by box).",
         *((f"Spare: {pct} of each colour's fill, rounded up. A win adds beads ({win:+d} for every bead drawn,",
            "put back with its copies), so the boxes that play well fill up; and beads get dropped and lost.")
@@ -599,11 +778,11 @@ def _shopping_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: S
     two_sided = len({b.side for b in boxes}) > 1
     for group in move_groups(boxes):
         y -= 4.6
-        counts = sorted({n for b in group for n in b.initial.values() if n})
+        counts = sorted({n for b in group for n in spec.fill(b).values() if n})
         side = f" ({group[0].side.name})" if two_sided else ""
         ax.text(x, y, f"{group[0].move_number}{side}", fontsize=9, va="top")
         ax.text(x + 40, y, f"{len(group):,}", fontsize=9, va="top", ha="right")
-        ax.text(x + 70, y, f"{sum(sum(b.initial.values()) for b in group):,}", fontsize=9, va="top", ha="right")
+        ax.text(x + 70, y, f"{sum(sum(spec.fill(b).values()) for b in group):,}", fontsize=9, va="top", ha="right")
         ax.text(x + 78, y, ", ".join(map(str, counts)), fontsize=9, va="top")
     canvas.flush(ax)
     return fig
@@ -619,7 +798,7 @@ def _fill_page(page: ListPage, index: int, boxes: Sequence[Box], spec: KitSpec, 
     number = plan.first_fill_page + index
     _header(ax, spec, number, plan, f"fill list {index + 1} of {len(plan.fill)}")
     title = "Fill list" if index == 0 else "Fill list (continued)"
-    _title(ax, spec, title, "The beads that go in each box at the start, per colour (· for none); "
+    _title(ax, spec, title, f"The beads that go in each box {_when(spec)}, per colour (· for none); "
            "sum: beads in the box")
     top = spec.paper.height - _BODY_TOP
     colours = spec.colours[:spec.game.colours]
@@ -643,9 +822,9 @@ def _fill_page(page: ListPage, index: int, boxes: Sequence[Box], spec: KitSpec, 
             if entry.box is None:
                 ax.text(x, baseline, entry.heading, fontsize=FILL_FONT, weight="bold", va="baseline")
                 continue
-            slots = bd.by_slot(spec.game, entry.box, entry.box.initial)
-            ax.text(x, baseline, _fill_row_text(entry.box, colours, digits, slots), fontsize=FILL_FONT,
-                    family="monospace", va="baseline")
+            slots = bd.by_slot(spec.game, entry.box, spec.fill(entry.box))
+            canvas.text(x, baseline, _fill_row_text(entry.box, colours, digits, slots), FILL_FONT,
+                        family="DejaVu Sans Mono")
             if entry.box.number % 5 == 0:
                 rule = row_top - FILL_ROW * 1.02
                 canvas.line([(x, rule), (x + width, rule)], 0.2, "#999999")
@@ -674,8 +853,8 @@ def _shelf_page(rows: list[ShelfRow], index: int, boxes: Sequence[Box], spec: Ki
         for c, box_number in enumerate(row.boxes):
             cell = Rect(x0 + c * w, y - h, w, h)
             canvas.rect(cell, 0.4)
-            ax.text(cell.x + w / 2, cell.y + h / 2, str(box_number), fontsize=9, weight="bold", ha="center",
-                    va="center_baseline")
+            canvas.text(cell.x + w / 2, cell.y + h / 2, str(box_number), 9, weight="bold", ha="center",
+                        va="center_baseline")
         y -= h
     canvas.flush(ax)
     return fig
@@ -689,6 +868,7 @@ def iter_labels(pages: Sequence[Page]) -> Iterator[LabelSlot]:
 __all__ = [
     "A4",
     "A4_21",
+    "BEAD_CHOICES",
     "DEFAULT_LABEL",
     "DESIGN_HEIGHT",
     "DESIGN_WIDTH",

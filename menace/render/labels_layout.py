@@ -27,7 +27,7 @@ from pathlib import Path
 from menace.app.shelf import SHELF_WIDTH, shelf_sections
 from menace.core.colours import DEFAULT_COLOURS, BeadColour
 from menace.core.errors import InvalidInputError
-from menace.core.game import Game, Side
+from menace.core.game import Game, Move, Side
 from menace.core.learner import Box, Settings
 from menace.render import beads as bd
 
@@ -515,6 +515,10 @@ def _group_title(group: Sequence[Box], two_sided: bool) -> str:
 
 
 # -- the whole kit -----------------------------------------------------------------------------------
+BEAD_CHOICES = ("start", "now")
+"""Which beads a kit shows: a new machine's first beads, or the beads its boxes hold now."""
+
+
 @dataclass(frozen=True)
 class KitSpec:
     """Everything the build kit depends on besides the boxes themselves."""
@@ -527,8 +531,13 @@ class KitSpec:
     label: LabelSize = DEFAULT_LABEL
     sheet: StickerSheet | None = None
     spare_percent: float = 50.0
+    beads: str = "start"
+    """``start``: the kit for a new machine (each box's first beads); ``now``: the beads the boxes hold
+    now, to copy a trained machine into matchboxes."""
 
     def __post_init__(self) -> None:
+        if self.beads not in BEAD_CHOICES:
+            raise LabelLayoutError(f"beads must be one of {', '.join(BEAD_CHOICES)}, not {self.beads!r}")
         if len(self.colours) < self.game.colours:
             raise LabelLayoutError(f"give {self.game.colours} bead colours, not {len(self.colours)}")
         if self.sheet is not None:
@@ -538,6 +547,10 @@ class KitSpec:
             object.__setattr__(self, "label", self.sheet.label)
         if self.spare_percent < 0:
             raise LabelLayoutError("the spare cannot be negative")
+
+    def fill(self, box: Box) -> dict[Move, int]:
+        """The beads that go in ``box`` for this kit."""
+        return box.initial if self.beads == "start" else box.beads
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,11 @@ def machine_names(session: Session) -> list[str]:
     return list(session.scalars(select(MachineRow.name).order_by(MachineRow.id)))
 
 
+def machine_names_for_game(session: Session, game: str) -> list[str]:
+    """The machines that play ``game``, oldest first."""
+    return list(session.scalars(select(MachineRow.name).where(MachineRow.game == game).order_by(MachineRow.id)))
+
+
 def machine_row(session: Session, name: str) -> MachineRow:
     row = session.scalar(select(MachineRow).where(MachineRow.name == name))
     if row is None:

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""How long ``menace labels`` takes for Michie's 304 boxes and for the 2,201 boxes of a machine
+without symmetry, as a user runs it (a whole process: start-up, loading the machine, drawing and
+writing the PDF).
+
+    python benchmarks/labels.py              # 3 runs of 304 labels, 1 run of 2,201
+    python benchmarks/labels.py --runs 5
+
+Prints the median wall time, the CPU time (user + system, steadier than the wall time on a shared
+machine) and the peak memory of each, and the size of the PDF. A trained machine draws the same
+labels with other numbers, so a fresh one is measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+
+def run_once(args: list[str], cwd: Path) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds and peak RSS (KiB) of one ``python -m menace ARGS`` process."""
+    start = time.perf_counter()
+    child = subprocess.Popen([sys.executable, "-m", "menace", *args], cwd=cwd, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    assert child.stderr is not None
+    err = child.stderr.read()
+    child.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"menace {' '.join(args)} failed: {err.decode()[-400:]}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3, help="runs of the 304 labels (default 3)")
+    parser.add_argument("--big-runs", type=int, default=1, help="runs of the 2,201 labels (default 1)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        cwd = Path(folder)
+        for init in (["init"], ["-m", "big", "init", "--no-symmetry"]):
+            subprocess.run([sys.executable, "-m", "menace", *init], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
+        print(f"menace labels, {date.today()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}: "
+              f"median wall (min-max), CPU, peak RSS, PDF size")
+        for label, machine, runs in (("304 labels", "menace", args.runs), ("2,201 labels", "big", args.big_runs)):
+            out = cwd / f"{machine}.pdf"
+            samples = [run_once(["-m", machine, "labels", "--out", str(out)], cwd) for _ in range(runs)]
+            walls = [w for w, _, _ in samples]
+            cpu = statistics.median(c for _, c, _ in samples)
+            rss = max(r for _, _, r in samples)
+            print(f"  {label:<13} {statistics.median(walls):6.2f} s ({min(walls):.2f}-{max(walls):.2f})  "
+                  f"CPU {cpu:6.2f} s  {rss / 1024:6.1f} MiB  {out.stat().st_size / 1e6:5.2f} MB")
+
+
+if __name__ == "__main__":
+    main()
