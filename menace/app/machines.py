@@ -241,12 +241,14 @@ class OpenMachine:
         for m, _, c in changed:
             current[m] = c
             self._saved[box][m] = c
+        self.learner.counts_changed()
         return changed
 
     def discard_unsaved(self) -> None:
         """Forget bead changes not yet saved (an abandoned game)."""
         for counts, saved in zip(self.learner.counts, self._saved):
             counts[:] = saved
+        self.learner.counts_changed()
 
 
 @contextmanager

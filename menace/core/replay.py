@@ -142,6 +142,7 @@ class Replayer:
         after that game not yet applied: they are, now)."""
         for row, new in zip(self.learner.counts, counts):
             row[:] = new
+        self.learner.counts_changed()
         self.games = games
         fixes = self._fixes
         self._fix_at = 0
@@ -159,6 +160,7 @@ class Replayer:
         while self._fix_at < len(fixes) and fixes[self._fix_at].after_game <= self.games:
             fix = fixes[self._fix_at]
             self.learner.counts[fix.box_number - 1][fix.move] = fix.count
+            self.learner.counts_changed()
             self._fix_at += 1
         self._next_fix = fixes[self._fix_at].after_game if self._fix_at < len(fixes) else NEVER
 
@@ -178,6 +180,7 @@ class Replayer:
     def learn(self, record: GameRecord) -> list[tuple[int, Move]]:
         """Play ``record`` on the boxes and learn from it, without the corrections that follow it."""
         e = self.learner
+        e.counts_changed()
         refill = e.refill
         kids = e.kids
         try:
@@ -245,6 +248,7 @@ class Replayer:
         after the last game applied wait for :meth:`settle` (a checkpoint is taken before them).
         """
         e = self.learner
+        e.counts_changed()
         refill, initial = e.refill, e.initial
         any_refill = any(refill)
         last_only = self.settings.scope is Scope.LAST
