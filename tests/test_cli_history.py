@@ -175,3 +175,32 @@ def test_every_history_command_has_help_with_an_example() -> None:
         assert cmd.help and f"menace {name}" in cmd.help, name
         result = CliRunner().invoke(cli, [*name.split(), "--help"])
         assert result.exit_code == 0 and "Usage:" in result.output
+
+
+def test_plot_beads_from_to_reads_only_that_range(played: Invoke, db_url: str, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """--from/--to ask the history for the range (replayed from the checkpoint nearest its start), not
+    the whole history cropped: the series drawn starts at game N-1 and ends at game M."""
+    import menace.app.history as app_history
+
+    asked: list[tuple[int | None, int | None, list[int]]] = []
+    real = app_history.beads_series
+
+    def spy(url: str, name: str, box: int = 1, points: int = app_history.BEAD_POINTS,
+            first: int | None = None, last: int | None = None) -> object:
+        data = real(url, name, box, points, first, last)
+        asked.append((first, last, list(data.series.games)))
+        return data
+
+    monkeypatch.setattr(app_history, "beads_series", spy)
+    out = tmp_path / "range.png"
+    result = played("plot", "beads", "--from", "120", "--to", "180", "-o", str(out))
+    assert result.output == f"Wrote {out}: box 1 of 'menace', games 120 to 180 of 300.\n"
+    assert out.read_bytes().startswith(SIGNATURES["png"])
+    first, last, games = asked[-1]
+    assert (first, last) == (120, 180) and games[0] == 119 and games[-1] == 180
+    whole = real(db_url, "menace", 1)
+    assert [whole.series.at(g) for g in games] == [real(db_url, "menace", 1, first=120, last=180).series.at(g)
+                                                   for g in games]
+    played("plot", "beads", "--from", "0", "--to", "0", "-o", str(out))  # the box as built
+    assert asked[-1][2] == [0]

@@ -320,7 +320,7 @@ def beads_series(url: str, name: str, box: int = 1, points: int = BEAD_POINTS, f
         else:
             _beads_from_checkpoints(s, stored, box - 1, at, out)
         opponents = _opponents(s, stored.id, lo, hi) if hi else []
-    return series.beads_data(find_game(stored.game), name, stored.settings, out, opponents)
+    return series.beads_data(find_game(stored.game), name, stored.settings, out, opponents, played)
 
 
 def _record(out: BeadSeries, game: int, row: list[int]) -> None:
