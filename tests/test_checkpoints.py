@@ -14,7 +14,7 @@ from history_helpers import play_person_games, stored_beads, stored_machine, sto
 
 import menace.app.machines as machines
 import menace.app.tournament as tournament
-from menace.app.check import check_database
+from menace.app.check import CHANGED, check_database
 from menace.app.history import (
     NothingToUndoError,
     SummarizedGameError,
@@ -365,3 +365,34 @@ def test_check_trusts_a_summarys_tally_only_when_it_adds_up(db_url: str, small_b
     query(db_url, "UPDATE game_blocks SET wins = wins - 1, beads = NULL WHERE id = :i", i=summary[0])
     report = check_database(db_url, "menace")
     assert any("without the beads after it" in f for f in report.faults)
+
+
+def test_an_incremental_check_does_not_inflate_the_blocks_it_verified_before(
+        db_url: str, small_blocks: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The blocks a check verified are trusted by their checksum: the next check reads them, but neither
+    inflates them nor counts their games again (flat in the history's length). A tally forged since is
+    caught all the same: the checksum no longer holds, and everything is read again."""
+    import menace.app.check as check
+
+    init_machine(db_url, "menace", MICHIE, None)
+    train(db_url, 3000)
+    assert check_database(db_url, "menace").ok
+    train(db_url, 400, seed=2)
+    inflated: list[int] = []
+    real = check.unpack_block_bounded
+
+    def counting(data: bytes, n: int) -> bytes:
+        inflated.append(n)
+        return real(data, n)
+
+    monkeypatch.setattr(check, "unpack_block_bounded", counting)
+    report = check_database(db_url, "menace")
+    assert report.ok and report.games == 3400
+    # only the blocks after the last verified checkpoint
+    newer = sum(n for _, first, n, _, _, verified in blocks(db_url) if first > 3000 - 500)
+    assert 0 < sum(inflated) <= newer
+    old = blocks(db_url)[1]
+    query(db_url, f"UPDATE game_blocks SET wins = wins - 1, losses = losses + 1 WHERE id = {old[0]}")
+    report = check_database(db_url, "menace")
+    assert any(CHANGED in f for f in report.faults)
+    assert any(f"the block from game {old[1]} says" in f and "forged" in f for f in report.faults)

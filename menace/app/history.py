@@ -8,7 +8,6 @@ nothing is stored twice and an undo is exact even where the learning rule cannot
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
@@ -29,6 +28,7 @@ from menace.core.replay import (
     Replayer,
     UnknownBoxError,
     compare,
+    gc_paused,
     next_game_detail,
     rule_text,
 )
@@ -89,19 +89,6 @@ def advance(s: Session, machine_id: int, r: Replayer, stop: int) -> None:
                 return
     if r.games < stop:
         raise GameNotFoundError(f"no game {stop:,}: the history ends at game {r.games:,}")
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The garbage collector off while a replay runs: a replay makes few objects, but a long one
-    would otherwise wake full collections that walk everything the process holds."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 @contextmanager

@@ -20,7 +20,9 @@ million games in seconds.
 from __future__ import annotations
 
 import bisect
+import gc
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -30,6 +32,18 @@ from menace.core.learner import DRAWN, Box, EmptyPolicy, GameRecord, Learner, Sc
 from menace.core.records import CorruptHistoryError
 from menace.core.turns import LedgerLine
 
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """The garbage collector off while a replay runs: a replay makes few objects, but a long one
+    would otherwise wake full collections that walk everything the process holds."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 class GameNotFoundError(NotFoundError):
     """No game with that number in the machine's history."""
