@@ -396,3 +396,33 @@ def test_an_incremental_check_does_not_inflate_the_blocks_it_verified_before(
     report = check_database(db_url, "menace")
     assert any(CHANGED in f for f in report.faults)
     assert any(f"the block from game {old[1]} says" in f and "forged" in f for f in report.faults)
+
+
+def test_export_streams_the_file_byte_for_byte_in_memory_that_does_not_grow(
+        db_url: str, small_blocks: None, tmp_path: Path) -> None:
+    """export_to_file writes exactly the file write_machine_file writes from export_machine's structure
+    (checkpoints, summaries, corrections, no games at all), with the blocks streamed out: its memory
+    does not grow with the history."""
+    from menace.app.transfer import export_to_file, write_machine_file
+
+    init_machine(db_url, "menace", MICHIE, None)
+
+    def both(label: str) -> int:
+        write_machine_file(export_machine(db_url, "menace"), tmp_path / f"{label}-whole.json")
+        tracemalloc.start()
+        export_to_file(db_url, "menace", tmp_path / f"{label}-streamed.json")
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert (tmp_path / f"{label}-streamed.json").read_bytes() == (tmp_path / f"{label}-whole.json").read_bytes()
+        return peak
+
+    both("empty")
+    train(db_url, 2500, keep=1200)
+    with open_machine(db_url, "menace", holder="a test") as m:
+        m.correct(0, {0: 9}, "a recount")
+    train(db_url, 3000, seed=2, keep=None)
+    small = both("small")
+    train(db_url, 24000, seed=3, keep=None)
+    large = both("large")
+    assert (tmp_path / "large-streamed.json").stat().st_size > 2 * (tmp_path / "small-streamed.json").stat().st_size
+    assert large < small * 1.5 + 200_000
