@@ -180,7 +180,14 @@ def _replay_block(replayer: Replayer, block: BlockDump, layout: Layout, width: i
 
 def checksum(body: dict[str, Any]) -> str:
     content = {k: v for k, v in body.items() if k != "checksum"}
-    return "sha256:" + hashlib.sha256(_canonical(content).encode("ascii")).hexdigest()
+    digest = hashlib.sha256()
+    # Hashed as it is encoded: the canonical text of a long history is never held whole.
+    for chunk in _CANONICAL.iterencode(content):
+        digest.update(chunk.encode("ascii"))
+    return "sha256:" + digest.hexdigest()
+
+
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
 def _canonical(value: Any) -> str:
@@ -200,12 +207,19 @@ def read_machine_file(path: Path) -> dict[str, Any]:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
             raise MachineFileError(f"{path} is {size:,} bytes: too large for a machine file")
-        data = path.read_bytes()
+        text = path.read_text(encoding="utf-8")  # no copy of the file's bytes beside its text
     except FileNotFoundError:
         raise MachineFileError(f"no file {path}") from None
-    except OSError as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         raise MachineFileError(f"{path} cannot be read as a machine file: {exc}") from None
-    return parse_machine_file(data, str(path))
+    return _parse_text(text, str(path))
+
+
+def import_file(url: str, path: Path, rename: str | None = None, replace: bool = False) -> tuple[str, int, int]:
+    """``menace import``: :func:`read_machine_file` then :func:`import_machine`, letting go of the file's
+    JSON once its content is checked (a long history is not held twice)."""
+    holder = [read_machine_file(path)]
+    return _import(url, holder, rename, replace)
 
 
 def parse_machine_file(data: bytes, label: str = "the file") -> dict[str, Any]:
@@ -218,7 +232,12 @@ def parse_machine_file(data: bytes, label: str = "the file") -> dict[str, Any]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise MachineFileError(f"{label} cannot be read as a machine file: {exc}") from None
+    return _parse_text(text, label)
+
+
+def _parse_text(text: str, label: str) -> dict[str, Any]:
     body = loads(text, label)
+    del text
     if body.get("checksum") != checksum(body):
         raise MachineFileError(f"{label} is damaged: its checksum does not match its content")
     return body
@@ -251,7 +270,13 @@ def verify(dump: MachineDump, settings: Settings) -> None:
 def import_machine(url: str, body: dict[str, Any], rename: str | None = None,
                    replace: bool = False) -> tuple[str, int, int]:
     """Check the file's content, then store the machine in one transaction: (name, boxes, games)."""
-    dump, settings = check_machine_content(body, rename)  # the strict schema, before anything else
+    return _import(url, [body], rename, replace)
+
+
+def _import(url: str, holder: list[dict[str, Any]], rename: str | None, replace: bool) -> tuple[str, int, int]:
+    """:func:`import_machine` of ``holder``'s one body, which it lets go of once checked."""
+    dump, settings = check_machine_content(holder[0], rename)  # the strict schema, before anything else
+    holder.clear()
     verify(dump, settings)
     db = open_database(url, create=True)
     try:

@@ -44,11 +44,10 @@ def import_cmd(app: AppContext, file: Path, rename: str | None, replace: bool) -
       menace import menace.json
       menace --db club.db import menace.json --as visitor
     """
-    from menace.app.transfer import import_machine, read_machine_file
+    from menace.app.transfer import import_file
 
     if rename is not None:
         check_machine_name(rename)
-    data = read_machine_file(file)
-    name, boxes, games = import_machine(app.url, data, rename=rename, replace=replace)
+    name, boxes, games = import_file(app.url, file, rename=rename, replace=replace)
     click.echo(f"Imported {printable(name)!r}: {plural(boxes, 'box', 'boxes')}, {plural(games, 'game')}, beads checked "
                f"against the history.")
