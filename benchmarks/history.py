@@ -42,8 +42,9 @@ MENACE = [sys.executable, "-m", "menace"]
 NIGHT = 8 * 3600
 
 
-def timed(args: list[str], db: Path) -> tuple[float, float, str]:
-    """Wall seconds, peak resident MiB and output of ``menace --db DB ARGS`` as a whole process."""
+def timed(args: list[str], db: Path) -> tuple[float, float, str, float]:
+    """Wall seconds, peak resident MiB, output and CPU seconds (user and system: what a shared machine's
+    load does not inflate) of ``menace --db DB ARGS`` as a whole process."""
     t0 = time.perf_counter()
     proc = subprocess.Popen([*MENACE, "--db", str(db), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             cwd=db.parent)
@@ -52,7 +53,7 @@ def timed(args: list[str], db: Path) -> tuple[float, float, str]:
     out = (proc.stdout.read() if proc.stdout else b"").decode() + (proc.stderr.read() if proc.stderr else b"").decode()
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"menace {' '.join(args)} failed:\n{out}")
-    return elapsed, usage.ru_maxrss / 1024, out
+    return elapsed, usage.ru_maxrss / 1024, out, usage.ru_utime + usage.ru_stime
 
 
 def build(db: Path, games: int) -> tuple[float, float]:
@@ -60,23 +61,32 @@ def build(db: Path, games: int) -> tuple[float, float]:
     it added to the database."""
     timed(["init"], db)
     before = database_bytes(db)
-    seconds, _, _ = timed(["tournament", "--vs", "random", "-n", str(games), "--seed", "1", "--keep-all"], db)
+    seconds, _, _, _ = timed(["tournament", "--vs", "random", "-n", str(games), "--seed", "1", "--keep-all"], db)
     return games / seconds, (database_bytes(db) - before) / games
 
 
-def measure(db: Path, games: int) -> dict[str, tuple[float, float]]:
-    """Each history command on a history of ``games`` games: (seconds, peak MiB)."""
-    out: dict[str, tuple[float, float]] = {}
+def measure(db: Path, games: int) -> dict[str, tuple[float, float, float]]:
+    """Each history command on a history of ``games`` games: (seconds, peak MiB, CPU seconds)."""
+    out: dict[str, tuple[float, float, float]] = {}
     work = db.parent
-    out["check --full"] = timed(["check", "--full"], db)[:2]
-    out["check (after a check)"] = timed(["check"], db)[:2]
-    out["replay <last>"] = timed(["replay", str(games)], db)[:2]
-    out["undo (one game)"] = timed(["undo"], db)[:2]
-    out["check (after the undo)"] = timed(["check"], db)[:2]
-    out["plot learning"] = timed(["plot", "learning", "-o", str(work / "learning.png")], db)[:2]
-    out["plot beads"] = timed(["plot", "beads", "-o", str(work / "beads.png")], db)[:2]
-    out["export"] = timed(["export", str(work / "machine.json")], db)[:2]
-    out["import"] = timed(["import", str(work / "machine.json")], work / "imported.db")[:2]
+    mid = games // 2
+
+    def run(name: str, args: list[str], where: Path = db) -> None:
+        sec, mib, _, cpu = timed(args, where)
+        out[name] = (sec, mib, cpu)
+
+    run("check --full", ["check", "--full"])
+    run("check (after a check)", ["check"])
+    run("replay <last>", ["replay", str(games)])
+    run("show 1 --at N/2", ["show", "1", "--at", str(mid)])
+    run("undo (one game)", ["undo"])
+    run("check (after the undo)", ["check"])
+    run("plot learning", ["plot", "learning", "-o", str(work / "learning.png")])
+    run("plot beads", ["plot", "beads", "-o", str(work / "beads.png")])
+    run("plot beads --from/--to", ["plot", "beads", "--from", str(mid), "--to", str(mid + 5000),
+                                    "-o", str(work / "range.png")])
+    run("export", ["export", str(work / "machine.json")])
+    run("import", ["import", str(work / "machine.json")], work / "imported.db")
     (work / "machine.json").unlink()
     return out
 
@@ -117,7 +127,7 @@ def batch_rate(games: int, seed: int = 1) -> float:
 
 
 def tournament_rate(db: Path, opponent: str, games: int) -> float:
-    seconds, _, _ = timed(["tournament", "--vs", opponent, "-n", str(games), "--seed", "2"], db)
+    seconds, _, _, _ = timed(["tournament", "--vs", opponent, "-n", str(games), "--seed", "2"], db)
     return games / seconds
 
 
@@ -136,7 +146,7 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        results: dict[int, dict[str, tuple[float, float]]] = {}
+        results: dict[int, dict[str, tuple[float, float, float]]] = {}
         rates: dict[int, float] = {}
         per_game: dict[int, float] = {}
         for n in (small, large):
@@ -147,16 +157,16 @@ def main() -> int:
             print(f"\nhistory of {n:,} games (--keep-all): built at {rates[n]:,.0f} games/s, "
                   f"{per_game[n]:.2f} bytes per game")
             results[n] = measure(db, n)
-            for name, (sec, mib) in results[n].items():
-                print(f"  {name:<24} {sec:8.2f} s  {mib:7.1f} MiB")
+            for name, (sec, mib, cpu) in results[n].items():
+                print(f"  {name:<24} {sec:8.2f} s  {mib:7.1f} MiB  {cpu:8.2f} s CPU")
             for f in work.iterdir():
                 f.unlink()
 
         print(f"\ngrowth from {small:,} to {large:,} games ({large // small}x the games)")
-        print(f"  {'command':<24} {'time':>9} {'memory':>9}   per game (large)")
+        print(f"  {'command':<24} {'time':>9} {'CPU':>9} {'memory':>9}   per game (large, CPU)")
         for name in results[small]:
-            (s1, m1), (s2, m2) = results[small][name], results[large][name]
-            print(f"  {name:<24} {s2 / s1:8.2f}x {m2 / m1:8.2f}x   {s2 / large * 1e6:6.2f} us")
+            (s1, m1, c1), (s2, m2, c2) = results[small][name], results[large][name]
+            print(f"  {name:<24} {s2 / s1:8.2f}x {c2 / c1:8.2f}x {m2 / m1:8.2f}x   {c2 / large * 1e6:6.2f} us")
 
         kept_bytes = per_game[large]
         summary, per_second = summary_bytes(tmp, 5.0 if args.quick else 20.0)
@@ -168,8 +178,8 @@ def main() -> int:
         print(f"  every game kept:   {night * kept_bytes / 1e9:8.1f} GB ({kept_bytes:.2f} B/game, measured above)")
         print(f"  default policy:    {size / 1e6:8.1f} MB (the first {KEEP_GAMES:,} games kept, then summaries: "
               f"{per_second:.2f} per second of play, {summary:,.0f} B each, measured)")
-        full = results[large]["check --full"][0] / large
-        print(f"  check --full then replays the kept {kept:,.0f} games: ~{full * kept:,.0f} s; "
+        full = results[large]["check --full"][2] / large  # CPU seconds: the load of a shared machine aside
+        print(f"  check --full then replays the kept {kept:,.0f} games: ~{full * kept:,.0f} s of CPU; "
               f"the checkpointed commands stay as above")
 
         print("\ntournaments, whole process (games/s, median of interleaved rounds)")

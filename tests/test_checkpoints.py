@@ -14,7 +14,7 @@ from history_helpers import play_person_games, stored_beads, stored_machine, sto
 
 import menace.app.machines as machines
 import menace.app.tournament as tournament
-from menace.app.check import check_database
+from menace.app.check import CHANGED, check_database
 from menace.app.history import (
     NothingToUndoError,
     SummarizedGameError,
@@ -365,3 +365,87 @@ def test_check_trusts_a_summarys_tally_only_when_it_adds_up(db_url: str, small_b
     query(db_url, "UPDATE game_blocks SET wins = wins - 1, beads = NULL WHERE id = :i", i=summary[0])
     report = check_database(db_url, "menace")
     assert any("without the beads after it" in f for f in report.faults)
+
+
+def test_an_incremental_check_does_not_inflate_the_blocks_it_verified_before(
+        db_url: str, small_blocks: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The blocks a check verified are trusted by their checksum: the next check reads them, but neither
+    inflates them nor counts their games again (flat in the history's length). A tally forged since is
+    caught all the same: the checksum no longer holds, and everything is read again."""
+    import menace.app.check as check
+
+    init_machine(db_url, "menace", MICHIE, None)
+    train(db_url, 3000)
+    assert check_database(db_url, "menace").ok
+    train(db_url, 400, seed=2)
+    inflated: list[int] = []
+    real = check.unpack_block_bounded
+
+    def counting(data: bytes, n: int) -> bytes:
+        inflated.append(n)
+        return real(data, n)
+
+    monkeypatch.setattr(check, "unpack_block_bounded", counting)
+    report = check_database(db_url, "menace")
+    assert report.ok and report.games == 3400
+    # only the blocks after the last verified checkpoint
+    newer = sum(n for _, first, n, _, _, verified in blocks(db_url) if first > 3000 - 500)
+    assert 0 < sum(inflated) <= newer
+    old = blocks(db_url)[1]
+    query(db_url, f"UPDATE game_blocks SET wins = wins - 1, losses = losses + 1 WHERE id = {old[0]}")
+    report = check_database(db_url, "menace")
+    assert any(CHANGED in f for f in report.faults)
+    assert any(f"the block from game {old[1]} says" in f and "forged" in f for f in report.faults)
+
+
+def test_export_streams_the_file_byte_for_byte_in_memory_that_does_not_grow(
+        db_url: str, small_blocks: None, tmp_path: Path) -> None:
+    """export_to_file writes exactly the file write_machine_file writes from export_machine's structure
+    (checkpoints, summaries, corrections, no games at all), with the blocks streamed out: its memory
+    does not grow with the history."""
+    from menace.app.transfer import export_to_file, write_machine_file
+
+    init_machine(db_url, "menace", MICHIE, None)
+
+    def both(label: str) -> int:
+        write_machine_file(export_machine(db_url, "menace"), tmp_path / f"{label}-whole.json")
+        tracemalloc.start()
+        export_to_file(db_url, "menace", tmp_path / f"{label}-streamed.json")
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert (tmp_path / f"{label}-streamed.json").read_bytes() == (tmp_path / f"{label}-whole.json").read_bytes()
+        return peak
+
+    both("empty")
+    train(db_url, 2500, keep=1200)
+    with open_machine(db_url, "menace", holder="a test") as m:
+        m.correct(0, {0: 9}, "a recount")
+    train(db_url, 3000, seed=2, keep=None)
+    small = both("small")
+    train(db_url, 24000, seed=3, keep=None)
+    large = both("large")
+    assert (tmp_path / "large-streamed.json").stat().st_size > 2 * (tmp_path / "small-streamed.json").stat().st_size
+    assert large < small * 1.5 + 200_000
+
+
+def test_import_holds_the_file_once(sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """menace import reads the file as text only (not bytes and text), hashes the checksum as it encodes
+    and lets go of the JSON once its content is checked: its memory grows by well under two bytes per
+    byte of file (it was above two). On SQLite: a server's driver holds the rows it sends on its own."""
+    import menace.core.replay as replay
+    from menace.app.transfer import export_to_file, import_file
+
+    monkeypatch.setattr(replay, "CACHE_GAMES", 100)  # the replay's cache of distinct games: bounded apart
+    db_url = sqlite_url
+    init_machine(db_url, "menace", MICHIE, None)
+    points = []
+    for games in (40_000, 200_000):
+        train(db_url, games - (points and 40_000 or 0), seed=len(points) + 1)
+        path = tmp_path / f"m{games}.json"
+        export_to_file(db_url, "menace", path)
+        tracemalloc.start()
+        import_file(f"sqlite:///{tmp_path / f'imported{games}.db'}", path)
+        points.append((path.stat().st_size, tracemalloc.get_traced_memory()[1]))
+        tracemalloc.stop()
+    (small_file, small_peak), (large_file, large_peak) = points
+    assert (large_peak - small_peak) / (large_file - small_file) < 1.7

@@ -203,3 +203,55 @@ def test_history_shows_reconcile_corrections_among_the_games(menace: Invoke) -> 
     # A range shows only the corrections made inside it; a filter keeps them too.
     assert "box 1:" not in menace("history", "--from", "6", "--to", "6").output
     assert "box 1" in menace("history", "--from", "5", "--to", "6").output
+
+
+def test_plot_beads_from_to_reads_only_that_range(played: Invoke, db_url: str, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """--from/--to ask the history for the range (replayed from the checkpoint nearest its start), not
+    the whole history cropped: the series drawn starts at game N-1 and ends at game M."""
+    import menace.app.history as app_history
+
+    asked: list[tuple[int | None, int | None, list[int]]] = []
+    real = app_history.beads_series
+
+    def spy(url: str, name: str, box: int = 1, points: int = app_history.BEAD_POINTS,
+            first: int | None = None, last: int | None = None) -> object:
+        data = real(url, name, box, points, first, last)
+        asked.append((first, last, list(data.series.games)))
+        return data
+
+    monkeypatch.setattr(app_history, "beads_series", spy)
+    out = tmp_path / "range.png"
+    result = played("plot", "beads", "--from", "120", "--to", "180", "-o", str(out))
+    assert result.output == f"Wrote {out}: box 1 of 'menace', games 120 to 180 of 300.\n"
+    assert out.read_bytes().startswith(SIGNATURES["png"])
+    first, last, games = asked[-1]
+    assert (first, last) == (120, 180) and games[0] == 119 and games[-1] == 180
+    whole = real(db_url, "menace", 1)
+    assert [whole.series.at(g) for g in games] == [real(db_url, "menace", 1, first=120, last=180).series.at(g)
+                                                   for g in games]
+    played("plot", "beads", "--from", "0", "--to", "0", "-o", str(out))  # the box as built
+    assert asked[-1][2] == [0]
+
+
+def test_show_at_game_n_draws_the_box_as_it_stood_then(played: Invoke, db_url: str) -> None:
+    """menace show BOX --at N: the box after game N, replayed from the checkpoint before it."""
+    from menace.app.history import box_at
+
+    def counts(output: str) -> list[int]:
+        # "  G green  b2  1,234 ( 12.3%)  started with 4": the count is the column before the share
+        return [int(line.split("(")[0].split()[-1].replace(",", "")) for line in output.splitlines()
+                if "started with" in line]
+
+    built = played("show", "1", "--at", "0").output
+    assert built.startswith("Box 1 of 'menace' after game 0 (as built): MENACE's move 1")
+    assert counts(built) == [4, 4, 4]
+    at_150 = played("show", "1", "--at", "150").output
+    assert at_150.startswith("Box 1 of 'menace' after game 150: ")
+    assert counts(at_150) == list(box_at(db_url, "menace", 1, 150).values())
+    assert counts(played("show", "1", "--at", "300").output) == counts(played("show", "1").output)
+    by_position = played("show", "X...O....", "--at", "150").output  # a box by its position
+    number = int(by_position.split()[1])
+    assert counts(by_position) == list(box_at(db_url, "menace", number, 150).values())
+    result = played("show", "1", "--at", "301", ok=False)
+    assert result.exit_code == 1 and result.output == "Error: no game 301: 'menace' has played 300 games\n"

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from menace.core.game import Side
+from menace.core.game import Result, Side
 from menace.core.learner import MICHIE, EmptyPolicy, Learner, Settings, build_boxes, play_learners
 from menace.core.match import MenacePlayer, play_game
 from menace.games.tictactoe import TICTACTOE
@@ -77,3 +77,39 @@ def test_a_batch_plays_and_packs_the_games_of_play_table(settings: Settings) -> 
         left -= played
     assert bytes(got.data) == bytes(expected.data) and got.outcomes == expected.outcomes
     assert many.counts == one.counts
+
+
+@pytest.mark.parametrize("settings", [MICHIE, Settings(schedule=(1,), loss=-3, empty_policy=EmptyPolicy.RESTOCK),
+                                      Settings(loss=-2, empty_policy=EmptyPolicy.KEEP_LAST)],
+                         ids=["michie", "restock", "keep-last"])
+def test_play_table_keeps_box_totals_true_whatever_changes_the_beads_between_games(settings: Settings) -> None:
+    """play_table keeps each box's total from game to game: every other way the beads change (a draw
+    that restocks, the learning rule applied by hand, a batch, a correction said with counts_changed)
+    must leave it playing the games of a machine that counts its boxes afresh before every game."""
+    from menace.core.learner import Draw
+    from menace.core.records import GameBuffer
+
+    kept, fresh_each = fresh(settings), fresh(settings)
+    rng_kept, rng_fresh, pick = random.Random(6), random.Random(6), random.Random(1)
+    table = kept.options_table(TICTACTOE.legal_moves)
+    opening = TICTACTOE.initial()
+    for step in range(3000):
+        what = pick.randrange(10)
+        games = []
+        for learner, rng in ((kept, rng_kept), (fresh_each, rng_fresh)):
+            if learner is fresh_each:
+                learner.counts_changed()
+            if what == 0:
+                learner.draw(opening, rng)  # restocks the opening box when it is empty (restock)
+            elif what == 1:
+                learner.reinforce([Draw(0, 4), Draw(0, 0)], Result.LOSS if step % 2 else Result.WIN)
+            elif what == 2:
+                buf = GameBuffer()
+                learner.play_batch(Side.X, table, rng, 7, buf.data, buf.outcomes)
+            elif what == 3:
+                learner.counts[0][step % 9 if step % 9 in (0, 1, 4) else 4] = step % 5  # a correction
+                learner.counts_changed()
+            else:
+                games.append(learner.play_table(Side.X, table, rng))
+        assert kept.counts == fresh_each.counts and games[:1] == games[1:], step
+    assert rng_kept.random() == rng_fresh.random()

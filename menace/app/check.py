@@ -24,7 +24,6 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy import func, inspect, select, text
 from sqlalchemy.orm import Session
 
-from menace.app.history import gc_paused
 from menace.app.machines import CHECKPOINT_GAMES
 from menace.core.game import IllegalMoveError, canonical
 from menace.core.learner import DRAWN, SIDE_CHOICES, EmptyPolicy, Scope, SettingsError, build_boxes, parse_numbers
@@ -37,7 +36,7 @@ from menace.core.records import (
     unpack_block,
     unpack_block_bounded,
 )
-from menace.core.replay import Replayer, ReplayError, compare
+from menace.core.replay import Replayer, ReplayError, compare, gc_paused
 from menace.games import find_game, game_names
 from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo
@@ -78,6 +77,8 @@ class _Outcome:
 
     extras: list[tuple[int, int, bytes | None, str | None]] = field(default_factory=list)
     """``(block id, its n_games, checkpoint or None, digest or None)``."""
+    changed: bool = False
+    """The history verified by an earlier check no longer gives its checksum."""
 
 
 def check_database(url: str, machine: str | None = None, full: bool = False) -> CheckReport:
@@ -111,9 +112,16 @@ def check_database(url: str, machine: str | None = None, full: bool = False) -> 
             for name in names:
                 report.machines.append(name)
                 before = len(report.faults)
-                report.faults.extend(raw_faults(s, name))
+                # What an earlier check verified is trusted by its checksum (checked by the replay).
+                report.faults.extend(raw_faults(s, name, trust_verified=not full))
                 if len(report.faults) == before:  # readable: now replay it
-                    found.append(_check_machine(s, name, report, full))
+                    outcome = _check_machine(s, name, report, full)
+                    found.append(outcome)
+                    if outcome.changed:  # the checksum no longer holds: every block's rows read again
+                        more = [f for f in raw_faults(s, name) if f not in report.faults]
+                        report.faults.extend(more)
+                        if more:
+                            outcome.extras = [(i, n, b, None) for i, n, b, _ in outcome.extras]
         extras = [e for f in found for e in f.extras]
         if extras:
             try:
@@ -182,6 +190,7 @@ def _check_machine(s: Session, name: str, report: CheckReport, full: bool) -> _O
     if replayer is None and trusted_at is not None and faults[-1].endswith(CHANGED):
         # The history changed since a check verified it: replay it all to name what differs.
         out.extras.clear()
+        out.changed = True
         replayer = _replay(s, name, stored.id, Replayer(game, settings, expected, fixes), fixes, None, report, out)
     if replayer is None:
         return out
@@ -290,9 +299,13 @@ def _lock_faults(s: Session) -> list[str]:
     return out
 
 
-def raw_faults(s: Session, name: str) -> list[str]:
+def raw_faults(s: Session, name: str, trust_verified: bool = False) -> list[str]:
     """Faults found by reading the machine's rows as they are stored, before anything trusts
-    them: values menace never writes, rows pointing at nothing, figures that do not add up."""
+    them: values menace never writes, rows pointing at nothing, figures that do not add up.
+
+    With ``trust_verified``, the games of the blocks an earlier check verified (up to its last
+    verified checkpoint) are neither read nor counted again: the replay then checks that their
+    checksum still holds, and reads them all again if it does not."""
     row = s.execute(text("SELECT id, game, side, schedule, empty_policy, scope, reward_win, reward_draw, "
                          "reward_loss, created_at FROM machines WHERE name = :n"), {"n": name}).first()
     if row is None:
@@ -341,19 +354,29 @@ def raw_faults(s: Session, name: str) -> list[str]:
         if not (_time_ok(started) and _time_ok(ended)):
             out.append(f"{where} run {run_id} has a date that is not one ({started!r}, {ended!r})")
     expected_first = 1
-    for first, n, wins, draws, losses, run_id, data, beads, kept in s.execute(text(
-            "SELECT first_game, n_games, wins, draws, losses, run_id, data, beads, kept FROM game_blocks "
-            "WHERE machine_id = :m ORDER BY first_game"), {"m": mid}):
+    trusted = -1
+    if trust_verified:
+        found = s.execute(text("SELECT max(first_game) FROM game_blocks WHERE machine_id = :m AND digest IS NOT NULL"),
+                          {"m": mid}).scalar()
+        trusted = found if isinstance(found, int) else -1
+    for first, n, wins, draws, losses, run_id, data, no_data, beads, kept in s.execute(text(
+            "SELECT first_game, n_games, wins, draws, losses, run_id, "
+            "CASE WHEN first_game > :t THEN data ELSE NULL END, data IS NULL, beads, kept FROM game_blocks "
+            "WHERE machine_id = :m ORDER BY first_game"), {"m": mid, "t": trusted}):
         at = f"{where} the block from game {first!r}"
         if run_id not in runs:
             out.append(f"{at} belongs to run {run_id!r}, which does not exist")
-        if not all(isinstance(v, int) for v in (first, n, wins, draws, losses)) or not isinstance(data, bytes) \
+        verified = isinstance(first, int) and first <= trusted and not no_data
+        if not all(isinstance(v, int) for v in (first, n, wins, draws, losses)) \
+                or not (verified or isinstance(data, bytes)) \
                 or not (beads is None or isinstance(beads, bytes)) or kept not in (True, False):
             out.append(f"{at} holds values menace never writes")
             continue
         if first != expected_first:
             out.append(f"{at} does not follow the game before it (expected game {expected_first:,})")
         expected_first = first + n
+        if verified:
+            continue
         if not kept:
             # A summary: its games are gone, so its tally is all there is (trusted, as long as it adds
             # up); the beads after it carry the history on.

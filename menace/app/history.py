@@ -8,7 +8,6 @@ nothing is stored twice and an undo is exact even where the learning rule cannot
 
 from __future__ import annotations
 
-import gc
 import time
 from collections import deque
 from collections.abc import Iterator
@@ -30,6 +29,7 @@ from menace.core.replay import (
     Replayer,
     UnknownBoxError,
     compare,
+    gc_paused,
     next_game_detail,
     rule_text,
 )
@@ -90,19 +90,6 @@ def advance(s: Session, machine_id: int, r: Replayer, stop: int) -> None:
                 return
     if r.games < stop:
         raise GameNotFoundError(f"no game {stop:,}: the history ends at game {r.games:,}")
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The garbage collector off while a replay runs: a replay makes few objects, but a long one
-    would otherwise wake full collections that walk everything the process holds."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 @contextmanager
@@ -392,7 +379,7 @@ def beads_series(url: str, name: str, box: int = 1, points: int = BEAD_POINTS, f
         else:
             _beads_from_checkpoints(s, stored, box - 1, at, out)
         opponents = _opponents(s, stored.id, lo, hi) if hi else []
-    return series.beads_data(find_game(stored.game), name, stored.settings, out, opponents)
+    return series.beads_data(find_game(stored.game), name, stored.settings, out, opponents, played)
 
 
 def _record(out: BeadSeries, game: int, row: list[int]) -> None:

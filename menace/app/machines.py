@@ -249,12 +249,14 @@ class OpenMachine:
         for m, _, c in changed:
             current[m] = c
             self._saved[box][m] = c
+        self.learner.counts_changed()
         return changed
 
     def discard_unsaved(self) -> None:
         """Forget bead changes not yet saved (an abandoned game)."""
         for counts, saved in zip(self.learner.counts, self._saved):
             counts[:] = saved
+        self.learner.counts_changed()
 
 
 @contextmanager
@@ -340,16 +342,30 @@ class BoxView:
     symmetry: str | None = None
     colours: str | None = None
     """The machine's own bead colours (None: the standard set)."""
+    at: int | None = None
+    """The game after which the box's beads are shown (None: now)."""
 
 
-def find_box(url: str, name: str, which: str) -> BoxView:
-    """``menace show``: a box by number (``17``) or by a position typed as nine characters."""
+def find_box(url: str, name: str, which: str, at: int | None = None) -> BoxView:
+    """``menace show``: a box by number (``17``) or by a position typed as nine characters; with
+    ``at``, its beads as they stood after game ``at`` (0: as built), replayed from the checkpoint
+    before it (:func:`menace.app.history.box_at`)."""
     db = open_database(url)
     try:
         with session_scope(db) as s:
             stored = repo.load_machine(s, name)
     finally:
         db.dispose()
+    view = _find_box(stored, name, which)
+    if at is None:
+        return view
+    from menace.app.history import box_at
+
+    beads = box_at(url, name, view.box.number, at)
+    return replace(view, box=replace(view.box, beads=beads), at=at)
+
+
+def _find_box(stored: repo.StoredMachine, name: str, which: str) -> BoxView:
     boxes = stored.boxes
     if which.strip().isascii() and which.strip().isdigit():  # not "٣": a digit of another script
         n = int(which) if len(which.strip()) <= 12 else 10**12  # never a 5,000-digit conversion

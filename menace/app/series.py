@@ -33,6 +33,8 @@ class BeadsData:
     series: BeadSeries
     opponents: list[tuple[int, str]] = field(default_factory=list)
     """``(first game, opponent)`` for the first game and every change of opponent."""
+    played: int | None = None
+    """Games in the whole history, when the series covers only a range of it."""
 
     @property
     def box(self) -> Box:
@@ -40,13 +42,14 @@ class BeadsData:
 
     @property
     def games_played(self) -> int:
-        return self.series.games[-1]
+        return self.series.games[-1] if self.played is None else self.played
 
 
 def beads_data(
     game: Game, machine: str, settings: Settings, series: BeadSeries, opponents: Sequence[tuple[int, str]] = (),
+    played: int | None = None,
 ) -> BeadsData:
-    return BeadsData(game, machine, settings, series, list(opponents))
+    return BeadsData(game, machine, settings, series, list(opponents), played)
 
 
 @dataclass(frozen=True)

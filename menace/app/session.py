@@ -248,6 +248,7 @@ class PlaySession:
                    f"which the twin had as empty")
             self._fixes.append(PendingCorrection(index, bead, 1, why))
             self.machine.learner.counts[index][bead] = 1
+            self.machine.learner.counts_changed()
         return self._named(self.turns.operator_move(bead))
 
     def resign(self) -> MenaceMove:

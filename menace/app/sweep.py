@@ -250,6 +250,7 @@ class Trainer:
             # In place: the learner's position tables hold these very lists.
             for counts, initial in zip(learner.counts, learner.initial):
                 counts[:] = initial
+            learner.counts_changed()
         return learner
 
     def rule_player(self, name: str) -> RulePlayer | None:

@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from menace.app.files import write_text
+from menace.app.files import open_for_writing, write_text
 from menace.app.machine_file import (
     FORMAT,
     MAX_FILE_BYTES,
@@ -34,7 +34,9 @@ from menace.storage.transfer_repo import (
     BlockDump,
     MachineDump,
     dump_machine,
+    history_size,
     load_machine_dump,
+    stream_blocks,
 )
 
 
@@ -50,10 +52,58 @@ def export_machine(url: str, name: str) -> dict[str, Any]:
             d = dump_machine(s, name)
     finally:
         db.dispose()
+    body = _body(d, sum(b.n_games for b in d.blocks), [_block_json(b) for b in d.blocks])
+    body["checksum"] = checksum(body)
+    return body
+
+
+_BLOCKS = "\u0000the blocks\u0000"
+"""Where the blocks go in the file while it is streamed out (no machine file holds this string)."""
+
+
+def export_to_file(url: str, name: str, path: Path | str) -> tuple[int, int]:
+    """Write the machine file to ``path`` (as :func:`write_machine_file` writes
+    :func:`export_machine`'s structure, byte for byte) with the blocks streamed out of the database a
+    few at a time and the checksum computed on the way: memory bounded whatever the history's length.
+    The boxes and games written."""
+    db = open_database(url)
+    try:
+        with session_scope(db) as s:
+            d = dump_machine(s, name, with_blocks=False)
+            n_blocks, games = history_size(s, name)
+            if not n_blocks:
+                body = _body(d, 0, [])
+                body["checksum"] = checksum(body)
+                write_machine_file(body, path)
+                return len(d.boxes), 0
+            body = _body(d, games, [_BLOCKS])
+            canonical = _canonical(body).split(_canonical(_BLOCKS))
+            body["checksum"] = _BLOCKS
+            pretty = (json.dumps(body, indent=1, ensure_ascii=False) + "\n").split(json.dumps(_BLOCKS))
+            assert len(canonical) == 2 and len(pretty) == 3  # around the blocks; the checksum in the end
+            digest = hashlib.sha256(canonical[0].encode("ascii"))
+            with open_for_writing(path) as f:
+                f.write(pretty[0].encode("utf-8"))
+                between = ""
+                for b in stream_blocks(s, name):
+                    j = _block_json(b)
+                    digest.update((between and ",").encode("ascii") + _canonical(j).encode("ascii"))
+                    f.write((between + json.dumps(j, indent=1, ensure_ascii=False).replace("\n", "\n   "))
+                            .encode("utf-8"))
+                    between = ",\n   "
+                digest.update(canonical[1].encode("ascii"))
+                f.write((pretty[1] + json.dumps("sha256:" + digest.hexdigest()) + pretty[2]).encode("utf-8"))
+    finally:
+        db.dispose()
+    return len(d.boxes), games
+
+
+def _body(d: MachineDump, games: int, blocks: list[Any]) -> dict[str, Any]:
+    """The file's structure around its blocks (given as they are to appear), without its checksum."""
     game = find_game(d.game)
     if any(not 0 <= mv < game.move_count for b in d.boxes for mv, _, _ in b.beads) \
             or any(not 0 <= c.move < game.move_count for c in d.corrections):
-        raise DatabaseDamagedError(f"machine {name!r} holds beads for moves {game.name} has not; nothing was "
+        raise DatabaseDamagedError(f"machine {d.name!r} holds beads for moves {game.name} has not; nothing was "
                                    f"exported; run 'menace check' to see what is damaged")
     body: dict[str, Any] = {
         "format": FORMAT,
@@ -74,16 +124,15 @@ def export_machine(url: str, name: str) -> dict[str, Any]:
             for b in d.boxes
         ],
         "history": {
-            "games": sum(b.n_games for b in d.blocks),
+            "games": games,
             "runs": [{"kind": r.kind, "opponent": r.opponent, "seed": r.seed, "started_at": _time(r.started_at),
                       "ended_at": _time(r.ended_at)} for r in d.runs],
-            "blocks": [_block_json(b) for b in d.blocks],
+            "blocks": blocks,
             "corrections": [{"after_game": c.after_game, "box": c.box_number, "square": game.move_name(c.move),
                              "count": c.count, "reason": c.reason, "created_at": _time(c.created_at)}
                             for c in d.corrections],
         },
     }
-    body["checksum"] = checksum(body)
     return body
 
 
@@ -131,8 +180,19 @@ def _replay_block(replayer: Replayer, block: BlockDump, layout: Layout, width: i
 
 def checksum(body: dict[str, Any]) -> str:
     content = {k: v for k, v in body.items() if k != "checksum"}
-    text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
+    digest = hashlib.sha256()
+    # Hashed as it is encoded: the canonical text of a long history is never held whole.
+    for chunk in _CANONICAL.iterencode(content):
+        digest.update(chunk.encode("ascii"))
+    return "sha256:" + digest.hexdigest()
+
+
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def _canonical(value: Any) -> str:
+    """The form the checksum is computed on."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
 def write_machine_file(body: dict[str, Any], path: Path | str) -> None:
@@ -149,12 +209,19 @@ def read_machine_file(path: Path) -> dict[str, Any]:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
             raise MachineFileError(f"{path} is {size:,} bytes: too large for a machine file")
-        data = path.read_bytes()
+        text = path.read_text(encoding="utf-8")  # no copy of the file's bytes beside its text
     except FileNotFoundError:
         raise MachineFileError(f"no file {path}") from None
-    except OSError as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         raise MachineFileError(f"{path} cannot be read as a machine file: {exc}") from None
-    return parse_machine_file(data, str(path))
+    return _parse_text(text, str(path))
+
+
+def import_file(url: str, path: Path, rename: str | None = None, replace: bool = False) -> tuple[str, int, int]:
+    """``menace import``: :func:`read_machine_file` then :func:`import_machine`, letting go of the file's
+    JSON once its content is checked (a long history is not held twice)."""
+    holder = [read_machine_file(path)]
+    return _import(url, holder, rename, replace)
 
 
 def parse_machine_file(data: bytes, label: str = "the file") -> dict[str, Any]:
@@ -167,7 +234,12 @@ def parse_machine_file(data: bytes, label: str = "the file") -> dict[str, Any]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise MachineFileError(f"{label} cannot be read as a machine file: {exc}") from None
+    return _parse_text(text, label)
+
+
+def _parse_text(text: str, label: str) -> dict[str, Any]:
     body = loads(text, label)
+    del text
     if body.get("checksum") != checksum(body):
         raise MachineFileError(f"{label} is damaged: its checksum does not match its content")
     return body
@@ -200,7 +272,13 @@ def verify(dump: MachineDump, settings: Settings) -> None:
 def import_machine(url: str, body: dict[str, Any], rename: str | None = None,
                    replace: bool = False) -> tuple[str, int, int]:
     """Check the file's content, then store the machine in one transaction: (name, boxes, games)."""
-    dump, settings = check_machine_content(body, rename)  # the strict schema, before anything else
+    return _import(url, [body], rename, replace)
+
+
+def _import(url: str, holder: list[dict[str, Any]], rename: str | None, replace: bool) -> tuple[str, int, int]:
+    """:func:`import_machine` of ``holder``'s one body, which it lets go of once checked."""
+    dump, settings = check_machine_content(holder[0], rename)  # the strict schema, before anything else
+    holder.clear()
     verify(dump, settings)
     db = open_database(url, create=True)
     try:

@@ -288,9 +288,15 @@ def plot_beads_command(app: AppContext, box: int, first: int | None, last: int |
 
     if first is not None and last is not None and first > last:
         raise click.BadParameter(f"--from {first} is after --to {last}", param_hint="'--from'")
-    data = beads_series(app.url, app.machine, box)
+    # Only the range is read: replayed from the checkpoint nearest its start (game 0: the box as built).
+    data = beads_series(app.url, app.machine, box, first=None if first is None else max(first, 1), last=last)
     render_beads(data, out, first, last, log)
-    click.echo(f"Wrote {out}: box {box} of {app.machine!r} over {plural(data.games_played, 'game')}.")
+    if first is None and last is None:
+        click.echo(f"Wrote {out}: box {box} of {app.machine!r} over {plural(data.games_played, 'game')}.")
+    else:
+        lo, hi = data.series.games[0], data.series.games[-1]
+        click.echo(f"Wrote {out}: box {box} of {app.machine!r}, games {lo + 1 if first else lo:,} to {hi:,} "
+                   f"of {data.games_played:,}.")
 
 
 @plot.command("learning")

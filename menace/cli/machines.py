@@ -150,9 +150,11 @@ def stats(app: AppContext) -> None:
 
 @click.command()
 @click.argument("box")
+@click.option("--at", type=click.IntRange(min=0), metavar="N",
+              help="The box as it stood after game N (0: as built), replayed from the nearest checkpoint.")
 @where_options
 @pass_app
-def show(app: AppContext, box: str) -> None:
+def show(app: AppContext, box: str, at: int | None) -> None:
     """Draw one matchbox with its beads, by number or by position.
 
     A position is typed as the game writes it (nine characters row by row, X, O and . for
@@ -162,14 +164,16 @@ def show(app: AppContext, box: str) -> None:
     Examples:
       menace show 1
       menace show X...O....
+      menace show 1 --at 1000     box 1 as it stood after game 1,000
     """
     from menace.app.machines import find_box
 
-    view = find_box(app.url, app.machine, box)
+    view = find_box(app.url, app.machine, box, at)
     b, game = view.box, view.game
     colours = machine_colours(view.colours, None, places_pieces(game))
     colour = use_colour(sys.stdout.isatty())
-    click.echo(f"Box {b.number} of {printable(view.machine)!r}: MENACE's move {b.move_number}, "
+    when = "" if at is None else f" after game {at:,}" + (" (as built)" if at == 0 else "")
+    click.echo(f"Box {b.number} of {printable(view.machine)!r}{when}: MENACE's move {b.move_number}, "
                f"{game.side_names[b.side]} to play, {plural(b.total, 'bead')}")
     if view.matched_from is not None and view.symmetry != "as it is":
         click.echo(f"(your position matches this box when you {view.symmetry})")

@@ -20,12 +20,11 @@ def export_cmd(app: AppContext, file: Path) -> None:
 
     Example: menace export menace.json
     """
-    from menace.app.transfer import export_machine, write_machine_file
+    from menace.app.transfer import export_to_file
 
-    data = export_machine(app.url, app.machine)
-    write_machine_file(data, file)  # whole or not at all; a link, folder or device is never replaced
-    click.echo(f"Exported {app.machine!r}: {plural(len(data['boxes']), 'box', 'boxes')}, "
-               f"{plural(data['history']['games'], 'game')} -> {file}")
+    # Streamed out block by block; whole or not at all, and a link, folder or device is never replaced.
+    boxes, games = export_to_file(app.url, app.machine, file)
+    click.echo(f"Exported {app.machine!r}: {plural(boxes, 'box', 'boxes')}, {plural(games, 'game')} -> {file}")
 
 
 @click.command("import")
@@ -45,11 +44,10 @@ def import_cmd(app: AppContext, file: Path, rename: str | None, replace: bool) -
       menace import menace.json
       menace --db club.db import menace.json --as visitor
     """
-    from menace.app.transfer import import_machine, read_machine_file
+    from menace.app.transfer import import_file
 
     if rename is not None:
         check_machine_name(rename)
-    data = read_machine_file(file)
-    name, boxes, games = import_machine(app.url, data, rename=rename, replace=replace)
+    name, boxes, games = import_file(app.url, file, rename=rename, replace=replace)
     click.echo(f"Imported {printable(name)!r}: {plural(boxes, 'box', 'boxes')}, {plural(games, 'game')}, beads checked "
                f"against the history.")

@@ -398,6 +398,8 @@ class Learner:
         """The learning rule for the hot loops: win, draw, loss, and whether every bead drawn is
         reinforced with counts floored at zero (else :meth:`apply` handles the other rules)."""
         self._opponent: tuple[Sequence[tuple[int, ...]], list[OpponentRow]] | None = None
+        self._totals: list[int] | None = None
+        """Per box, its beads in all, as :meth:`play_table` keeps them; None: to be counted again."""
         self._tabulate()
 
     def _tabulate(self) -> None:
@@ -470,6 +472,7 @@ class Learner:
             if not self.refill[b]:
                 raise EmptyBoxError(f"box {b + 1} is empty")
             counts[:] = self.initial[b]
+            self._totals = None
             total = sum(counts)
         r = int(rng.random() * total)
         m = 0
@@ -487,6 +490,7 @@ class Learner:
     def apply(self, drawn: Sequence[tuple[int, int]], delta: int) -> None:
         """Add ``delta`` beads (take, when negative) for the beads ``drawn`` as ``(box, bead)``,
         in the order drawn, under the machine's scope and empty-box policy."""
+        self._totals = None
         if self.settings.scope is Scope.LAST:
             drawn = drawn[-1:]
         counts = self.counts
@@ -522,12 +526,16 @@ class Learner:
         ``opponent[i]`` in position ``i``; learns from it unless ``learn`` is false.
 
         Returns the winner code and the moves; this is the hot loop of every tournament, so
-        it stays flat and builds no objects it does not need.
+        it stays flat and builds no objects it does not need, and keeps each box's total from game
+        to game instead of summing it at every draw (see :meth:`counts_changed`).
         """
         rnd = rng.random
-        kids, res_t = self.kids, self.result
+        res_t = self.result
         fast = self.fast[side]
-        refill = self.refill
+        totals = self._totals
+        if totals is None:
+            totals = self._totals = [sum(c) for c in self.counts]
+        kids = self.kids
         moves: list[int] = []
         add = moves.append
         drawn: list[tuple[list[int], int, int]] = []
@@ -545,11 +553,11 @@ class Learner:
                 s, k = ent  # type: ignore[misc]
             else:
                 counts, colours, real, nexts, b = ent  # type: ignore[misc]
-                total = sum(counts)
+                total = totals[b]
                 if not total:
-                    if refill[b]:
+                    if self.refill[b]:
                         counts[:] = self.initial[b]
-                        total = sum(counts)
+                        total = totals[b] = sum(counts)
                     else:
                         res = O_WINS if side is Side.X else X_WINS
                         break
@@ -573,8 +581,32 @@ class Learner:
             if res:
                 break
         if learn:
-            self._learn(drawn, res, side)
+            win, draw, loss, plain = self._rule
+            d = draw if res == DRAWN else win if res == side else loss
+            if not plain:
+                self.apply([(b, m) for _, m, b in drawn], d)
+                for counts, _, b in drawn:
+                    totals[b] = sum(counts)
+                self._totals = totals
+            elif d >= 0:
+                for counts, m, b in drawn:
+                    counts[m] += d
+                    totals[b] += d
+            else:
+                for counts, m, b in drawn:
+                    c = counts[m]
+                    new = c + d
+                    if new < 0:
+                        new = 0
+                    counts[m] = new
+                    totals[b] += new - c
         return res, moves
+
+    def counts_changed(self) -> None:
+        """Say that the bead counts were changed from outside the learner's own methods (a
+        correction, a restore, a replay): :meth:`play_table` keeps each box's total from game to
+        game and must count them again. The learner's methods that change counts say it themselves."""
+        self._totals = None
 
     def play_batch(
         self, side: Side, opponent: Sequence[tuple[int, ...]], rng: random.Random, n: int, data: bytearray,
@@ -594,7 +626,7 @@ class Learner:
         fast = self.fast[side]
         refill, initial = self.refill, self.initial
         win, draw, loss, plain = self._rule
-        totals = [sum(c) for c in self.counts]
+        totals = self._totals if self._totals is not None else [sum(c) for c in self.counts]
         put = data.append
         side_bits = int(side) << 2
         root = self.root
@@ -674,10 +706,12 @@ class Learner:
             played += 1
             if length <= 1 or (stop is not None and stop.requested):
                 break
+        self._totals = totals
         return played
 
     def _learn(self, drawn: list[tuple[list[int], int, int]], res: int, side: Side) -> None:
         """Reinforce the beads drawn in a game that ended with winner code ``res``."""
+        self._totals = None
         win, draw, loss, plain = self._rule
         d = draw if res == DRAWN else win if res == side else loss
         if not plain:
@@ -761,6 +795,7 @@ class Learner:
                     counts, real, b = e
                     if self.refill[b] and not any(counts):
                         counts[:] = self.initial[b]
+                        self._totals = None
                     drawn.append(Draw(b, real.index(move)))
             k = kids[k][move]
         return drawn
@@ -791,6 +826,7 @@ def _draw_fast(learner: Learner, ent: Fast, rnd: Callable[[], float],
         if not learner.refill[b]:
             return None
         counts[:] = learner.initial[b]
+        learner._totals = None
         total = sum(counts)
     r = int(rnd() * total)
     for m in colours:
@@ -828,6 +864,7 @@ def play_learners(x: Learner, o: Learner, rng: random.Random, learn: bool = True
                     res = O_WINS if turn == 0 else X_WINS  # an empty box: that machine resigns
                     break
                 counts[:] = machine.initial[b]
+                machine._totals = None
                 total = sum(counts)
             r = int(rnd() * total)
             for m in colours:

@@ -20,7 +20,9 @@ million games in seconds.
 from __future__ import annotations
 
 import bisect
+import gc
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -30,6 +32,18 @@ from menace.core.learner import DRAWN, Box, EmptyPolicy, GameRecord, Learner, Sc
 from menace.core.records import CorruptHistoryError
 from menace.core.turns import LedgerLine
 
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """The garbage collector off while a replay runs: a replay makes few objects, but a long one
+    would otherwise wake full collections that walk everything the process holds."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 class GameNotFoundError(NotFoundError):
     """No game with that number in the machine's history."""
@@ -144,6 +158,7 @@ class Replayer:
         after that game not yet applied: they are, now)."""
         for row, new in zip(self.learner.counts, counts):
             row[:] = new
+        self.learner.counts_changed()
         self.games = games
         fixes = self._fixes
         self._fix_at = 0
@@ -163,6 +178,7 @@ class Replayer:
             row = self.learner.counts[fix.box_number - 1]
             self.corrected.append((fix, row[fix.move]))
             row[fix.move] = fix.count
+            self.learner.counts_changed()
             self._fix_at += 1
         self._next_fix = fixes[self._fix_at].after_game if self._fix_at < len(fixes) else NEVER
 
@@ -182,6 +198,7 @@ class Replayer:
     def learn(self, record: GameRecord) -> list[tuple[int, Move]]:
         """Play ``record`` on the boxes and learn from it, without the corrections that follow it."""
         e = self.learner
+        e.counts_changed()
         refill = e.refill
         kids = e.kids
         try:
@@ -249,6 +266,7 @@ class Replayer:
         after the last game applied wait for :meth:`settle` (a checkpoint is taken before them).
         """
         e = self.learner
+        e.counts_changed()
         refill, initial = e.refill, e.initial
         any_refill = any(refill)
         last_only = self.settings.scope is Scope.LAST

@@ -200,7 +200,7 @@ def _sampled(series: BeadSeries) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.
     counts = np.asarray(series.counts, dtype=np.int64).T
     if len(games) <= MAX_POINTS:
         return games, counts
-    at = np.unique(np.linspace(0, games[-1], MAX_POINTS).astype(np.int64))
+    at = np.unique(np.linspace(games[0], games[-1], MAX_POINTS).astype(np.int64))
     idx = np.searchsorted(games, at, side="right") - 1
     return at, counts[:, idx]
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import insert, select
+from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
 from menace.core.names import check_machine_name
@@ -81,7 +82,13 @@ class MachineDump:
     colours: str | None = None
 
 
-def dump_machine(session: Session, name: str) -> MachineDump:
+BLOCKS_AT_ONCE = 64
+"""Blocks held in memory at once while they are streamed out (a block is at most ~70 kB)."""
+
+
+def dump_machine(session: Session, name: str, with_blocks: bool = True) -> MachineDump:
+    """A whole machine; without ``with_blocks``, its history's blocks are left out (see
+    :func:`stream_blocks`, which reads them a few at a time)."""
     m = machine_row(session, name)
     boxes = session.execute(
         select(BoxRow.id, BoxRow.number, BoxRow.position, BoxRow.side, BoxRow.move_number)
@@ -96,11 +103,7 @@ def dump_machine(session: Session, name: str) -> MachineDump:
         beads.setdefault(box_id, []).append((move, initial, count))
     runs = list(session.scalars(select(RunRow).where(RunRow.machine_id == m.id).order_by(RunRow.id)))
     run_index = {r.id: i for i, r in enumerate(runs)}
-    blocks = [
-        BlockDump(run_index[b.run_id], b.first_game, b.n_games, b.wins, b.draws, b.losses, b.data, b.beads, b.kept)
-        for b in session.scalars(select(GameBlockRow).where(GameBlockRow.machine_id == m.id)
-                                 .order_by(GameBlockRow.first_game))
-    ]
+    blocks = list(_blocks(session, m.id, run_index)) if with_blocks else []
     number_of = {box_id: number for box_id, number, *_ in boxes}
     fixes = [
         CorrectionDump(c.after_game, number_of[c.box_id], c.move, c.count, c.reason, c.created_at)
@@ -115,6 +118,31 @@ def dump_machine(session: Session, name: str) -> MachineDump:
         [RunDump(r.kind, r.opponent, r.seed, r.started_at, r.ended_at) for r in runs],
         blocks, fixes, m.scope, m.forced_boxes, m.colours,
     )
+
+
+def _blocks(session: Session, machine_id: int, run_index: dict[int, int]) -> Iterator[BlockDump]:
+    rows = session.execute(
+        select(GameBlockRow.run_id, GameBlockRow.first_game, GameBlockRow.n_games, GameBlockRow.wins,
+               GameBlockRow.draws, GameBlockRow.losses, GameBlockRow.data, GameBlockRow.beads, GameBlockRow.kept)
+        .where(GameBlockRow.machine_id == machine_id).order_by(GameBlockRow.first_game)
+        .execution_options(yield_per=BLOCKS_AT_ONCE))
+    for run_id, first, n, wins, draws, losses, data, beads, kept in rows:
+        yield BlockDump(run_index[run_id], first, n, wins, draws, losses, data, beads, kept)
+
+
+def stream_blocks(session: Session, name: str) -> Iterator[BlockDump]:
+    """The machine's blocks in order, as :func:`dump_machine` gives them, read a few at a time."""
+    m = machine_row(session, name)
+    runs = session.scalars(select(RunRow.id).where(RunRow.machine_id == m.id).order_by(RunRow.id))
+    yield from _blocks(session, m.id, {r: i for i, r in enumerate(runs)})
+
+
+def history_size(session: Session, name: str) -> tuple[int, int]:
+    """The machine's stored blocks and the games in them."""
+    m = machine_row(session, name)
+    blocks, games = session.execute(select(func.count(), func.coalesce(func.sum(GameBlockRow.n_games), 0))
+                                    .where(GameBlockRow.machine_id == m.id)).one()
+    return int(blocks), int(games)
 
 
 def load_machine_dump(session: Session, d: MachineDump) -> None:
