@@ -44,7 +44,7 @@ def test_wall_draws_every_box(machine: str, page: Any) -> None:
     with BackgroundServer(machine, "menace") as srv:
         page.goto(srv.base + "/")
         page.wait_for_selector("#wall[data-ready='1']")
-        assert page.locator("canvas.wall-canvas").count() == 4
+        assert page.locator("section.wall-group").count() == 4
         assert "304 boxes" in page.inner_text("#wall-summary")
         page.locator("canvas.wall-canvas").first.click(position={"x": 40, "y": 60})
         page.wait_for_selector("#box-detail[open]")

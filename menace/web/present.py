@@ -77,32 +77,30 @@ def box_json(game: Game, box: Box, colours: Sequence[BeadColour] = DEFAULT_COLOU
     }
 
 
-BEAD_FIELDS = ["bead", "count", "colour", "to", "from", "initial"]
-"""A wall's beads are rows of these (2,201 boxes send quickly); a colour's letter, name and hex are
-in the wall's ``colours``, by index."""
+BOX_FIELDS = ["number", "move", "side", "cells", "beads"]
+BEAD_FIELDS = ["bead", "count", "colour", "initial"]
+"""The wall sends each box as a row of :data:`BOX_FIELDS` and its beads as rows of :data:`BEAD_FIELDS`
+(2,201 boxes in about a third of the bytes of named fields); a colour's letter, name and hex are in
+the wall's ``colours`` by index, a move's cells in ``move_cells`` by move."""
 
 
 def wall_json(wall: Wall) -> JSON:
-    """The whole wall: the board's shape, the colours, every box (beads as rows of :data:`BEAD_FIELDS`)."""
+    """The whole wall in one compact object: the board's shape, the colours, what each move does
+    (``move_cells``: ``[from, to]``, ``from`` null where a piece is placed), every box as a row."""
     game = wall.game
     colours = colours_for(game, wall.colours)
+    n = len(colours)
+    colour_slot = game.colour_slot  # as colour_index with a position, without its calls per bead
     boxes = []
     for box in wall.boxes:
-        moves = sorted(box.initial)
-        rows = []
-        total = 0
-        for m in moves:
-            start, end = game.move_cells(m)
-            count = box.beads.get(m, 0)
-            total += count
-            rows.append([m, count, colour_index(game, moves, m, colours, box.position), end, start,
-                         box.initial[m]])
-        boxes.append({"number": box.number, "move": box.move_number, "side": box.side.name,
-                      "cells": cells_of(game, box.position), "beads": rows, "total": total, "empty": total == 0})
+        beads, initial, position = box.beads, box.initial, box.position
+        rows = [[m, beads.get(m, 0), colour_slot(position, m) % n, initial[m]] for m in sorted(initial)]
+        boxes.append([box.number, box.move_number, box.side.name, cells_of(game, position), rows])
     return {
         "machine": wall.machine, "games_played": wall.games_played, "shape": shape_json(game),
-        "colours": colours_json(colours), "bead_fields": BEAD_FIELDS,
-        "move_names": [game.move_name(m) for m in range(game.move_count)], "boxes": boxes,
+        "colours": colours_json(colours), "box_fields": BOX_FIELDS, "bead_fields": BEAD_FIELDS,
+        "move_names": [game.move_name(m) for m in range(game.move_count)],
+        "move_cells": [list(game.move_cells(m)) for m in range(game.move_count)], "boxes": boxes,
     }
 
 
