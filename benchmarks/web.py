@@ -69,41 +69,57 @@ class Server:
         self.proc.wait(10)
 
 
-def wall_times(browser: Any, srv: Server, rounds: int = 3) -> list[float]:
-    """Seconds from navigation to every box drawn (the page sets data-ready after drawing)."""
-    out = []
+def wall_times(browser: Any, srv: Server, rounds: int = 5) -> tuple[list[float], list[float]]:
+    """Milliseconds from navigation (the page's time origin) to the wall on screen: the boxes in
+    view and a screen either side drawn, and the next frame painted (the page records
+    ``data-painted-at``). Then every other box drawn too, forced, and painted: the cost of a
+    whole 2,201-box wall, which the page otherwise spreads over scrolling."""
+    shown, everything = [], []
     for _ in range(rounds):
         page = browser.new_page(viewport={"width": 1366, "height": 768})
         page.goto(srv.base + "/")
-        page.wait_for_selector("#wall[data-ready='1']", timeout=30_000)
-        out.append(page.evaluate("performance.now()") / 1000)
+        page.wait_for_selector("#wall[data-painted-at]", timeout=30_000)
+        shown.append(float(page.get_attribute("#wall", "data-painted-at") or "nan"))
+        everything.append(float(page.evaluate("""() => new Promise((done) => {
+            const t0 = performance.now();
+            window.menaceWallDrawAll();
+            requestAnimationFrame(() => setTimeout(() => done(performance.now() - t0), 0));
+        })""")))
         page.close()
-    return out
+    return shown, everything
 
 
-def ledger_time(browser: Any, srv: Server) -> float:
-    """Seconds from the person's last move sent (from the wall page itself) to the wall redrawn."""
+def ledger_time(browser: Any, srv: Server) -> tuple[float, float]:
+    """Seconds from the person's last move sent (from the wall page itself) to the wall redrawn,
+    and of that the page's own part: the game's end event applied to the boxes it changed."""
     page = browser.new_page(viewport={"width": 1366, "height": 768})
     page.goto(srv.base + "/")
-    page.wait_for_selector("#wall[data-ready='1']")
-    page.wait_for_timeout(300)  # the event stream is open
-    return float(page.evaluate("""async () => {
+    page.wait_for_selector("#wall[data-ready='1'][data-live='1']")
+    total = float(page.evaluate("""async () => {
         const post = (p, b) => fetch('/api' + p, {method: 'POST', headers: {'Content-Type': 'application/json'},
                                                   body: JSON.stringify(b)}).then(r => r.json());
         let t = await post('/play', {});
+        const wall = document.getElementById('wall');
         for (;;) {
-            const move = t.legal[0];
-            const last = t.legal.length <= 2;
-            const before = document.getElementById('wall').dataset.lastGame || '';
+            // the moment the page marks the wall updated (it may come before the move's answer)
+            let mo;
+            const changed = new Promise((done) => {
+                mo = new MutationObserver(() => done(performance.now()));
+                mo.observe(wall, {attributes: true, attributeFilter: ['data-last-game']});
+            });
             const t0 = performance.now();
-            t = await post(`/play/${t.id}/move`, {move});
+            t = await post(`/play/${t.id}/move`, {move: t.legal[0]});
             if (t.over) {
-                while ((document.getElementById('wall').dataset.lastGame || '') === before)
-                    await new Promise(r => requestAnimationFrame(r));
-                return (performance.now() - t0) / 1000;
+                const at = await changed;
+                mo.disconnect();
+                return (at - t0) / 1000;
             }
+            mo.disconnect();
         }
     }"""))
+    in_page = float(page.get_attribute("#wall", "data-ledger-ms") or "nan") / 1000
+    page.close()
+    return total, in_page
 
 
 def tournament_rate(srv: Server, games: int) -> float:
@@ -153,16 +169,20 @@ def main() -> None:
         for machine, label in (("menace", "304"), ("big", "2,201")):
             srv = Server(db, machine)
             try:
-                t = wall_times(browser, srv)
-                rows.append((f"wall of {label} boxes drawn in Chromium (navigation to drawn, median of 3)",
-                             f"{statistics.median(t) * 1000:.0f} ms", "< 1 s"))
+                shown, everything = wall_times(browser, srv)
+                rows.append((f"wall of {label} boxes: navigation to the boxes in view drawn and painted (median of 5)",
+                             f"{statistics.median(shown):.0f} ms", "< 1 s"))
+                rows.append((f"...then all {label} boxes drawn and painted, forced (median of 5)",
+                             f"{statistics.median(everything):.0f} ms", ""))
             finally:
                 srv.close()
         srv = Server(db, "menace")
         try:
-            lt = [ledger_time(browser, srv) for _ in range(5)]
-            rows.append(("wall reflects a finished game (last move sent to wall redrawn, median of 5)",
-                         f"{statistics.median(lt) * 1000:.0f} ms", "< 100 ms"))
+            lt = [ledger_time(browser, srv) for _ in range(7)]
+            rows.append(("wall reflects a finished game (last move sent to wall redrawn, median of 7)",
+                         f"{statistics.median(t for t, _ in lt) * 1000:.0f} ms", "< 100 ms"))
+            rows.append(("...of which the page applies the end event to the changed boxes (median of 7)",
+                         f"{statistics.median(p for _, p in lt) * 1000:.1f} ms", ""))
             quiet, busy = [], []
             for _ in range(3):
                 quiet.append(tournament_rate(srv, args.tournament))

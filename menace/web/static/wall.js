@@ -345,11 +345,12 @@
   window.menaceWallBox = (n) => (data ? data.boxes[n - 1] : null);
   let width = 0;
   new ResizeObserver(() => { if (data && wallEl.clientWidth !== width) { width = wallEl.clientWidth; drawAll(); } }).observe(wallEl);
-  M.events({
+  const source = M.events({
     train: (s) => { if (s.machine === M.machine) scheduleRefetch(); },
     turn: onTurn,
     end: applyLedger,
     machine: (m) => { if (m.machine !== M.machine) { M.setMachine(m.machine); load().catch((e) => M.flash(e.message)); } },
   });
+  source.addEventListener("open", () => { wallEl.dataset.live = "1"; });
   load().catch((err) => { summary.textContent = err.message; M.flash(err.message); });
 })();
