@@ -11,7 +11,7 @@ import pytest
 from conftest import Invoke, wait_until
 from starlette.testclient import TestClient
 
-from menace.app import wall
+from menace.app.history import learning_series
 from menace.app.machines import init_machine, settings_for
 from menace.app.transfer import export_machine
 from menace.web.app import create_app
@@ -69,16 +69,18 @@ def test_learning_series_is_sampled_and_consistent(client: TestClient) -> None:
     assert zoom["games"][0] == 100 and zoom["games"][-1] == 120
 
 
-def test_learning_cache_follows_new_games_and_undo(menace: Invoke, trained: str) -> None:
-    cache = wall.LearningCache()
-    before = wall.learning_series(trained, "menace", cache=cache)
-    menace("tournament", "--vs", "random", "-n", "50", "--seed", "2")
-    after = wall.learning_series(trained, "menace", cache=cache)
-    assert after.games_played == before.games_played + 50
-    menace("undo", "--games", "70")
-    undone = wall.learning_series(trained, "menace", cache=cache)
-    fresh = wall.learning_series(trained, "menace")
-    assert undone.games_played == 280 and undone.cumulative == fresh.cumulative and undone.win == fresh.win
+def test_learning_follows_new_games_and_undo(menace: Invoke, trained: str) -> None:
+    """Nothing per game is kept between requests: each answer matches the history as it is now."""
+    with TestClient(create_app(trained, "menace")) as c:
+        before = c.get("/api/machines/menace/learning?points=50").json()
+        menace("tournament", "--vs", "random", "-n", "50", "--seed", "2")
+        after = c.get("/api/machines/menace/learning?points=50").json()
+        assert after["games_played"] == before["games_played"] + 50 == after["last"]
+        menace("undo", "--games", "70")
+        undone = c.get("/api/machines/menace/learning?points=50").json()
+    fresh = learning_series(trained, "menace", points=50)
+    assert undone["games_played"] == 280 and undone["cumulative"] == fresh.cumulative.tolist()
+    assert undone["rate_games"] == fresh.rate_games.tolist() and undone["win"] == [round(w, 4) for w in fresh.win_rate]
 
 
 def test_unknown_things_are_404_with_one_line(client: TestClient) -> None:
@@ -246,5 +248,6 @@ def test_a_hexapawn_wall_sends_moves_as_arrows(client: TestClient) -> None:
 def test_learning_series_of_a_machine_without_games(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'e.db'}"
     init_machine(url, "fresh", settings_for()[1], "michie")
-    s = wall.learning_series(url, "fresh")
-    assert s.games_played == 0 and s.games == [] and s.cumulative == []
+    with TestClient(create_app(url, "fresh")) as c:
+        s = c.get("/api/machines/fresh/learning").json()
+    assert s["games_played"] == 0 and s["games"] == [] and s["cumulative"] == [] and s["win"] == []

@@ -380,13 +380,19 @@ def _beads_from_checkpoints(s: Session, stored: repo.StoredMachine, index: int, 
 
 
 def learning_series(url: str, name: str, window: int | None = None, points: int = LEARNING_POINTS,
-                    first: int | None = None, last: int | None = None) -> series.LearningData:
+                    first: int | None = None, last: int | None = None, *,
+                    allow_empty: bool = False) -> series.LearningData:
     """Games ``first``..``last`` (all by default): the running reinforcement and rolling win/draw/loss
     rates, at most ``points`` points each, computed while streaming the blocks (a block's tally where
     no point falls inside it, its games' headers otherwise; inside a summarized block the running
-    totals are interpolated between its ends)."""
+    totals are interpolated between its ends). Memory is bounded by ``points``, not the history.
+
+    A machine without games is a :class:`~menace.app.series.PlotError`, or a curve without points
+    with ``allow_empty`` (a web page shows it as "no games yet")."""
     with _reading(url, name) as (s, stored), gc_paused():
         played = repo.games_played(s, stored.id)
+        if not played and allow_empty:
+            return series.no_learning(name, stored.settings)
         if not played:
             raise series.PlotError(f"{name!r} has played no games yet: nothing to plot")
         lo, hi = _range(played, first, last)
@@ -398,7 +404,7 @@ def learning_series(url: str, name: str, window: int | None = None, points: int 
                     sampler.feed_games(b.first_game, unpack_block(b.data))
                 else:
                     sampler.feed_tally(b.first_game, b.n_games, b.tally)
-        return sampler.data(name, stored.settings, _opponents(s, stored.id, lo, hi))
+        return sampler.data(name, stored.settings, _opponents(s, stored.id, lo, hi), played)
 
 
 def box_at(url: str, name: str, box: int, game_number: int) -> dict[int, int]:

@@ -17,6 +17,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute
 
 from menace import __version__
+from menace.app import history as app_history
 from menace.app import machines as app_machines
 from menace.app import transfer
 from menace.app import wall as app_wall
@@ -157,15 +158,17 @@ async def box_series(request: Request) -> Response:
 async def learning(request: Request) -> Response:
     """``GET /api/machines/{name}/learning?points=600&first=&last=&window=``: the learning curve
     (cumulative reinforcement, rolling win/draw/loss shares) sampled to ``points`` games between
-    ``first`` and ``last``; ask again with a narrower range to zoom in."""
+    ``first`` and ``last``; ask again with a narrower range to zoom in. Read from the stored blocks
+    each time (their tallies, and the headers of the games where a point falls), in memory bounded
+    by ``points``: nothing per game is kept between requests."""
     st = state_of(request)
     name = machine_name(request.path_params["name"])
     points = query_int(request, "points", 600, 2, app_wall.MAX_POINTS)
     assert points is not None
-    series = await run_in_threadpool(
-        app_wall.learning_series, st.url, name, points, query_int(request, "first", None, 1),
-        query_int(request, "last", None, 1), query_int(request, "window", None, 1), st.cache)
-    return JSONResponse(present.learning_json(series))
+    data = await run_in_threadpool(partial(
+        app_history.learning_series, st.url, name, query_int(request, "window", None, 1), points,
+        query_int(request, "first", None, 1), query_int(request, "last", None, 1), allow_empty=True))
+    return JSONResponse(present.learning_json(data))
 
 
 async def opponents(request: Request) -> Response:
@@ -240,7 +243,6 @@ async def create_machine(request: Request) -> Response:
         raise MachineBusyError(f"machine {name!r} is in use by a game or tournament here")
     s = await run_in_threadpool(partial(app_machines.init_machine, st.url, name, settings, label, replace,
                                         game=game, colours=colours))
-    st.cache = app_wall.LearningCache()
     st.hub.publish("machines", {"created": name}, remember=False)
     return JSONResponse(present.summary_json(s), status_code=201)
 
@@ -281,7 +283,6 @@ async def import_machine(request: Request) -> Response:
     if replace and (rename or name_in_file) in _busy(request):
         raise MachineBusyError("that machine is in use by a game or tournament here")
     name, nboxes, games = await run_in_threadpool(transfer.import_machine, st.url, body, rename, replace)
-    st.cache = app_wall.LearningCache()
     st.hub.publish("machines", {"imported": name}, remember=False)
     return JSONResponse({"name": name, "boxes": nboxes, "games": games}, status_code=201)
 

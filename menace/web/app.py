@@ -28,7 +28,6 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from menace import __version__
-from menace.app.wall import LearningCache
 from menace.core.errors import (
     ConflictError,
     DamagedError,
@@ -100,7 +99,6 @@ class ServerState:
     machine: str
     token: str | None
     hub: Hub = field(default_factory=Hub)
-    cache: LearningCache = field(default_factory=LearningCache)
     trainer: Trainer | None = None
     tables: GameTables | None = None
 

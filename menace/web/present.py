@@ -9,8 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from menace.app.machines import MachineSummary
-from menace.app.wall import BoxSeries, LearningSeries, Wall
+from menace.app.series import LearningData
+from menace.app.wall import BoxSeries, Wall
 from menace.core.colours import DEFAULT_COLOURS, BeadColour, default_colours
 from menace.core.game import Game, Move, State
 from menace.core.learner import Box
@@ -126,11 +129,15 @@ def box_series_json(game: Game, series: BoxSeries, colours: Sequence[BeadColour]
     }
 
 
-def learning_json(s: LearningSeries) -> JSON:
-    """The sampled learning curve."""
+def learning_json(d: LearningData) -> JSON:
+    """The sampled learning curve (:func:`menace.app.history.learning_series`): the cumulative
+    reinforcement from the range's first game at ``games``; the win/draw/loss shares of the last
+    ``window`` games at ``rate_games``; totals over the range."""
     return {
-        "machine": s.machine, "rule": s.rule, "games_played": s.games_played, "wins": s.wins, "draws": s.draws,
-        "losses": s.losses, "window": s.window, "first": s.first, "last": s.last, "games": s.games,
-        "cumulative": s.cumulative, "win": s.win, "draw": s.draw, "loss": s.loss,
-        "opponents": [{"game": g, "opponent": o} for g, o in s.opponents],
+        "machine": d.machine, "rule": d.rule, "games_played": d.games_played, "wins": d.totals[0],
+        "draws": d.totals[1], "losses": d.totals[2], "window": d.window, "first": d.first, "last": d.last,
+        "games": d.games.tolist(), "cumulative": d.cumulative.tolist(), "rate_games": d.rate_games.tolist(),
+        "win": np.round(d.win_rate, 4).tolist(), "draw": np.round(d.draw_rate, 4).tolist(),
+        "loss": np.round(d.loss_rate, 4).tolist(),
+        "opponents": [{"game": g, "opponent": o} for g, o in d.opponents],
     }

@@ -73,6 +73,7 @@ class Chart {
       const ph = totalH * (panel.weight || 1) / d.panels.reduce((s, p) => s + (p.weight || 1), 0);
       let lo = panel.percent ? 0 : Infinity, hi = panel.percent ? 1 : -Infinity;
       if (!panel.percent) for (const s of panel.series) for (const v of s.ys) { if (v < lo) lo = v; if (v > hi) hi = v; }
+      if (lo === Infinity) { lo = 0; hi = 1; }
       if (panel.zero) { lo = Math.min(lo, 0); hi = Math.max(hi, 0); }
       if (hi === lo) { hi += 1; lo -= panel.zero ? 0 : 1; }
       const pad = (hi - lo) * 0.05; if (!panel.percent) { hi += pad; if (lo !== 0) lo -= pad; }
@@ -92,8 +93,9 @@ class Chart {
       for (const s of panel.series) {
         ctx.strokeStyle = s.colour; ctx.lineWidth = s.width || 2.5; ctx.setLineDash(s.dash || []);
         ctx.beginPath();
-        for (let i = 0; i < xs.length; i++) {
-          const px = X(xs[i]), py = Y(s.ys[i]);
+        const sx = s.xs || xs;
+        for (let i = 0; i < sx.length; i++) {
+          const px = X(sx[i]), py = Y(s.ys[i]);
           if (i === 0) ctx.moveTo(px, py); else if (s.step) { ctx.lineTo(px, Y(s.ys[i - 1])); ctx.lineTo(px, py); } else ctx.lineTo(px, py);
         }
         ctx.stroke(); ctx.setLineDash([]);
@@ -103,6 +105,7 @@ class Chart {
         ctx.textAlign = "left"; ctx.textBaseline = "middle";
         const placed = [];
         for (const s of panel.series) {
+          if (!s.ys.length) continue;
           let y = Y(s.ys[s.ys.length - 1]);
           while (placed.some((p) => Math.abs(p - y) < 14)) y += 14;
           placed.push(y);
@@ -113,7 +116,10 @@ class Chart {
       if (hoverIdx !== null) {
         const px = X(xs[hoverIdx]);
         ctx.strokeStyle = "#555"; ctx.setLineDash([3, 3]); ctx.beginPath(); ctx.moveTo(px, y0); ctx.lineTo(px, y0 + ph); ctx.stroke(); ctx.setLineDash([]);
-        const lines = panel.series.map((s) => `${s.name}: ${panel.percent ? (s.ys[hoverIdx] * 100).toFixed(1) + "%" : M.fmt(s.ys[hoverIdx])}`);
+        // A series with its own game numbers (rates start once a window of games is full).
+        const at = (s) => { if (!s.xs) return hoverIdx; let b = 0; for (let i = 0; i < s.xs.length; i++) if (Math.abs(s.xs[i] - xs[hoverIdx]) < Math.abs(s.xs[b] - xs[hoverIdx])) b = i; return b; };
+        const value = (s) => { const v = s.ys[at(s)]; return v === undefined ? "–" : panel.percent ? (v * 100).toFixed(1) + "%" : M.fmt(v); };
+        const lines = panel.series.map((s) => `${s.name}: ${value(s)}`);
         const tw = Math.max(...lines.map((t) => ctx.measureText(t).width)) + 12;
         const bx = px + tw + 10 > this.left + this.plotW ? px - tw - 6 : px + 6;
         ctx.fillStyle = "rgba(255,255,255,0.92)"; ctx.fillRect(bx, y0 + 4, tw, lines.length * 16 + 6);
@@ -159,11 +165,12 @@ function learningChartData(s) {
     empty: "No games yet: train or play the machine.",
     marks: s.opponents.slice(1).map((o) => ({ x: o.game })),
     panels: [
-      { label: `cumulative reinforcement (${s.rule})`, short: "cumulative reinforcement", zero: true, weight: 1.1,
+      { label: `cumulative reinforcement (${s.rule})${s.first > 1 ? " from game " + M.fmt(s.first) : ""}`, short: "cumulative reinforcement", zero: true, weight: 1.1,
         series: [{ name: "total", colour: "#222", ys: s.cumulative }] },
       { label: `share of the last ${M.fmt(s.window)} games`, short: `last ${M.fmt(s.window)} games`, percent: true,
-        series: [{ name: "wins", colour: RESULT_COLOURS.win, ys: s.win }, { name: "draws", colour: RESULT_COLOURS.draw, ys: s.draw, dash: [8, 4] },
-          { name: "losses", colour: RESULT_COLOURS.loss, ys: s.loss, dash: [2, 3] }] },
+        series: [{ name: "wins", colour: RESULT_COLOURS.win, xs: s.rate_games, ys: s.win },
+          { name: "draws", colour: RESULT_COLOURS.draw, xs: s.rate_games, ys: s.draw, dash: [8, 4] },
+          { name: "losses", colour: RESULT_COLOURS.loss, xs: s.rate_games, ys: s.loss, dash: [2, 3] }] },
     ],
   };
 }
