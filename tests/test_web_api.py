@@ -168,7 +168,8 @@ def test_a_visitor_without_the_token_cannot_write(trained: str) -> None:
     with TestClient(create_app(trained, "menace", token="s3cret")) as c:
         assert c.get("/api/machines/menace/boxes").status_code == 200
         for path, body in (("/api/machines", {"name": "x"}), ("/api/train", {"games": 5}),
-                           ("/api/machines/current", {"name": "menace"}), ("/api/import", {})):
+                           ("/api/machines/current", {"name": "menace"}), ("/api/import", {}),
+                           ("/api/machines/menace/boxes/1/reconcile", {"counts": [{"bead": 0, "count": 1}]})):
             r = c.post(path, json=body)
             assert r.status_code == 403 and "token" in r.json()["error"], path
         r = c.post("/api/machines", json={"name": "x"}, headers={"X-Menace-Token": "wrong"})
@@ -176,6 +177,44 @@ def test_a_visitor_without_the_token_cannot_write(trained: str) -> None:
         r = c.post("/api/machines", json={"name": "x"}, headers={"X-Menace-Token": "s3cret"})
         assert r.status_code == 201
         assert "menace-token" not in r.headers.get("set-cookie", "").lower()
+
+
+def test_reconcile_sets_the_counted_beads_as_a_correction(client: TestClient, menace: Invoke) -> None:
+    box = client.get("/api/machines/menace/boxes").json()["boxes"][0]
+    beads = {row[0]: row[1] for row in box[4]}
+    r = client.post("/api/machines/menace/boxes/1/reconcile", json={"counts": [{"bead": 4, "count": 7}]})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["changes"] == ([{"bead": 4, "before": beads[4], "after": 7}] if beads[4] != 7 else [])
+    assert {row[0]: row[1] for row in body["beads"]} == {**beads, 4: 7}
+    assert {row[0]: row[1] for row in client.get("/api/machines/menace/boxes").json()["boxes"][0][4]} == {**beads, 4: 7}
+    again = client.post("/api/machines/menace/boxes/1/reconcile", json={"counts": [{"bead": 4, "count": 7}]}).json()
+    assert again["changes"] == []
+    menace("check")  # exits 0: the history and the corrections replay to the beads stored
+
+
+@pytest.mark.parametrize(("body", "status", "words"), [
+    ({}, 400, "give 'counts'"),
+    ({"counts": [{"bead": 8, "count": 1}]}, 400, "holds no beads for c3"),
+    ({"counts": [{"bead": 0, "count": -1}]}, 400, "from 0 to 1,000,000"),
+    ({"counts": [{"bead": 0, "count": 10**7}]}, 400, "from 0 to 1,000,000"),
+    ({"counts": [{"bead": 0, "count": "3"}]}, 400, "whole number"),
+    ({"counts": [{"bead": 0, "count": 1}, {"bead": 0, "count": 2}]}, 400, "counted twice"),
+    ({"counts": [1]}, 400, "object"),
+])
+def test_bad_reconcile_requests_are_4xx(client: TestClient, body: dict[str, object], status: int, words: str) -> None:
+    r = client.post("/api/machines/menace/boxes/1/reconcile", json=body)
+    assert r.status_code == status and words in r.json()["error"], r.text
+    assert client.post("/api/machines/menace/boxes/999/reconcile",
+                       json={"counts": [{"bead": 0, "count": 1}]}).status_code == 404
+    assert client.post("/api/machines/nope/boxes/1/reconcile",
+                       json={"counts": [{"bead": 0, "count": 1}]}).status_code == 404
+
+
+def test_reconcile_is_refused_while_the_machine_plays(client: TestClient) -> None:
+    assert client.post("/api/play", json={}).status_code in (200, 201)
+    r = client.post("/api/machines/menace/boxes/1/reconcile", json={"counts": [{"bead": 0, "count": 1}]})
+    assert r.status_code == 409 and "recount it afterwards" in r.json()["error"]
 
 
 def test_train_runs_the_tournament_and_stops(client: TestClient) -> None:

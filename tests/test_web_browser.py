@@ -171,3 +171,22 @@ def test_an_operated_game_followed_by_the_audience_view(machine: str, browser: A
         audience.wait_for_function("document.getElementById('last-result').textContent.length > 0")
         audience.wait_for_function("document.getElementById('learning-caption').textContent.includes('after 1 games')")
         context.close()
+
+
+def test_a_box_recounted_from_the_wall_with_the_token(machine: str, page: Any) -> None:
+    with BackgroundServer(machine, "menace", token="tea-time") as srv:
+        page.goto(srv.base + "/")
+        page.wait_for_selector("#wall[data-ready='1']")
+        page.locator("canvas.wall-canvas").first.click(position={"x": 40, "y": 60})
+        page.wait_for_selector("#box-detail[open] #recount-fields input")
+        assert page.inner_text("#recount-box") == "1"
+        page.fill("#recount-fields input[data-bead='4']", "9")
+        page.click("#recount-form button[type=submit]")
+        page.wait_for_selector("#recount-result.error")
+        assert "access token" in page.inner_text("#recount-result")
+        assert page.evaluate("window.menaceWallBox(1).beads.find(b => b.bead === 4).count") == 4
+        page.evaluate("sessionStorage.setItem('menace-token', 'tea-time')")
+        page.click("#recount-form button[type=submit]")
+        page.wait_for_selector("#recount-result.ok")
+        assert "G 4 → 9" in page.inner_text("#recount-result")
+        assert page.evaluate("window.menaceWallBox(1).beads.find(b => b.bead === 4).count") == 9

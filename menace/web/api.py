@@ -287,6 +287,40 @@ async def import_machine(request: Request) -> Response:
     return JSONResponse({"name": name, "boxes": nboxes, "games": games}, status_code=201)
 
 
+async def reconcile(request: Request) -> Response:
+    """``POST /api/machines/{name}/boxes/{number}/reconcile``: ``{"counts": [{"bead": 4, "count": 3}, ...]}``:
+    the operator counted the real box's beads (``menace reconcile``); the beads named are set to
+    those counts (the others are kept), recorded as a correction in the history. Refused (409)
+    while the machine is in a game or tournament. Answers the box as the wall shows it, and the
+    changes as ``[{"bead", "before", "after"}]``; every open page gets a ``beads`` event."""
+    await authorize(request)
+    body = await json_body(request)
+    st = state_of(request)
+    name = machine_name(request.path_params["name"])
+    number = int(request.path_params["number"])
+    given = body.get("counts")
+    if not isinstance(given, list) or not given or len(given) > 64:
+        raise BadRequestError("give 'counts': a list of {\"bead\", \"count\"} (at most 64)")
+    counts: dict[int, int] = {}
+    for item in given:
+        if not isinstance(item, dict):
+            raise BadRequestError("each of 'counts' is an object {\"bead\", \"count\"}")
+        bead = field_of(item, "bead", int, required=True)
+        if bead in counts:
+            raise BadRequestError(f"bead {bead} is counted twice")
+        counts[bead] = field_of(item, "count", int, required=True)
+    if name in _busy(request):
+        raise MachineBusyError(f"machine {name!r} is in a game or tournament here; recount it afterwards")
+    changed = await run_in_threadpool(partial(app_machines.reconcile_box, st.url, name, number, counts,
+                                              holder="a recount (menace serve)"))
+    wall = await run_in_threadpool(app_wall.machine_wall, st.url, name)
+    box = present.box_row(wall.game, wall.boxes[number - 1], present.colours_for(wall.game, wall.colours))
+    changes = [{"bead": m, "before": before, "after": after} for m, before, after in changed]
+    st.hub.publish("beads", {"machine": name, "box": number, "beads": box[4], "changes": changes}, remember=False)
+    return JSONResponse({"machine": name, "box": number, "beads": box[4], "bead_fields": present.BEAD_FIELDS,
+                         "changes": changes})
+
+
 async def train_status(request: Request) -> Response:
     """``GET /api/train``: the tournament's state: running, games, W/D/L, games per second."""
     st = state_of(request)
@@ -346,6 +380,7 @@ def routes() -> list[BaseRoute]:
         route("/machines/{name}", machine),
         route("/machines/{name}/boxes", boxes),
         route("/machines/{name}/boxes/{number:int}/series", box_series),
+        route("/machines/{name}/boxes/{number:int}/reconcile", reconcile, ["POST"]),
         route("/machines/{name}/learning", learning),
         route("/machines/{name}/export", export),
         route("/machines/{name}/labels.pdf", labels),

@@ -282,6 +282,7 @@
     drawing.replaceChildren(M.board(data.shape, b.cells, b.beads, { size: 220, label: `box ${b.number}` }),
       M.el("ul", { class: "bead-list" }, ...b.beads.map((x) => M.el("li", {}, M.el("span", { class: "swatch", style: `background:${x.hex};color:${M.textOn(x.hex)}`, text: x.letter }),
         ` ${x.colour_name} → ${x.name}: ${M.fmt(x.count)} (started with ${x.initial})`))));
+    showRecount(b);
     document.getElementById("detail-caption").textContent = "Loading its history…";
     if (!dlg.open) dlg.showModal();
     try {
@@ -289,6 +290,40 @@
       detailChart.set(beadChartData(s));
       document.getElementById("detail-caption").textContent = `Its beads over ${M.fmt(s.games_played)} games, replayed from the history.`;
     } catch (err) { document.getElementById("detail-caption").textContent = err.message; }
+  }
+
+  // The festival console's recount: the operator counts a real box and corrects the twin.
+  function showRecount(b) {
+    const form = document.getElementById("recount-form"), out = document.getElementById("recount-result");
+    out.textContent = ""; out.className = "muted";
+    document.getElementById("recount-box").textContent = String(b.number);
+    const fields = document.getElementById("recount-fields");
+    fields.replaceChildren(...b.beads.map((x) => M.el("label", { class: "recount-bead" },
+      M.el("span", { class: "swatch", style: `background:${x.hex};color:${M.textOn(x.hex)}`, text: x.letter }),
+      ` ${x.colour_name} (${x.name})`,
+      M.el("input", { type: "number", min: "0", max: "1000000", step: "1", required: true, inputmode: "numeric",
+        name: `bead-${x.bead}`, "data-bead": x.bead, value: String(x.count), "aria-label": `${x.colour_name} beads counted` }))));
+    form.onsubmit = async (e) => {
+      e.preventDefault();
+      const counts = [...fields.querySelectorAll("input")].map((i) => ({ bead: Number(i.dataset.bead), count: Number(i.value) }));
+      try {
+        const r = await M.api(`/machines/${encodeURIComponent(M.machine)}/boxes/${b.number}/reconcile`, { json: { counts } });
+        applyBeads(r);
+        out.className = "flash ok";
+        out.textContent = r.changes.length
+          ? `Box ${b.number} corrected: ` + r.changes.map((c) => `${b.beads.find((x) => x.bead === c.bead).letter} ${c.before} → ${c.after}`).join(", ") + ". Recorded in the history."
+          : `Box ${b.number} already matched the count: nothing changed.`;
+      } catch (err) { out.className = "flash error"; out.textContent = err.message; }
+    };
+  }
+
+  // A box recounted (by this page or another): its beads as the server now holds them.
+  function applyBeads(ev) {
+    if (!data || (ev.machine && ev.machine !== M.machine)) return;
+    const b = data.boxes[ev.box - 1]; if (!b) return;
+    for (const [bead, count] of ev.beads) { const x = b.beads.find((y) => y.bead === bead); if (x) x.count = count; }
+    b.total = b.beads.reduce((t, x) => t + x.count, 0); b.empty = b.total === 0;
+    redrawBox(b.number); say();
   }
 
   function scheduleRefetch() {
@@ -349,6 +384,7 @@
     train: (s) => { if (s.machine === M.machine) scheduleRefetch(); },
     turn: onTurn,
     end: applyLedger,
+    beads: applyBeads,
     machine: (m) => { if (m.machine !== M.machine) { M.setMachine(m.machine); load().catch((e) => M.flash(e.message)); } },
   });
   source.addEventListener("open", () => { wallEl.dataset.live = "1"; });
