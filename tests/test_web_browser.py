@@ -190,3 +190,20 @@ def test_a_box_recounted_from_the_wall_with_the_token(machine: str, page: Any) -
         page.wait_for_selector("#recount-result.ok")
         assert "G 4 → 9" in page.inner_text("#recount-result")
         assert page.evaluate("window.menaceWallBox(1).beads.find(b => b.bead === 4).count") == 9
+
+
+def test_a_hexapawn_move_by_clicking_a_pawn_then_its_square(menace: Invoke, db_url: str, page: Any) -> None:
+    menace("-m", "her", "init", "--game", "hexapawn")
+    with BackgroundServer(db_url, "her") as srv:
+        page.goto(srv.base + "/play")
+        page.wait_for_selector("body[data-ready='1']")
+        page.click("#new-game")
+        page.wait_for_selector("#board .cell.clickable")
+        assert "Click one of your pieces" in page.inner_text("#how-to-move")
+        page.click("#board .cell[data-cell='7']")  # White's middle pawn, b1
+        page.wait_for_selector("#board .cell.picked[data-cell='7']")
+        with page.expect_response(lambda r: r.url.endswith("/move") and r.request.method == "POST") as answer:
+            page.click("#board .cell[data-cell='4']")  # b1-b2
+        assert answer.value.status == 200, answer.value.text()
+        page.wait_for_selector("#turn h3")
+        assert "MENACE opens box" in page.inner_text("#turn")

@@ -49,18 +49,21 @@ class Chart {
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, w, h);
     const d = this.data;
-    ctx.font = "13px system-ui, sans-serif";
+    // Text size: 13 px, or what the page asks for (the audience view, read from the back of a hall).
+    const fs = typeof this.opts.fontSize === "function" ? this.opts.fontSize() : this.opts.fontSize || 13, k = fs / 13;
+    const font = `${fs}px system-ui, sans-serif`, bold = `bold ${fs}px system-ui, sans-serif`;
+    ctx.font = font;
     if (!d || !d.xs.length) {
       ctx.fillStyle = "#666"; ctx.textAlign = "center"; ctx.fillText(d && d.empty ? d.empty : "No games yet.", w / 2, h / 2); return;
     }
     const narrow = w < 500;
-    this.left = narrow ? 52 : 72; const right = narrow ? 12 : 90;
+    this.left = Math.round((narrow ? 52 : 72) * k); const right = Math.round((narrow ? 12 : 90) * k);
     this.plotW = Math.max(40, w - this.left - right);
     const xs = d.xs;
     this.xRange = [d.xmin ?? xs[0], d.xmax ?? xs[xs.length - 1]];
     if (this.xRange[1] <= this.xRange[0]) this.xRange[1] = this.xRange[0] + 1;
     const X = (x) => this.left + (x - this.xRange[0]) / (this.xRange[1] - this.xRange[0]) * this.plotW;
-    const gap = 18, bottom = 34, top = 8;
+    const gap = 18 * k, bottom = 34 * k, top = 8 * k;
     const totalH = h - bottom - top - gap * (d.panels.length - 1);
     let y0 = top;
     let hoverIdx = null;
@@ -107,11 +110,11 @@ class Chart {
         for (const s of panel.series) {
           if (!s.ys.length) continue;
           let y = Y(s.ys[s.ys.length - 1]);
-          while (placed.some((p) => Math.abs(p - y) < 14)) y += 14;
+          while (placed.some((p) => Math.abs(p - y) < fs + 1)) y += fs + 1;
           placed.push(y);
-          ctx.fillStyle = s.colour; ctx.font = "bold 13px system-ui, sans-serif"; ctx.fillText(s.name, this.left + this.plotW + 6, y);
+          ctx.fillStyle = s.colour; ctx.font = bold; ctx.fillText(s.name, this.left + this.plotW + 6, y);
         }
-        ctx.font = "13px system-ui, sans-serif";
+        ctx.font = font;
       }
       if (hoverIdx !== null) {
         const px = X(xs[hoverIdx]);
@@ -122,17 +125,17 @@ class Chart {
         const lines = panel.series.map((s) => `${s.name}: ${value(s)}`);
         const tw = Math.max(...lines.map((t) => ctx.measureText(t).width)) + 12;
         const bx = px + tw + 10 > this.left + this.plotW ? px - tw - 6 : px + 6;
-        ctx.fillStyle = "rgba(255,255,255,0.92)"; ctx.fillRect(bx, y0 + 4, tw, lines.length * 16 + 6);
-        ctx.strokeStyle = "#bbb"; ctx.strokeRect(bx, y0 + 4, tw, lines.length * 16 + 6);
+        ctx.fillStyle = "rgba(255,255,255,0.92)"; ctx.fillRect(bx, y0 + 4, tw, lines.length * (fs + 3) + 6);
+        ctx.strokeStyle = "#bbb"; ctx.strokeRect(bx, y0 + 4, tw, lines.length * (fs + 3) + 6);
         ctx.textAlign = "left";
-        lines.forEach((t, i) => { ctx.fillStyle = panel.series[i].colour; ctx.fillText(t, bx + 6, y0 + 14 + i * 16); });
+        lines.forEach((t, i) => { ctx.fillStyle = panel.series[i].colour; ctx.fillText(t, bx + 6, y0 + 4 + (fs + 3) * (i + 0.5) + 3); });
       }
       y0 += ph + gap;
     }
     ctx.fillStyle = "#444"; ctx.textAlign = "center"; ctx.textBaseline = "top";
     const xt = ticks(this.xRange[0], this.xRange[1], narrow ? 3 : 6);
     for (const t of xt) ctx.fillText(compact(t), X(t), h - bottom + 4);
-    ctx.fillText(hoverIdx !== null ? `game ${M.fmt(xs[hoverIdx])}` : (d.xlabel || "games played"), this.left + this.plotW / 2, h - 16);
+    ctx.fillText(hoverIdx !== null ? `game ${M.fmt(xs[hoverIdx])}` : (d.xlabel || "games played"), this.left + this.plotW / 2, h - 16 * k);
     for (const m of d.marks || []) {
       if (m.x <= this.xRange[0] || m.x > this.xRange[1]) continue;
       const px = X(m.x); ctx.strokeStyle = "#7f3c8d"; ctx.setLineDash([5, 4]); ctx.beginPath(); ctx.moveTo(px, top); ctx.lineTo(px, h - bottom); ctx.stroke(); ctx.setLineDash([]);

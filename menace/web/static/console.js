@@ -30,8 +30,9 @@
       const resign = open.empty && table.resigns_on_empty
         ? M.el("p", {}, M.el("button", { type: "button", id: "resign", text: "The real box is empty too: MENACE resigns", onclick: () => call(`/operate/${table.id}/bead`, { resign: true }) }))
         : null;
-      card.replaceChildren(M.el("h3", { text: `Box ${open.box_number}` }), M.el("div", { class: "box-row" }, drawing, steps), buttons,
-        M.el("p", { class: "muted", text: "The twin holds: " + open.beads.map((b) => `${b.letter} ${b.count}`).join(", ") }), resign);
+      card.replaceChildren(...[M.el("h3", { text: `Box ${open.box_number}` }), M.el("div", { class: "box-row" }, drawing, steps), buttons,
+        M.el("p", { class: "muted", text: "The twin holds: " + open.beads.map((b) => `${b.letter} ${b.count}`).join(", ") }), resign]
+        .filter((node) => node !== null));  // replaceChildren would write "null"
     } else {
       const last = table.turns[table.turns.length - 1];
       card.hidden = !last;

@@ -81,8 +81,10 @@
   function drawAll() {
     // Sharp on a high-density screen, but 2,201 boxes at twice the pixels would take ~600 MB.
     DPR = data.boxes.length > 600 ? 1 : Math.min(window.devicePixelRatio || 1, 2);
-    S = data.boxes.length <= 60 && wallEl.clientWidth >= 6 * TILE_W * 1.5 ? 1.5 : 1;
-    const cols = Math.max(1, Math.floor(Math.max(TILE_W * S, wallEl.clientWidth) / (TILE_W * S)));
+    const room = wallEl.clientWidth;
+    // a small wall larger; on a phone three boxes a row, a little smaller
+    S = data.boxes.length <= 60 && room >= 6 * TILE_W * 1.5 ? 1.5 : room < 3 * TILE_W && room >= 2.4 * TILE_W ? room / (3 * TILE_W) : 1;
+    const cols = Math.max(1, Math.floor(Math.max(TILE_W * S, room) / (TILE_W * S) + 1e-6));
     for (const g of groups) {
       g.cols = cols;
       const rows = Math.ceil(g.boxes.length / cols);
