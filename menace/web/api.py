@@ -110,14 +110,14 @@ async def health(request: Request) -> Response:
 
 async def info(request: Request) -> Response:
     """``GET /api/info``: the machine shown now, whether writes need the token, the board's shape,
-    the bead colours and the state of the tournament."""
+    the bead colours, the state of the tournament and how many pages watch the events."""
     st = state_of(request)
     assert st.trainer is not None
     return JSONResponse({
         "machine": st.machine, "token_required": st.token is not None, "version": __version__,
         "shape": present.shape_json(find_game("tictactoe")), "colours": present.colours_json(),
         "games": game_names(), "training": st.trainer.status.json(),
-        "upload_limit": UPLOAD_LIMIT,
+        "upload_limit": UPLOAD_LIMIT, "watchers": st.hub.clients,
     })
 
 
