@@ -264,7 +264,9 @@ def main() -> None:
     rows.append(("...zoomed to games 500,000-500,100, median of 9", f"{ms['deep']:.0f} ms", "< 200 ms"))
     rows.append(("...the whole history at 2,000 points (the most), median of 9", f"{ms['dense']:.0f} ms", "< 200 ms"))
     width = max(len(r[0]) for r in rows)
-    print(f"menace serve, measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} cores:")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"menace serve, measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} cores (load average at the end "
+          f"{load}: other work on the machine slows every figure):")
     for what, value, target in rows:
         print(f"  {what:<{width}}  {value:>12}  {target}")
     shutil.rmtree(folder, ignore_errors=True)

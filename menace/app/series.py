@@ -151,6 +151,19 @@ def game_heads(raw: bytes) -> npt.NDArray[np.int64]:
     return heads[heads >= 0]
 
 
+def _result_counts() -> npt.NDArray[np.int64]:
+    """For each header byte, a one-hot (win, draw, loss) from MENACE's side: the draw code is 3, a
+    win when the winner is MENACE's side (bits 2-3)."""
+    out = np.zeros((256, 3), dtype=np.int64)
+    for head in range(256):
+        winner = head & 3
+        out[head, 1 if winner == 3 else 0 if winner == head >> 2 & 3 else 2] = 1
+    return out
+
+
+_RESULT_COUNTS = _result_counts()
+
+
 class LearningSampler:
     """Running win/draw/loss totals at a bounded set of game numbers, fed block by block in order.
 
@@ -222,10 +235,6 @@ class LearningSampler:
         if hi < lo:
             self._at = max(self._at, min(first + len(head) - 1, self.last))
             return
-        head = head[lo - first:hi - first + 1]
-        winner = head & 3
-        result = np.where(winner == 3, 1, np.where(winner == (head >> 2) & 3, 0, 2))
-        running = np.stack([np.cumsum(result == k, dtype=np.int64) for k in range(3)], axis=1) + self._running
         needed = self.needed
         nxt = self._next
         while nxt < len(needed) and needed[nxt] < lo:
@@ -233,7 +242,14 @@ class LearningSampler:
         stop = nxt
         while stop < len(needed) and needed[stop] <= hi:
             stop += 1
-        for g, (w, d, l_) in zip(needed[nxt:stop], running[[g - lo for g in needed[nxt:stop]]].tolist()):
+        want = needed[nxt:stop]
+        # win/draw/loss counts summed between the games wanted (one numpy call), then run on
+        ends = np.array(want, dtype=np.int64) - lo
+        starts = np.concatenate(([0], ends + 1))
+        starts = starts[starts <= hi - lo]
+        counts = np.add.reduceat(_RESULT_COUNTS[head[lo - first:hi - first + 1]], starts, axis=0)
+        running = np.cumsum(counts, axis=0) + np.array(self._running, dtype=np.int64)
+        for g, (w, d, l_) in zip(want, running[: len(want)].tolist()):
             self.totals[g] = (w, d, l_)
         self._next = stop
         self._running = [int(v) for v in running[-1]]
