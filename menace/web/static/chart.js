@@ -106,14 +106,16 @@ class Chart {
       ctx.restore();
       if (!narrow) {
         ctx.textAlign = "left"; ctx.textBaseline = "middle";
-        const placed = [];
-        for (const s of panel.series) {
-          if (!s.ys.length) continue;
-          let y = Y(s.ys[s.ys.length - 1]);
-          while (placed.some((p) => Math.abs(p - y) < fs + 1)) y += fs + 1;
-          placed.push(y);
-          ctx.fillStyle = s.colour; ctx.font = bold; ctx.fillText(s.name, this.left + this.plotW + 6, y);
-        }
+        // Each series' name at its last value, apart from the others and inside its panel.
+        const labels = panel.series.filter((s) => s.ys.length).map((s) => ({ s, y: Y(s.ys[s.ys.length - 1]) }))
+          .sort((a, b) => a.y - b.y);
+        const step = fs + 1;
+        labels.forEach((l, i) => { if (i && l.y < labels[i - 1].y + step) l.y = labels[i - 1].y + step; });
+        const over = labels.length ? labels[labels.length - 1].y - (y0 + ph - fs / 2) : 0;
+        if (over > 0) for (const l of labels) l.y -= over;
+        for (let i = labels.length - 2; i >= 0; i--) if (labels[i].y > labels[i + 1].y - step) labels[i].y = labels[i + 1].y - step;
+        ctx.font = bold;
+        for (const l of labels) { ctx.fillStyle = l.s.colour; ctx.fillText(l.s.name, this.left + this.plotW + 6, l.y); }
         ctx.font = font;
       }
       if (hoverIdx !== null) {

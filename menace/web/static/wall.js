@@ -108,7 +108,7 @@
         c.setAttribute("aria-label", `boxes ${g.boxes[chunk.first].number} to ${g.boxes[last - 1].number}`);
         chunk.drawn = false;
         chunk.group = g;
-        seen.observe(c);
+        seen.unobserve(c); seen.observe(c);  // observing anew reports where it is now
       });
     }
     // The chunks on screen (and a screen either side) now; the others as they scroll near, as
