@@ -110,10 +110,9 @@ class Chart {
         const labels = panel.series.filter((s) => s.ys.length).map((s) => ({ s, y: Y(s.ys[s.ys.length - 1]) }))
           .sort((a, b) => a.y - b.y);
         const step = fs + 1;
-        labels.forEach((l, i) => { if (i && l.y < labels[i - 1].y + step) l.y = labels[i - 1].y + step; });
-        const over = labels.length ? labels[labels.length - 1].y - (y0 + ph - fs / 2) : 0;
-        if (over > 0) for (const l of labels) l.y -= over;
-        for (let i = labels.length - 2; i >= 0; i--) if (labels[i].y > labels[i + 1].y - step) labels[i].y = labels[i + 1].y - step;
+        const top = y0 + fs / 2, bottom = y0 + ph - fs / 2;
+        labels.forEach((l, i) => { l.y = Math.max(l.y, top, i ? labels[i - 1].y + step : top); });
+        for (let i = labels.length - 1; i >= 0; i--) labels[i].y = Math.min(labels[i].y, i === labels.length - 1 ? bottom : labels[i + 1].y - step);
         ctx.font = bold;
         for (const l of labels) { ctx.fillStyle = l.s.colour; ctx.fillText(l.s.name, this.left + this.plotW + 6, l.y); }
         ctx.font = font;
