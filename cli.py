@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run menace from a checkout without installing it: ``python cli.py --help``."""
 
-from menace.cli import main
+from menace.__main__ import main
 
 if __name__ == "__main__":
     main()

@@ -67,7 +67,7 @@ def main() -> int:
 
     start = time.perf_counter()
     with LocalCluster(n_workers=opts.workers, processes=True, threads_per_worker=1, host="127.0.0.1",
-                      dashboard_address=None) as cluster:
+                      dashboard_address="127.0.0.1:0") as cluster:
         print(f"LocalCluster start-up:  {time.perf_counter() - start:8.2f} s  (not counted below)")
         address = cluster.scheduler_address
         start = time.perf_counter()

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,6 +13,12 @@ from servers import PostgresServer, PostgresUnavailable, start_postgres
 from sqlalchemy import create_engine, text
 
 from menace.cli import cli
+
+# Some machines (this one among them) set PYTHONDONTWRITEBYTECODE: then pytest rewrites every test
+# module again in each worker, and every `menace` process a test starts compiles the package from
+# source again. The tests keep compiled files (in __pycache__, which git ignores) like any run would.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 DATABASES = ["sqlite", "postgres"]
 """The kinds of database a test taking ``db_url`` runs against, once each."""

@@ -112,6 +112,8 @@ def test_undo_several_and_nothing_left(menace: Invoke) -> None:
     assert menace("undo", "--games", "0", ok=False).exit_code == 2
 
 
+# Each format on SQLite; the plots read PostgreSQL in test_plots_default_file_names, the format is the same.
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 @pytest.mark.parametrize("fmt", ["png", "svg", "pdf"])
 def test_plots_write_files(played: Invoke, tmp_path: Path, fmt: str) -> None:
     for what, extra in (("beads", ["--box", "2"]), ("learning", ["--window", "50"]), ("boxes", [])):

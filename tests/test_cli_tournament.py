@@ -7,11 +7,13 @@ import sys
 from collections.abc import Callable
 
 import pytest
+from click.testing import CliRunner
 from conftest import Invoke, catches, invoker, query, stored_games, wait_until
 from test_cli_play import bead_rows
 
 from menace.app.machines import init_machine, open_machine
 from menace.app.tournament import OPENING_EMPTY, StopFlag, run_tournament
+from menace.cli import cli
 from menace.core.learner import MICHIE, Settings
 
 
@@ -104,7 +106,7 @@ def test_bad_tournament_options(menace: Invoke, args: list[str], message: str) -
 
 def test_sigint_stops_after_the_current_game(db_url: str) -> None:
     env = {**os.environ, "MENACE_DB": db_url}
-    subprocess.run([sys.executable, "-m", "menace", "init"], env=env, check=True, capture_output=True)
+    assert CliRunner().invoke(cli, ["--db", db_url, "init"]).exit_code == 0  # setup: in this process
     proc = subprocess.Popen([sys.executable, "-m", "menace", "tournament", "--vs", "random", "--for", "60s"],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # ready once the first block is stored: the games (and their signal handlers) have begun
@@ -140,7 +142,7 @@ def test_a_tournament_between_machines_stops_when_the_other_ones_opening_empties
 
 def test_signals_while_td_trains_stop_cleanly_with_nothing_stored(db_url: str) -> None:
     env = {**os.environ, "MENACE_DB": db_url}
-    subprocess.run([sys.executable, "-m", "menace", "init"], env=env, check=True, capture_output=True)
+    assert CliRunner().invoke(cli, ["--db", db_url, "init"]).exit_code == 0  # setup: in this process
     for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
         proc = subprocess.Popen([sys.executable, "-m", "menace", "tournament", "--vs", "td:100000000", "-n", "5"],
                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

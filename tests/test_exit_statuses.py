@@ -107,3 +107,17 @@ def test_143_sigterm(tmp_path: Path) -> None:
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 143, err
     assert "Stopped by SIGTERM" in out
+
+
+@pytest.mark.parametrize("args", [["import", "--replace", "a\x00b"], ["export", "a\x00b"],
+                                  ["-m", "a\x00b", "stats"], ["plot", "learning", "-o", "a\x00b.png"]])
+def test_an_argument_with_a_nul_is_a_usage_error(tmp_path: Path, args: list[str]) -> None:
+    """argv from a shell cannot hold a NUL, but a program's can: one line and status 2, no ValueError."""
+    from click.testing import CliRunner
+
+    from menace.cli import cli
+
+    result = CliRunner().invoke(cli, ["--db", str(tmp_path / "x.db"), *args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert result.exit_code == 2, result.output
+    assert "NUL" in result.output and "Traceback" not in result.output

@@ -35,6 +35,12 @@ def db_env(url: str) -> dict[str, str]:
     return {**os.environ, "MENACE_DB": url}
 
 
+def init_here(url: str, *args: str) -> None:
+    """``menace init`` in this process: a test's setup, not what it tests, needs no process of its own."""
+    result = CliRunner().invoke(cli, ["--db", url, "init", *args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+
+
 def first_block_stored(url: str) -> Callable[[], bool]:
     """Ready when the tournament has stored its first block: its signal handlers are in place."""
     return lambda: stored_games(url) > 0
@@ -46,7 +52,7 @@ def test_sigkill_at_random_moments_never_leaves_an_inconsistent_database(db_url:
     # random's 200,000) the history each check replays stays small, so the test is quick; a restocking
     # machine never stops on an empty opening box.
     env = db_env(db_url)
-    subprocess.run(menace_cmd("init", "--empty-box", "restock"), env=env, check=True, capture_output=True)
+    init_here(db_url, "--empty-box", "restock")
     rng = random.Random(2026)
     kills = 0
     previous = 0
@@ -77,8 +83,8 @@ def test_sigkill_at_random_moments_never_leaves_an_inconsistent_database(db_url:
 
 def test_a_killed_holders_lock_is_taken_over(db_url: str) -> None:
     env = db_env(db_url)
-    subprocess.run(menace_cmd("init"), env=env, check=True, capture_output=True)
-    proc = subprocess.Popen(menace_cmd("tournament", "--vs", "random", "--for", "60s"), env=env,
+    init_here(db_url)
+    proc = subprocess.Popen(menace_cmd("tournament", "--vs", "perfect", "--for", "60s"), env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_until(first_block_stored(db_url), "the tournament's first stored block")
     proc.send_signal(signal.SIGKILL)
@@ -95,7 +101,7 @@ def test_a_killed_holders_lock_is_taken_over(db_url: str) -> None:
 
 def test_sigterm_stops_after_the_current_game_and_saves(db_url: str) -> None:
     env = db_env(db_url)
-    subprocess.run(menace_cmd("init"), env=env, check=True, capture_output=True)
+    init_here(db_url)
     proc = subprocess.Popen(menace_cmd("tournament", "--vs", "random", "--for", "60s"), env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_until(first_block_stored(db_url), "the tournament's first stored block")
@@ -110,15 +116,17 @@ def test_sigterm_stops_after_the_current_game_and_saves(db_url: str) -> None:
 
 def test_a_second_writer_is_refused_naming_the_first(db_url: str) -> None:
     env = db_env(db_url)
-    subprocess.run(menace_cmd("init"), env=env, check=True, capture_output=True)
-    first = subprocess.Popen(menace_cmd("tournament", "--vs", "random", "--for", "30s"), env=env,
+    init_here(db_url)
+    # against perfect (thousands of games a second, not random's 200,000) the history the check
+    # below replays stays small
+    first = subprocess.Popen(menace_cmd("tournament", "--vs", "perfect", "--for", "30s"), env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         wait_until(first_block_stored(db_url), "the first tournament's first stored block")
         second = subprocess.run(menace_cmd("tournament", "--vs", "smart", "-n", "100"), env=env,
                                 capture_output=True, text=True, timeout=30)
         assert second.returncode == 1
-        assert "is in use by a tournament against random (menace tournament)" in second.stderr
+        assert "is in use by a tournament against perfect (menace tournament)" in second.stderr
         assert f"pid {first.pid}" in second.stderr
         assert "Traceback" not in second.stderr
         player = subprocess.run(menace_cmd("play"), env=env, input="5\n", capture_output=True, text=True,
@@ -141,7 +149,7 @@ def test_several_processes_train_different_machines_at_once(db_url: str) -> None
     env = db_env(db_url)
     names = [f"m{i}" for i in range(4)]
     for name in names:
-        subprocess.run(menace_cmd("-m", name, "init"), env=env, check=True, capture_output=True)
+        init_here(db_url, "-m", name)
     games = 30_000
     procs = [subprocess.Popen(menace_cmd("-m", name, "tournament", "--vs", "random", "-n", str(games), "--seed",
                                          str(i)), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

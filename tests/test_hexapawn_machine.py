@@ -119,3 +119,20 @@ def test_her_stops_losing_to_a_perfect_player_over_200_seeds() -> None:
     # Every one of the 200 machines stops losing within the 100 games, and loses none of the last 20.
     assert row.last_loss_max < 100 and row.last == (1000.0, 0.0, 0.0)
     assert row.last_loss_median is not None and row.last_loss_median < 10
+
+
+def test_replay_ledger_under_gardners_rule_names_only_the_last_bead(tmp_path: Path) -> None:
+    """Under last-bead scope a lost game takes one bead, from the last box opened: the replay's
+    ledger lists that bead only, not every box opened with a +0 as if the rule had spared them."""
+    db = tmp_path / "her.db"
+    run(db, "init", "--game", "hexapawn")
+    run(db, "tournament", "--vs", "random", "-n", "30", "--seed", "1")
+    lost = [line.split()[0] for line in run(db, "history").splitlines() if " loss " in line]
+    assert lost, "seed 1 gives HER at least one loss in 30 games"
+    out = run(db, "replay", lost[0])
+    opened = out.count("opens box")
+    assert opened >= 2
+    tail = out[out.index("Result:"):].splitlines()
+    assert "on the last bead drawn" in tail[0] and "per bead drawn" not in tail[0]
+    ledger = [line for line in tail[1:] if line.strip().startswith("box")]
+    assert len(ledger) == 1 and "(-1)" in ledger[0], tail

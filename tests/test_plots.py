@@ -147,6 +147,8 @@ def test_dot_sizes() -> None:
     assert series.dot_fraction(1, 1000) == series.MIN_DOT
 
 
+# Each format on SQLite; the plots read PostgreSQL in the tests around, the format is the same.
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 @pytest.mark.parametrize("fmt", ["png", "svg", "pdf"])
 def test_each_plot_writes_the_format_its_name_says(trained: str, tmp_path: Path, fmt: str) -> None:
     for name, draw in (("beads", plot_beads), ("learning", plot_learning), ("boxes", plot_boxes)):

@@ -1,14 +1,15 @@
 """Fuzzing (hypothesis): every command's options and the machine file. No traceback ever, a
-non-zero exit on every refusal, and after every refusal the database holds exactly what it held.
-About 1,000 generated cases per run, a few seconds each test."""
+non-zero exit on every refusal, and after every refusal the database file (and its write-ahead log)
+byte-identical: a refusal comes before any write, the machine's lease included. 1,000 generated
+cases per run (600 command lines, 400 machine files), about 12 s of CPU."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import json
 import shutil
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -45,21 +46,13 @@ def base_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _digest(path: Path) -> str:
-    """The database's content, row for row (its bytes, for a file no command opened to write).
+    """The database's bytes: the file and its write-ahead log (absent and empty alike: no frame).
 
-    A command that takes a machine's lease and is then refused (end of input at a prompt)
-    writes the lease row and removes it again: the rows are as they were, not every byte."""
-    if not path.exists():
-        return ""
-    try:
-        con = sqlite3.connect(path)
-        try:
-            lines = [line for line in con.iterdump() if "machine_locks" not in line]
-        finally:
-            con.close()
-    except sqlite3.DatabaseError:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+    Not its rows: a refusal must come before any write, a lease row included."""
+    wal = path.with_name(path.name + "-wal")
+    h = hashlib.sha256(path.read_bytes() if path.exists() else b"")
+    h.update(b"\0wal\0" + (wal.read_bytes() if wal.exists() else b""))
+    return h.hexdigest()
 
 
 @st.composite
@@ -85,7 +78,8 @@ def test_no_option_crashes_and_refusals_change_nothing(base_db: Path, tmp_path: 
     if args[0] in ("export", "import") and len(args) > 1 and not args[1].startswith("-"):
         args[1] = str(tmp_path / f"f{abs(hash(args[1])) % 1000}.json")
     before = _digest(db)
-    r = CliRunner().invoke(cli, ["--db", str(db), *args], input="")
+    with contextlib.chdir(tmp_path):  # a file name anywhere in the line lands here, not in the checkout
+        r = CliRunner().invoke(cli, ["--db", str(db), *args], input="")
     assert r.exception is None or isinstance(r.exception, SystemExit), (args, repr(r.exception))
     assert "Traceback" not in r.output
     if r.exit_code != 0:
@@ -137,3 +131,53 @@ def test_no_machine_file_crashes_an_import(machine_body: dict[str, Any], tmp_pat
         assert _digest(db) == before
     except MenaceError:
         assert _digest(db) == before
+
+
+@pytest.mark.parametrize("args,input", [
+    (["undo", "--games", "31"], None),  # more games than played
+    (["reconcile", "400"], None),  # no such box
+    (["reconcile", "1"], ""),  # end of input at the first question
+    (["reconcile", "1", "--count", "W=3"], "2\n"),  # ... at a later one
+])
+def test_refusals_write_nothing_not_even_a_lease(base_db: Path, tmp_path: Path, args: list[str],
+                                                 input: str | None) -> None:
+    db = tmp_path / "m.db"
+    shutil.copyfile(base_db, db)
+    before = _digest(db)
+    r = CliRunner().invoke(cli, ["--db", str(db), *args], input=input)
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert _digest(db) == before
+
+
+def test_a_box_that_changed_while_it_was_counted_is_not_overwritten(base_db: Path, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import click
+
+    db = tmp_path / "m.db"
+    shutil.copyfile(base_db, db)
+    prompt = click.prompt
+
+    def counting(*args: Any, **kwargs: Any) -> Any:  # meanwhile, a tournament plays on
+        assert CliRunner().invoke(cli, ["--db", str(db), "tournament", "-n", "50", "--seed", "3"]).exit_code == 0
+        monkeypatch.setattr(click, "prompt", prompt)
+        return prompt(*args, **kwargs)
+
+    monkeypatch.setattr(click, "prompt", counting)
+    r = CliRunner().invoke(cli, ["--db", str(db), "reconcile", "1", "--count", "W=3"], input="2\n2\n")
+    assert r.exit_code == 1 and "changed while it was being counted" in r.output, r.output
+    assert CliRunner().invoke(cli, ["--db", str(db), "check"]).exit_code == 0
+
+
+@pytest.mark.parametrize("args", [["import", "a\x00b"], ["import", "--as", "x", "\x00"], ["export", "a\x00b"],
+                                  ["labels", "--out", "a\x00b.pdf"]])
+def test_a_nul_in_a_file_name_is_a_usage_error(base_db: Path, tmp_path: Path, args: list[str]) -> None:
+    # found by the fuzz: click's own path check raised ValueError('embedded null byte')
+    from menace.app.files import FileWriteError, write_text
+    from menace.app.transfer import read_machine_file
+
+    r = CliRunner().invoke(cli, ["--db", str(base_db), *args])
+    assert r.exit_code == 2 and "NUL character" in r.output, (r.output, repr(r.exception))
+    with pytest.raises(FileWriteError, match="NUL"):
+        write_text(str(tmp_path / "a\x00b"), "x")
+    with pytest.raises(MachineFileError, match="NUL"):
+        read_machine_file(tmp_path / "a\x00b")

@@ -95,10 +95,13 @@ def test_a_lease_holds_across_hosts_and_a_holder_that_lost_it_keeps_its_game(tmp
         con.close()
 
 
-def _hold_write_lock(path: Path, start: threading.Event, seconds: float) -> None:
+def _hold_write_lock(path: Path, start: threading.Event, seconds: float,
+                     held: threading.Event | None = None) -> None:
     con = sqlite3.connect(path, isolation_level=None, timeout=30)
     start.wait()
     con.execute("BEGIN IMMEDIATE")
+    if held is not None:
+        held.set()  # the readiness signal: the write lock is taken
     time.sleep(seconds)
     con.execute("ROLLBACK")
     con.close()
@@ -145,8 +148,8 @@ def test_a_database_busy_past_the_bound_stops_with_one_line_and_shows_only_store
     path = tmp_path / "busy.db"
     url = f"sqlite:///{path}"
     init_machine(url, "b", MICHIE, "michie")
-    go = threading.Event()
-    long_writer = threading.Thread(target=_hold_write_lock, args=(path, go, 4.0))
+    go, held = threading.Event(), threading.Event()
+    long_writer = threading.Thread(target=_hold_write_lock, args=(path, go, 4.0, held))
     shown: list[Progress] = []
     with open_machine(url, "b", holder="a tournament") as m:
         run = m.start_run  # the run starts before the long writer
@@ -155,7 +158,7 @@ def test_a_database_busy_past_the_bound_stops_with_one_line_and_shows_only_store
         def start_run(kind: str, opponent: str, seed: int | None) -> int:
             run_id = run(kind, opponent, seed)
             go.set()
-            time.sleep(0.2)
+            assert held.wait(30), "the long writer never took the write lock"
             return run_id
 
         m.start_run = start_run  # type: ignore[method-assign]

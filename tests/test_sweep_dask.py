@@ -31,7 +31,7 @@ TWO_SETTINGS = expand_settings(MICHIE, beads=[(4, 3, 2, 1), (8, 4, 2, 1)], empty
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[LocalCluster]:
     with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1",
-                      dashboard_address=None) as c:
+                      dashboard_address="127.0.0.1:0") as c:  # None still binds port 8787; 0: any free one
         yield c
 
 

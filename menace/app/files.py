@@ -56,6 +56,8 @@ def open_for_writing(path: str | Path) -> Iterator[IO[bytes]]:
     """
     if str(path) == "":
         raise FileWriteError("no file name given")
+    if "\0" in str(path):
+        raise FileWriteError(f"{str(path)!r} is not a file name: it holds a NUL character")
     if str(path) == STDOUT:
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()

@@ -208,6 +208,26 @@ class UndoResult:
     boxes: list[Box] = field(default_factory=list)
 
 
+def _undo_bounds(s: Session, name: str, n: int) -> tuple[repo.StoredMachine, int, int]:
+    """The machine, its games and the games kept by undoing ``n``; refused when that cannot be done."""
+    stored = repo.load_machine(s, name)
+    played = repo.games_played(s, stored.id)
+    if played == 0:
+        raise NothingToUndoError(f"{name!r} has played no games: nothing to undo")
+    if n > played:
+        raise NothingToUndoError(f"{name!r} has played only {played:,} game{'s' if played != 1 else ''}; "
+                                 f"cannot undo {n:,}")
+    keep = played - n
+    inside = hrepo.summarized_block_at(s, stored.id, keep)
+    if inside is not None and inside.last_game > keep:
+        raise NothingToUndoError(
+            _summary_message(inside, f"cannot stop at game {keep:,}"),
+            hint=" or ".join(f"undo {k:,} games" for k in (played - inside.last_game,
+                                                         played - inside.first_game + 1) if k)
+            + ": a summary goes back a whole block at a time")
+    return stored, played, keep
+
+
 def undo_games(url: str, name: str, n: int = 1) -> UndoResult:
     """Take back the last ``n`` games and their reinforcement, exactly.
 
@@ -222,26 +242,15 @@ def undo_games(url: str, name: str, n: int = 1) -> UndoResult:
     start = time.perf_counter()
     db = open_database(url)
     try:
+        # What cannot be undone is refused before anything is written (the lease row included).
+        with session_scope(db) as s:
+            _undo_bounds(s, name, n)
         # Refused while a tournament or a game holds the machine: it would write its beads back.
         with session_scope(db, write=True) as s:
             lease = acquire_lease(s, repo.machine_id(s, name), name, "an undo")
         try:
             with session_scope(db) as s:
-                stored = repo.load_machine(s, name)
-                played = repo.games_played(s, stored.id)
-                if played == 0:
-                    raise NothingToUndoError(f"{name!r} has played no games: nothing to undo")
-                if n > played:
-                    raise NothingToUndoError(f"{name!r} has played only {played:,} game{'s' if played != 1 else ''}; "
-                                             f"cannot undo {n:,}")
-                keep = played - n
-                inside = hrepo.summarized_block_at(s, stored.id, keep)
-                if inside is not None and inside.last_game > keep:
-                    raise NothingToUndoError(
-                        _summary_message(inside, f"cannot stop at game {keep:,}"),
-                        hint=" or ".join(f"undo {k:,} games" for k in (played - inside.last_game,
-                                                                         played - inside.first_game + 1) if k)
-                        + ": a summary goes back a whole block at a time")
+                stored, played, keep = _undo_bounds(s, name, n)  # again: a writer may have been before us
                 replayer = replay_to(s, stored, keep)
             changes: list[BeadChange] = []
             updates: list[tuple[int, int, int]] = []

@@ -11,7 +11,7 @@ from datetime import datetime
 from sqlalchemy import Engine as DbEngine
 from sqlalchemy.orm import Session
 
-from menace.core.errors import InvalidInputError, NotFoundError
+from menace.core.errors import ConflictError, InvalidInputError, NotFoundError
 from menace.core.game import Game, IllegalMoveError, Side, canonical
 from menace.core.learner import (
     MAX_BEADS,
@@ -33,7 +33,7 @@ from menace.games import DEFAULT_PRESETS, PRESET_GAMES, find_game
 from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo
 from menace.storage.database import DatabaseBusyError, open_database, session_scope
-from menace.storage.leases import Heartbeat, Lease, break_lease, holder_of
+from menace.storage.leases import Heartbeat, HeldLease, Lease, break_lease, holder_of, lease_on, refuse_if_held
 from menace.storage.leases import acquire as acquire_lease
 
 CHECKPOINT_GAMES = 20_000
@@ -364,6 +364,12 @@ def frozen_player(url: str, name: str) -> MenacePlayer:
     return MenacePlayer(learner, stored.settings.sides[0], learn=False, name=name)
 
 
+def empty_first_boxes(learner: Learner, side: Side) -> tuple[list[int], int]:
+    """The numbers of the empty boxes for ``side``'s first move, and how many such boxes there are."""
+    first = learner.first_boxes(side)
+    return [learner.boxes[i].number for i in first if not any(learner.counts[i])], len(first)
+
+
 class LearningPartner(MenacePlayer):
     """Another stored machine as a tournament opponent: it learns too, and its games and
     beads are stored with it (``menace tournament --vs menace:NAME``)."""
@@ -438,12 +444,30 @@ def machine_holder(url: str, name: str) -> str | None:
         db.dispose()
 
 
-def remove_lease(url: str, name: str) -> str | None:
-    """Remove whatever lease is on the machine; who held it, if anyone."""
+def machine_lease(url: str, name: str) -> HeldLease | None:
+    """The machine's lease, unless nobody holds it or it has expired."""
+    db = open_database(url)
+    try:
+        with session_scope(db) as s:
+            return lease_on(s, repo.machine_id(s, name))
+    finally:
+        db.dispose()
+
+
+def remove_lease(url: str, name: str, seen: HeldLease) -> None:
+    """Remove the lease ``seen`` on the machine (``menace unlock``, once the person agreed).
+
+    Raises :class:`ConflictError` when it has changed hands since it was seen: the new holder keeps it.
+    """
     db = open_database(url)
     try:
         with session_scope(db, write=True) as s:
-            return break_lease(s, repo.machine_id(s, name))
+            machine_id = repo.machine_id(s, name)
+            if not break_lease(s, machine_id, seen):
+                now_held = lease_on(s, machine_id)
+                raise ConflictError(
+                    f"the lease on {name!r} changed hands since it was shown"
+                    f"{f' (now held by {now_held})' if now_held else ''}; nothing was removed")
     finally:
         db.dispose()
 
@@ -460,12 +484,20 @@ def load_stored(url: str, name: str) -> repo.StoredMachine:
 
 @dataclass(frozen=True)
 class Recount:
-    """A box being counted by hand (``menace reconcile``), under the machine's lease."""
+    """A box being counted by hand (``menace reconcile``).
+
+    The box is read without taking the machine (so that a count abandoned at a prompt writes
+    nothing at all); :meth:`apply` takes the machine's lease and refuses when the box changed
+    while it was being counted.
+    """
 
     machine: OpenMachine
+    """The machine as it was read (not held)."""
     box: Box
     beads: dict[int, int]
     """What the database says the box holds now, by bead."""
+    url: str
+    holder: str
 
     def apply(self, counts: dict[int, int], reason: str) -> list[tuple[int, int, int]]:
         """Set the counted beads, recorded as a correction; ``(bead, before, after)`` for each change."""
@@ -473,19 +505,27 @@ class Recount:
         if unknown:
             what = self.machine.game.move_name(unknown[0])
             raise InvalidInputError(f"box {self.box.number} holds no beads for {what}")
-        return self.machine.correct(self.box.number - 1, {**self.beads, **counts}, reason)
+        with open_machine(self.url, self.machine.name, holder=self.holder) as m:
+            now = m.learner.counts[self.box.number - 1]
+            if {mv: now[mv] for mv in self.box.initial} != self.beads:
+                raise ConflictError(f"box {self.box.number} of {self.machine.name!r} changed while it was being "
+                                    f"counted (a game was played or another recount stored); nothing was changed",
+                                    hint="count it again")
+            return m.correct(self.box.number - 1, {**self.beads, **counts}, reason)
 
 
 @contextmanager
 def recount(url: str, name: str, box_number: int, holder: str) -> Iterator[Recount]:
-    """Open box ``box_number`` of a machine to be recounted; the lease is held until the block ends."""
-    with open_machine(url, name, holder=holder) as m:
+    """Read box ``box_number`` of a machine to be recounted; ``holder`` takes the machine to write it."""
+    with open_machine(url, name) as m:
+        with session_scope(m.db) as s:  # a busy machine is refused before anyone counts
+            refuse_if_held(s, m.stored.id, name)
         boxes = m.learner.boxes
         if not 1 <= box_number <= len(boxes):
             raise BoxNotFoundError(f"no box {box_number}: {name!r} has boxes 1 to {len(boxes)}")
         box = boxes[box_number - 1]
         counts = m.learner.counts[box_number - 1]
-        yield Recount(m, box, {mv: counts[mv] for mv in box.initial})
+        yield Recount(m, box, {mv: counts[mv] for mv in box.initial}, url, holder)
 
 
 def reconcile_box(url: str, name: str, box_number: int, counts: dict[int, int], holder: str,

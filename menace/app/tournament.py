@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from types import FrameType
 
 from menace.app.machines import LearningPartner, OpenMachine
-from menace.core.errors import UnavailableError
+from menace.core.errors import InvalidInputError, UnavailableError
 from menace.core.game import Side
 from menace.core.learner import DRAWN, Learner, TreeOpponent, play_learners
 from menace.core.match import MenacePlayer, play_game
@@ -149,13 +149,13 @@ def run_tournament(
     ``waiting``; ``progress`` hears only of games already stored.
     """
     if games is None and seconds is None:
-        raise ValueError("give a number of games or a duration")
+        raise InvalidInputError("give a number of games or a duration")
     seed = new_seed() if seed is None else seed
     rng = random.Random(seed)
     learner = machine.learner
     sides = (side,) if side is not None else learner.settings.sides
     if any(s not in learner.settings.sides for s in sides):
-        raise ValueError(f"machine {machine.name!r} has no boxes for {side.name if side else ''}")
+        raise InvalidInputError(f"machine {machine.name!r} has no boxes for {side.name if side else ''}")
     base, param = split_name(opponent)
     with interrupt_on_signals() if handle_signals else nullcontext():
         if base == "menace" and resolve is not None:

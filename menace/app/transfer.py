@@ -143,6 +143,8 @@ def write_machine_file(body: dict[str, Any], path: Path | str) -> None:
 def read_machine_file(path: Path) -> dict[str, Any]:
     """The file's JSON, read within bounds, with its format, version and checksum checked (see
     :func:`parse_machine_file`); the content is checked by :func:`import_machine`."""
+    if "\0" in str(path):
+        raise MachineFileError(f"{str(path)!r} is not a file name: it holds a NUL character")
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:

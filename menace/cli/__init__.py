@@ -8,13 +8,13 @@ in exactly one place, :meth:`MenaceGroup.invoke`.
 from __future__ import annotations
 
 import importlib
-import sys
 from typing import Any
 
 import click
 
 from menace import __version__
-from menace.cli.common import DEFAULT_MACHINE, EXIT_SIGINT, AppContext, _machine_option, one_line
+from menace.__main__ import interrupted, pause_point
+from menace.cli.common import DEFAULT_MACHINE, AppContext, machine_option, one_line
 from menace.core.errors import MenaceError
 
 COMMANDS = {
@@ -65,6 +65,22 @@ class MenaceGroup(click.Group):
         with formatter.section("Commands"):
             formatter.write_dl([(name, text) for name, (_, text) in COMMANDS.items()])
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # A command line from a shell never holds a NUL; one from a program can, and no file
+        # name, machine name or number may.
+        if any("\x00" in arg for arg in args):
+            raise click.UsageError("an argument holds a NUL character (\\0)", ctx)
+        return super().parse_args(ctx, args)
+
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        # Ctrl-C while the arguments are parsed: click's main would say "Aborted!" and exit 1.
+        try:
+            pause_point("parsing")
+            return super().make_context(info_name, args, parent, **extra)
+        except KeyboardInterrupt:
+            interrupted()
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -73,13 +89,16 @@ class MenaceGroup(click.Group):
             raise click.ClickException(one_line(exc, ctx.invoked_subcommand)) from None
         except KeyboardInterrupt:
             # Ctrl-C outside a prompt (loading, drawing, writing): 130 as everywhere, not click's 1.
-            click.echo("\nInterrupted.", err=True)
-            sys.exit(EXIT_SIGINT)
+            interrupted()
+        except click.Abort as exc:
+            if isinstance(exc.__context__, KeyboardInterrupt):  # Ctrl-C at a prompt click asked
+                interrupted()
+            raise
 
 
 @click.group(cls=MenaceGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--db", metavar="PATH|URL", help="Database file or URL [default: $MENACE_DB or menace.db].")
-@click.option("-m", "--machine", default=DEFAULT_MACHINE, show_default=True, callback=_machine_option,
+@click.option("-m", "--machine", default=DEFAULT_MACHINE, show_default=True, callback=machine_option,
               help="Which machine in the database.")
 @click.version_option(__version__, prog_name="menace")
 @click.pass_context
@@ -96,10 +115,11 @@ def cli(ctx: click.Context, db: str | None, machine: str) -> None:
     --db and -m work before or after the command name.
     """
     ctx.obj = AppContext(db, machine)
+    pause_point("command")
 
 
 def main() -> None:
     try:
         cli(prog_name="menace")
-    except KeyboardInterrupt:  # before a command began
-        sys.exit(EXIT_SIGINT)
+    except KeyboardInterrupt:  # before a command began or after it ended
+        interrupted()

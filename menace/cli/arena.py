@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from menace.app.arena import ArenaError, Entrant, format_table, pairings, run_arena
-from menace.cli.common import AppContext, pass_app, where_options
+from menace.cli.common import AppContext, FilePath, pass_app, where_options
 from menace.core.game import Game
 from menace.games import find_game, game_names
 from menace.players import PlayerParamError, UnknownPlayerError, all_players, find_player, split_name
@@ -93,7 +93,7 @@ def _entrant(app: AppContext, game: Game, name: str, rng: random.Random) -> Entr
               help="Comma-separated player names (default: every registered player).")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), help="Seed the random source, to play the same arena again.")
 @click.option("--heatmap", "heatmap_path", metavar="FILE", callback=_check_heatmap,
-              type=click.Path(dir_okay=False, writable=True, path_type=Path),
+              type=FilePath(dir_okay=False, writable=True, path_type=Path),
               help="Also draw the results as a heatmap (.png, .svg or .pdf).")
 @click.option("--game", type=click.Choice(game_names()), default="tictactoe", show_default=True,
               help="The game they play.")

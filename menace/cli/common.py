@@ -62,7 +62,7 @@ def check_machine_name(value: str) -> str:
         raise click.BadParameter(exc.message) from None
 
 
-def _machine_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+def machine_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
     check_machine_name(value)
@@ -84,7 +84,7 @@ def where_options(command: F) -> F:
     """``--db`` and ``-m/--machine`` accepted after the command name too (``menace stats -m x``)."""
     command = click.option("--db", metavar="PATH|URL", expose_value=False, callback=_db_option, is_eager=True,
                            help="Database file or URL (as before the command).")(command)
-    command = click.option("-m", "--machine", metavar="NAME", expose_value=False, callback=_machine_option,
+    command = click.option("-m", "--machine", metavar="NAME", expose_value=False, callback=machine_option,
                            is_eager=True, help="Which machine in the database (as before the command).")(command)
     return command
 
@@ -125,6 +125,15 @@ EXIT_STOPPED_EARLY = 3
 """A tournament stopped before its games or time were done (an empty first-move box under resign)."""
 EXIT_SIGINT = 130
 EXIT_SIGTERM = 143
+
+
+class FilePath(click.Path):
+    """``click.Path`` that refuses a NUL character as a usage error (click's own check crashes on it)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and "\0" in value:
+            self.fail(f"{value!r} is not a file name: it holds a NUL character", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 def leave(code: int) -> NoReturn:

@@ -141,7 +141,8 @@ def replay(app: AppContext, number: int) -> None:
     if d.resigned_box is not None:
         click.echo(f"MENACE opens box {d.resigned_box}, finds it empty and resigns.")
     words = {Result.WIN: "MENACE wins", Result.DRAW: "a draw", Result.LOSS: "MENACE loses"}
-    click.echo(f"Result: {words[d.result]}. Learning rule {shown.rule}: {signed(d.delta)} per bead drawn.")
+    each = "on the last bead drawn" if d.last_only else "per bead drawn"
+    click.echo(f"Result: {words[d.result]}. Learning rule {shown.rule}: {signed(d.delta)} {each}.")
     if not d.reinforcement:
         click.echo("No beads were drawn, so no box changed.")
     for line in d.reinforcement:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from menace.cli.common import AppContext, colours_option, machine_colours, pass_app, where_options
+from menace.cli.common import AppContext, FilePath, colours_option, machine_colours, pass_app, where_options
 from menace.core.colours import BeadColour
 from menace.games import find_game
 from menace.render.beads import places_pieces
@@ -47,7 +47,7 @@ def _spare(ctx: click.Context, param: click.Parameter, value: str) -> float:
 
 
 @click.command()
-@click.option("--out", "out", required=True, type=click.Path(path_type=Path), metavar="PATH",
+@click.option("--out", "out", required=True, type=FilePath(path_type=Path), metavar="PATH",
               help="The PDF to write; with --format svg, the folder for one SVG per box.")
 @click.option("--format", "fmt", type=click.Choice(["pdf", "svg"]), default="pdf", show_default=True,
               help="pdf: the whole kit to print. svg: one file per label, for cutters and label printers.")

@@ -27,6 +27,7 @@ from menace.core.learner import (
     parse_schedule,
 )
 from menace.games import game_names
+from menace.players import training_opponent
 from menace.render.beads import places_pieces
 from menace.render.text import beads_text, board_lines, box_lines, chances, paint, use_colour
 
@@ -115,7 +116,7 @@ def init(app: AppContext, game: str, preset: str | None, side: str | None, sched
     click.echo(f"  {plural(summary.boxes, 'box', 'boxes')} ({by_move(summary.boxes_by_move)} by move)")
     click.echo(f"  {plural(summary.beads, 'bead')} ({by_move(summary.beads_by_move)} by move)")
     click.echo(f"Next: menace {app.m_flag()}play, or menace {app.m_flag()}tournament --vs "
-               f"{'smart' if chosen.name == 'tictactoe' else 'perfect'} -n 2000")
+               f"{training_opponent(chosen)} -n 2000")
 
 
 @click.command()
@@ -299,21 +300,27 @@ def check(app: AppContext, all_machines: bool, full: bool) -> None:
 def unlock(app: AppContext, yes: bool) -> None:
     """Remove the lease a holder left on a machine (a crashed program on another computer).
 
-    A lease whose holder has stopped renewing it is taken over by itself after 30 seconds, so
-    this is rarely needed. Removing the lease of a holder that is still running makes its next
-    save fail (its games are then not stored).
+    A lease whose holder has stopped renewing it is taken over by itself after 30 seconds (even
+    when its process id now belongs to another program), so this is rarely needed. It asks first,
+    saying whether a process with the holder's id runs on this computer; --yes does not ask. Only
+    the lease shown is removed: one taken meanwhile by a new holder stays. Removing the lease of a
+    holder that is still running is safe but stops it: its next save is refused (nothing it had
+    not saved is stored; a game at the terminal prints its moves).
 
     Example: menace unlock
     """
-    from menace.app.machines import machine_holder, remove_lease
+    from menace.app.machines import machine_lease, remove_lease
 
-    holder = machine_holder(app.url, app.machine)
-    if holder is None:
-        click.echo(f"Nobody holds {printable(app.machine)!r}.")
+    name = printable(app.machine)
+    held = machine_lease(app.url, app.machine)
+    if held is None:
+        click.echo(f"Nobody holds {name!r}.")
         return
-    if not yes and not click.confirm(f"{printable(app.machine)!r} is held by {holder}. Remove the lease?",
-                                     default=False):
+    state = ("a process with that id is running on this computer (menace still at work, or another "
+             "program that got the id)") if held.running_here else "no process of it is seen from here"
+    click.echo(f"{name!r} is held by {printable(str(held))}, renewed {held.renewed_seconds_ago:.0f} s ago; {state}.")
+    if not yes and not click.confirm("Remove the lease?", default=False):
         click.echo("Left as it is.")
         return
-    remove_lease(app.url, app.machine)
-    click.echo(f"Removed the lease of {holder} on {printable(app.machine)!r}.")
+    remove_lease(app.url, app.machine, held)
+    click.echo(f"Removed the lease of {printable(str(held))} on {name!r}.")

@@ -130,13 +130,7 @@ def play(app: AppContext, first: str | None, seed: int | None, count: int | None
                     _show_menace_move(s, s.menace_move(), colours, colour)
                     continue
                 _board(s)
-                while True:
-                    text = ask(lambda: click.prompt(f"Your move ({_move_help(s)})", prompt_suffix=" > "), ABANDONED)
-                    try:
-                        s.other_move(s.parse_move(text))
-                        break
-                    except IllegalMoveError as exc:
-                        click.echo(f"  {exc}")
+                _other_move(s, "Your move", ABANDONED)
             _board(s)
             end = _finish_or_keep(s)
         words = {"win": "MENACE wins.", "draw": "A draw.", "loss": "You win!"}
@@ -184,8 +178,15 @@ def _finish_or_keep(s: PlaySession) -> GameEnd:
         raise
 
 
-def _move_help(s: PlaySession) -> str:
-    return "a1-c3 or 1-9" if s.game.name == "tictactoe" else "e.g. " + s.game.move_name(s.legal_moves()[0])
+def _other_move(s: PlaySession, question: str, abandoned: str) -> None:
+    """Ask for the other side's move until it is a legal one, and make it."""
+    while True:
+        text = ask(lambda: click.prompt(f"{question} ({s.game.move_hint(s.state)})", prompt_suffix=" > "), abandoned)
+        try:
+            s.other_move(s.parse_move(text))
+            return
+        except IllegalMoveError as exc:
+            click.echo(f"  {exc}")
 
 
 @click.command()
@@ -226,14 +227,7 @@ def operate(app: AppContext, first: str | None, colours: tuple[BeadColour, ...] 
                 _operator_turn(s, palette, colour, abandoned)
                 continue
             _board(s)
-            while True:
-                text = ask(lambda: click.prompt(f"{g.side_names[s.menace_side.other]}'s move ({_move_help(s)})",
-                                                prompt_suffix=" > "), abandoned)
-                try:
-                    s.other_move(s.parse_move(text))
-                    break
-                except IllegalMoveError as exc:
-                    click.echo(f"  {exc}")
+            _other_move(s, f"{g.side_names[s.menace_side.other]}'s move", abandoned)
         _board(s)
         end = _finish_or_keep(s)
     words = {"win": "MENACE wins.", "draw": "A draw.", "loss": "MENACE loses."}

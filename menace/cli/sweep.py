@@ -31,7 +31,7 @@ from menace.app.sweep import (
     write_csv,
     write_json,
 )
-from menace.cli.common import AppContext, check_machine_name, pass_app, where_options
+from menace.cli.common import AppContext, FilePath, check_machine_name, pass_app, where_options
 from menace.core.game import Game
 from menace.core.learner import (
     PRESETS,
@@ -84,7 +84,7 @@ def _plot_path(ctx: click.Context, param: click.Parameter, value: Path | None) -
     return value
 
 
-OUT_FILE = click.Path(dir_okay=False, writable=True, path_type=Path)
+OUT_FILE = FilePath(dir_okay=False, writable=True, path_type=Path)
 
 
 @click.command()

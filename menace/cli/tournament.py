@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import sys
 from contextlib import ExitStack
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -22,11 +22,16 @@ from menace.cli.common import (
 from menace.core.game import Side
 from menace.players import PlayerParamError, UnknownPlayerError
 
+if TYPE_CHECKING:
+    from menace.core.learner import Learner
 
-def opening_empty_help(app: AppContext, learner: Any, side: Any) -> str:
+
+def opening_empty_help(app: AppContext, learner: Learner, side: Side | None) -> str:
     """What to say when a box for MENACE's first move is empty under ``resign``, and how to go on."""
-    empty = [learner.boxes[i].number for i in learner.first_boxes(side) if not any(learner.counts[i])]
-    if len(empty) == len(learner.first_boxes(side)) == 1:
+    from menace.app.machines import empty_first_boxes
+
+    empty, of = empty_first_boxes(learner, side or learner.settings.sides[0])
+    if len(empty) == of == 1:
         what, reach = f"the opening box (box {empty[0]}) of {app.machine!r} is empty", "every game"
     else:
         boxes = ", ".join(map(str, empty))

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
-from menace.cli.common import AppContext, check_machine_name, pass_app, plural, printable, where_options
+from menace.cli.common import AppContext, FilePath, check_machine_name, pass_app, plural, printable, where_options
 
 
 @click.command("export")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True))
+@click.argument("file", type=FilePath(dir_okay=False, path_type=Path, allow_dash=True))
 @where_options
 @pass_app
 def export_cmd(app: AppContext, file: Path) -> None:
@@ -29,7 +29,7 @@ def export_cmd(app: AppContext, file: Path) -> None:
 
 
 @click.command("import")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", type=FilePath(dir_okay=False, path_type=Path))
 @click.option("--as", "rename", metavar="NAME", help="Store it under this name instead of the file's.")
 @click.option("--replace", is_flag=True, help="Replace a machine of the same name.")
 @where_options

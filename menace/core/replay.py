@@ -428,8 +428,11 @@ class GameDetail:
     delta: int
     """Beads added (negative: taken) per bead drawn, under the machine's rule."""
     reinforcement: list[LedgerLine]
+    """Every bead the rule reinforced: each bead drawn, or only the last one under last-bead scope."""
     resigned_box: int | None = None
     """The empty box MENACE resigned on, if the game ended that way."""
+    last_only: bool = False
+    """True when the rule reinforces only the bead of MENACE's last move (Gardner's scope)."""
 
 
 def _detail(r: Replayer, record: GameRecord, number: int) -> GameDetail:
@@ -459,6 +462,9 @@ def _detail(r: Replayer, record: GameRecord, number: int) -> GameDetail:
         resigned = None if found is None else found[0] + 1
     counts_before = [list(c) for c in e.counts]
     drawn = r.learn(record)  # not apply: a correction made after this game is not its learning
+    last_only = r.settings.scope is Scope.LAST
+    if last_only:
+        drawn = drawn[-1:]
     ledger: list[LedgerLine] = []
     seen: set[tuple[int, Move]] = set()
     for b, m in drawn:
@@ -468,7 +474,7 @@ def _detail(r: Replayer, record: GameRecord, number: int) -> GameDetail:
         # After a restock the count before learning is the initial one, not the empty box's.
         before_learning = e.initial[b][m] if e.refill[b] and not any(counts_before[b]) else counts_before[b][m]
         ledger.append(LedgerLine(b + 1, m, before_learning, e.counts[b][m]))
-    return GameDetail(number, record, plies, record.result, r.delta(record), ledger, resigned)
+    return GameDetail(number, record, plies, record.result, r.delta(record), ledger, resigned, last_only)
 
 
 def game_detail(

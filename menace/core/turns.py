@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from menace.core.errors import InvalidInputError
 from menace.core.game import IllegalMoveError, Move, Outcome, Result, Side, State, canonical
 from menace.core.learner import WINNER_CODE, Draw, EmptyBoxError, GameRecord, Learner
 
@@ -52,7 +53,7 @@ class TurnByTurnGame:
 
     def __init__(self, learner: Learner, menace_side: Side, rng: random.Random) -> None:
         if menace_side not in learner.settings.sides:
-            raise ValueError(f"this machine has no boxes for {menace_side.name}")
+            raise InvalidInputError(f"this machine has no boxes for {menace_side.name}")
         self.learner = learner
         self.game = learner.game
         self.menace_side = menace_side

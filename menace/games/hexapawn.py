@@ -204,6 +204,10 @@ class Hexapawn:
         _, frm, to = STEPS[move]
         return f"{cell_name(frm)}-{cell_name(to)}"
 
+    def move_hint(self, state: State) -> str:
+        moves = self.legal_moves(state)
+        return f"e.g. {self.move_name(moves[0])}" if moves else "the pawn's square, then where it goes"
+
     def parse_move(self, text: str) -> Move:
         """A move from ``a2-b3``, ``a2b3``, ``a2 b3`` or ``A2-B3``; :class:`IllegalMoveError` otherwise."""
         found = _MOVE_TEXT.fullmatch(text.strip().lower())

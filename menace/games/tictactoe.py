@@ -138,6 +138,9 @@ class TicTacToe:
     def move_name(self, move: Move) -> str:
         return square_name(move)
 
+    def move_hint(self, state: State) -> str:
+        return "a1-c3 or 1-9"
+
     def parse_move(self, text: str) -> Move:
         return parse_square(text)
 

@@ -117,6 +117,15 @@ def default_opponent(game: Game) -> str:
     return "smart" if find_player("smart").plays(game) else "random"
 
 
+def training_opponent(game: Game) -> str:
+    """The opponent to suggest for a first real training run: the Ruby Quiz's SmartPlayer where it
+    can play, else a perfect player, else a random mover."""
+    for name in ("smart", "perfect"):
+        if find_player(name).plays(game):
+            return name
+    return "random"
+
+
 def all_players(game: Game | None = None) -> list[PlayerSpec]:
     """Every registered player (that can play ``game``, if given), in registration order."""
     _load_builtins()

@@ -34,6 +34,12 @@ Kept here so that opening a database needs no Alembic import (a test checks it a
 scripts). Add a migration, add its revision here.
 """
 
+BASE_REVISION = "base"
+"""Alembic's name for the revision before the first: no table of menace's left."""
+ARCHIVE_TABLE = "menace_archive"
+"""Where a downgrade keeps rows to put back (``menace.storage.archive``; named here so that opening
+a database needs no Alembic import)."""
+
 DEFAULT_DB = "menace.db"
 ENV_VAR = "MENACE_DB"
 BUSY_TIMEOUT_MS = 10_000
@@ -173,7 +179,13 @@ def schema_state(engine: Engine) -> tuple[SchemaState, str | None]:
     except (UnicodeDecodeError, sqlite3.DatabaseError, ValueError) as exc:  # a header overwritten with garbage
         raise DatabaseDamagedError(f"{describe(engine)} is damaged or not a database at all ({exc})") from None
     if current is None:
-        return (SchemaState.EMPTY if not tables else SchemaState.FOREIGN), None
+        # Alembic's own table with no revision is a menace database downgraded to the base: empty,
+        # or (when the downgrade kept rows aside to put back) behind, at the base.
+        if tables <= {"alembic_version"}:
+            return SchemaState.EMPTY, None
+        if tables == {"alembic_version", ARCHIVE_TABLE}:
+            return SchemaState.BEHIND, BASE_REVISION
+        return SchemaState.FOREIGN, None
     if current == head_revision():
         return SchemaState.CURRENT, current
     if current in SCHEMA_REVISIONS:
@@ -270,15 +282,21 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
     """Migrate the schema to ``revision`` in one transaction."""
     from alembic import command
 
-    with _migrating(engine) as conn:
-        command.upgrade(alembic_config(conn), revision)
+    try:
+        with _migrating(engine) as conn:
+            command.upgrade(alembic_config(conn), revision)
+    except sa_exc.DBAPIError as exc:  # a full disk, a read-only file: rolled back, one line
+        raise database_error(engine, exc) from None
 
 
 def downgrade(engine: Engine, revision: str) -> None:
     from alembic import command
 
-    with _migrating(engine) as conn:
-        command.downgrade(alembic_config(conn), revision)
+    try:
+        with _migrating(engine) as conn:
+            command.downgrade(alembic_config(conn), revision)
+    except sa_exc.DBAPIError as exc:
+        raise database_error(engine, exc) from None
 
 
 def backup_file(url: str) -> Path | None:

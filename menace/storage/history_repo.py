@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import delete, exists, select, update
 from sqlalchemy.orm import Session
 
+from menace.core.errors import InvalidInputError
 from menace.core.game import Result
 from menace.core.learner import GameRecord
 from menace.core.records import decode_block, encode_block
@@ -236,7 +237,8 @@ def remove_last_games(session: Session, machine_id: int, n: int) -> list[StoredG
     for block_id, first, run_id, data, whole, n_games in blocks:
         if not whole:
             if first <= keep:
-                raise ValueError(f"game {keep} is inside a summarized block (games {first} to {first + n_games - 1})")
+                raise InvalidInputError(
+                    f"game {keep} is inside a summarized block (games {first} to {first + n_games - 1})")
             session.execute(delete(GameBlockRow).where(GameBlockRow.id == block_id))
             emptied.add(run_id)
             continue

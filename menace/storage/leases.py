@@ -103,6 +103,29 @@ class Lease:
         session.execute(delete(MachineLockRow).where(*self._mine()))
 
 
+def _refuse_if_held(session: Session, machine_id: int, machine: str) -> MachineLockRow | None:
+    """Raise :class:`MachineBusyError` if a live holder has the machine; else the lease row that may
+    be taken over (expired, or its process on this host is gone), if any."""
+    row = session.get(MachineLockRow, machine_id, populate_existing=True)
+    if row is None:
+        return None
+    expired = now() - row.heartbeat_at > timedelta(seconds=LEASE_SECONDS)
+    dead = row.host == socket.gethostname() and not _alive(row.pid)
+    if not (expired or dead):
+        raise MachineBusyError(
+            f"machine {machine!r} is in use by {row.holder} (pid {row.pid} on {row.host}, "
+            f"since {row.acquired_at:%H:%M:%S} UTC)",
+            hint="wait for it to finish, or stop it",
+        )
+    return row
+
+
+def refuse_if_held(session: Session, machine_id: int, machine: str) -> None:
+    """What :func:`acquire` would refuse, refused without writing anything (before asking a person
+    questions whose answers will need the machine)."""
+    _refuse_if_held(session, machine_id, machine)
+
+
 def acquire(session: Session, machine_id: int, machine: str, holder: str) -> Lease:
     """Take the machine, or raise :class:`MachineBusyError` naming who holds it.
 
@@ -114,16 +137,8 @@ def acquire(session: Session, machine_id: int, machine: str, holder: str) -> Lea
     # IMMEDIATE already queues every writer), so a second one reads the first one's lease
     # instead of inserting its own.
     session.execute(select(MachineRow.id).where(MachineRow.id == machine_id).with_for_update())
-    row = session.get(MachineLockRow, machine_id, populate_existing=True)
+    row = _refuse_if_held(session, machine_id, machine)
     if row is not None:
-        expired = t - row.heartbeat_at > timedelta(seconds=LEASE_SECONDS)
-        dead = row.host == host and not _alive(row.pid)
-        if not (expired or dead):
-            raise MachineBusyError(
-                f"machine {machine!r} is in use by {row.holder} (pid {row.pid} on {row.host}, "
-                f"since {row.acquired_at:%H:%M:%S} UTC)",
-                hint="wait for it to finish, or stop it",
-            )
         session.delete(row)
         session.flush()
     session.add(MachineLockRow(machine_id=machine_id, holder=holder, host=host, pid=pid, acquired_at=t,
@@ -140,14 +155,42 @@ def holder_of(session: Session, machine_id: int) -> str | None:
     return f"{row.holder} (pid {row.pid} on {row.host})"
 
 
-def break_lease(session: Session, machine_id: int) -> str | None:
-    """Remove whatever lease is on the machine (``menace unlock``); who held it, if anyone."""
+@dataclass(frozen=True)
+class HeldLease:
+    """A lease as ``menace unlock`` shows it: who, where, and whether its process looks alive."""
+
+    holder: str
+    host: str
+    pid: int
+    acquired_at: datetime
+    renewed_seconds_ago: float
+    running_here: bool
+    """Its host is this one and a process with its pid runs (menace, or an unrelated process that
+    got the pid of one that crashed: only the lease's expiry tells them apart)."""
+
+    def __str__(self) -> str:
+        return f"{self.holder} (pid {self.pid} on {self.host})"
+
+
+def lease_on(session: Session, machine_id: int) -> HeldLease | None:
+    """The machine's lease if it has not expired (an expired one is taken over by the next writer)."""
     row = session.get(MachineLockRow, machine_id)
     if row is None:
         return None
-    held = f"{row.holder} (pid {row.pid} on {row.host})"
-    session.delete(row)
-    return held
+    age = (now() - row.heartbeat_at).total_seconds()
+    if age > LEASE_SECONDS:
+        return None
+    return HeldLease(row.holder, row.host, row.pid, row.acquired_at, age,
+                     row.host == socket.gethostname() and _alive(row.pid))
+
+
+def break_lease(session: Session, machine_id: int, seen: HeldLease) -> bool:
+    """Remove the lease ``seen`` (``menace unlock``), and only it: False when the machine's lease
+    has changed hands since (a new holder is never thrown out unasked)."""
+    gone = session.execute(delete(MachineLockRow).where(
+        MachineLockRow.machine_id == machine_id, MachineLockRow.host == seen.host,
+        MachineLockRow.pid == seen.pid, MachineLockRow.acquired_at == seen.acquired_at))
+    return bool(gone.rowcount == 1)  # type: ignore[attr-defined]
 
 
 class Heartbeat:

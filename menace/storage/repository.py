@@ -75,7 +75,7 @@ def machine_names(session: Session) -> list[str]:
     return list(session.scalars(select(MachineRow.name).order_by(MachineRow.id)))
 
 
-def _machine_row(session: Session, name: str) -> MachineRow:
+def machine_row(session: Session, name: str) -> MachineRow:
     row = session.scalar(select(MachineRow).where(MachineRow.name == name))
     if row is None:
         known = machine_names(session)
@@ -85,12 +85,12 @@ def _machine_row(session: Session, name: str) -> MachineRow:
 
 
 def machine_id(session: Session, name: str) -> int:
-    return _machine_row(session, name).id
+    return machine_row(session, name).id
 
 
 def machine_settings(session: Session, name: str) -> tuple[int, Settings]:
     """A machine's id and settings, without its boxes (a reader of its history only)."""
-    row = _machine_row(session, name)
+    row = machine_row(session, name)
     return row.id, settings_of(row)
 
 
@@ -132,7 +132,7 @@ def create_machine(
 
 def load_machine(session: Session, name: str) -> StoredMachine:
     """A machine with every box and bead, in two queries."""
-    row = _machine_row(session, name)
+    row = machine_row(session, name)
     game = find_game(row.game)
     box_rows = session.execute(
         select(BoxRow.id, BoxRow.number, BoxRow.position, BoxRow.side, BoxRow.move_number)
@@ -162,7 +162,7 @@ def load_machine(session: Session, name: str) -> StoredMachine:
 
 
 def delete_machine(session: Session, name: str) -> None:
-    row = _machine_row(session, name)
+    row = machine_row(session, name)
     session.execute(delete(MachineRow).where(MachineRow.id == row.id))
 
 

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from menace.core.names import check_machine_name
 from menace.storage.models import BeadRow, BoxRow, CorrectionRow, GameBlockRow, MachineRow, RunRow
-from menace.storage.repository import _machine_row
+from menace.storage.repository import machine_row
 
 
 @dataclass
@@ -82,7 +82,7 @@ class MachineDump:
 
 
 def dump_machine(session: Session, name: str) -> MachineDump:
-    m = _machine_row(session, name)
+    m = machine_row(session, name)
     boxes = session.execute(
         select(BoxRow.id, BoxRow.number, BoxRow.position, BoxRow.side, BoxRow.move_number)
         .where(BoxRow.machine_id == m.id).order_by(BoxRow.number)

@@ -1,0 +1,146 @@
+"""Migrations from every state a downgrade or an older version of menace can leave.
+
+For every revision: a database is downgraded to it, then changed as an older menace at that
+revision would change it (a machine replaced, as ``init --replace`` did, then trained: its rows
+take the ids the old machine's rows had), and ``menace upgrade`` must finish, ``menace check``
+must say OK, and the replaced machine must be exactly the new one (nothing of the deleted one put
+back from what the downgrade kept aside).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from menace.cli import cli
+from menace.storage.database import SCHEMA_REVISIONS, downgrade, make_engine
+
+# Child tables of a machine, parents first: what an older version wrote for a machine.
+MACHINE_TABLES = ("machines", "boxes", "beads", "runs", "game_blocks", "corrections")
+
+
+def _menace(db: Path, *args: str, code: int = 0) -> str:
+    result = CliRunner().invoke(cli, ["--db", str(db), *args])
+    assert result.exit_code == code, result.output
+    assert "Traceback" not in result.output
+    return result.output
+
+
+def _build(db: Path, seed: int, correct: bool) -> None:
+    # 'b' first, so that 'menace' holds the highest ids: a replaced 'menace' gets the same ids back.
+    _menace(db, "-m", "her", "init", "--game", "hexapawn")  # Gardner's rule: 'last' scope
+    _menace(db, "-m", "her", "tournament", "--vs", "perfect", "-n", "30", "--seed", str(seed))
+    _menace(db, "-m", "b", "init")
+    _menace(db, "-m", "menace", "init")
+    _menace(db, "-m", "menace", "tournament", "--vs", "random", "-n", "40", "--seed", str(seed))
+    if correct:
+        _menace(db, "-m", "menace", "reconcile", "1", "--count", "W=7", "--count", "K=2", "--count", "G=5")
+        _menace(db, "-m", "menace", "tournament", "--vs", "random", "-n", "10", "--seed", str(seed + 1))
+    _menace(db, "check", "--all")  # the verified checksums (0005) are set
+
+
+@pytest.fixture(scope="module")
+def databases(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The database to downgrade, and the rows an older menace would write for the new machine."""
+    where = tmp_path_factory.mktemp("migrations")
+    old, new = where / "old.db", where / "new.db"
+    _build(old, seed=1, correct=True)
+    _build(new, seed=2, correct=False)
+    return old, new
+
+
+def _replace_machine(db: Path, template: Path | None, name: str) -> None:
+    """What an older ``init --replace`` and a tournament do: delete the machine (foreign keys on,
+    so its rows cascade away), then write the new machine's rows in the columns this schema has
+    (``template`` None: only delete it)."""
+    con = sqlite3.connect(db)
+    try:
+        con.execute("PRAGMA foreign_keys = ON")
+        if template is None:
+            con.execute("DELETE FROM main.machines WHERE name = ?", (name,))
+            con.commit()
+            return
+        con.execute("ATTACH DATABASE ? AS t", (str(template),))
+        tables = {row[0] for row in con.execute("SELECT name FROM main.sqlite_master WHERE type = 'table'")}
+        (machine_id,) = con.execute("SELECT id FROM t.machines WHERE name = ?", (name,)).fetchone()
+        assert con.execute("SELECT id FROM main.machines WHERE name = ?", (name,)).fetchone() == (machine_id,)
+        con.execute("DELETE FROM main.machines WHERE name = ?", (name,))
+        for table in MACHINE_TABLES:
+            if table not in tables:
+                continue
+            cols = ", ".join(_main_columns(con, table))
+            where = "id = ?" if table == "machines" else \
+                "box_id IN (SELECT id FROM t.boxes WHERE machine_id = ?)" if table == "beads" else "machine_id = ?"
+            con.execute(f"INSERT INTO main.{table} ({cols}) SELECT {cols} FROM t.{table} WHERE {where}",
+                        (machine_id,))
+        con.commit()
+        con.execute("DETACH DATABASE t")
+    finally:
+        con.close()
+
+
+def _main_columns(con: sqlite3.Connection, table: str) -> list[str]:
+    return [row[1] for row in con.execute(f"PRAGMA main.table_info({table})")]
+
+
+def _export(db: Path, name: str) -> str:
+    return _menace(db, "-m", name, "export", "-")
+
+
+@pytest.mark.parametrize("replaced", [True, False], ids=["replaced", "deleted"])
+@pytest.mark.parametrize("revision", ["base", *SCHEMA_REVISIONS[:-1]])
+def test_upgrade_finishes_from_every_revision_after_an_older_version_wrote(
+        databases: tuple[Path, Path], tmp_path: Path, revision: str, replaced: bool) -> None:
+    if revision == "base" and not replaced:
+        pytest.skip("at base no table is left for an older version to write in")
+    old, new = databases
+    db = tmp_path / "m.db"
+    shutil.copy(old, db)
+    before = {name: _export(db, name) for name in ("her", "b")}
+    engine = make_engine(f"sqlite:///{db}")
+    downgrade(engine, revision)
+    engine.dispose()
+    if revision != "base":  # at base no table is left for an older version to write in
+        _replace_machine(db, new if replaced else None, "menace")
+    out = _menace(db, "stats", code=1)
+    assert "run 'menace upgrade'" in out
+    out = _menace(db, "upgrade")
+    assert f"from schema {revision} to {SCHEMA_REVISIONS[-1]}" in out
+    if replaced and revision != "base":  # the new machine's blocks were never verified: no old checksum on them
+        con = sqlite3.connect(db)
+        try:
+            assert con.execute("SELECT count(*) FROM game_blocks JOIN machines m ON m.id = machine_id "
+                               "WHERE m.name = 'menace' AND digest IS NOT NULL").fetchone() == (0,)
+        finally:
+            con.close()
+    _menace(db, "check", "--all")
+    assert {name: _export(db, name) for name in ("her", "b")} == before  # kept through the round trip
+    if not replaced:
+        assert "no machine" in _menace(db, "-m", "menace", "stats", code=1)
+        _menace(db, "-m", "menace", "init")
+    else:
+        expected = old if revision == "base" else new
+        assert _export(db, "menace") == _export(expected, "menace")
+    _menace(db, "-m", "menace", "tournament", "-n", "20")  # and it goes on as usual
+    _menace(db, "check", "--all")
+
+
+def test_a_file_with_only_an_empty_version_table_is_empty(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    _menace(db, "init")
+    engine = make_engine(f"sqlite:///{db}")
+    downgrade(engine, "base")  # nothing to keep aside: the archive is not even made
+    engine.dispose()
+    con = sqlite3.connect(db)
+    try:
+        con.execute("DROP TABLE IF EXISTS menace_archive")
+        con.commit()
+    finally:
+        con.close()
+    assert "holds no machine yet" in _menace(db, "stats", code=1)
+    _menace(db, "init")
+    _menace(db, "check")
