@@ -11,7 +11,7 @@ import pytest
 from conftest import Invoke, wait_until
 from starlette.testclient import TestClient
 
-from menace.app import wall
+from menace.app.history import learning_series
 from menace.app.machines import init_machine, settings_for
 from menace.app.transfer import export_machine
 from menace.web.app import create_app
@@ -41,21 +41,20 @@ def test_health_and_info(client: TestClient) -> None:
 def test_wall_has_every_box_with_generic_beads(client: TestClient) -> None:
     w = client.get("/api/machines/menace/boxes").json()
     assert len(w["boxes"]) == 304 and w["games_played"] == 300
-    first = w["boxes"][0]
+    first = dict(zip(w["box_fields"], w["boxes"][0]))
     assert first["number"] == 1 and first["move"] == 1 and first["side"] == "X" and first["cells"] == [0] * 9
     beads = [dict(zip(w["bead_fields"], row)) for row in first["beads"]]
     assert [b["bead"] for b in beads] == [0, 1, 4]
     bead = beads[2]
-    assert bead["to"] == 4 and bead["from"] is None and bead["initial"] == 4
+    assert w["move_cells"][bead["bead"]] == [None, 4] and bead["initial"] == 4
     assert w["colours"][bead["colour"]] == {"index": 4, "letter": "G", "name": "green", "hex": "#009e73"}
     assert w["move_names"][4] == "b2"
-    assert first["total"] == sum(b["count"] for b in beads) and first["empty"] is (first["total"] == 0)
 
 
 def test_box_series_is_sampled(client: TestClient) -> None:
     s = client.get("/api/machines/menace/boxes/1/series?points=50").json()
     assert len(s["games"]) <= 50 and s["games"][0] == 0 and s["games"][-1] == 300
-    wall_now = client.get("/api/machines/menace/boxes").json()["boxes"][0]["beads"]
+    wall_now = client.get("/api/machines/menace/boxes").json()["boxes"][0][4]
     assert [c["counts"][-1] for c in s["series"]] == [row[1] for row in wall_now]
 
 
@@ -70,16 +69,18 @@ def test_learning_series_is_sampled_and_consistent(client: TestClient) -> None:
     assert zoom["games"][0] == 100 and zoom["games"][-1] == 120
 
 
-def test_learning_cache_follows_new_games_and_undo(menace: Invoke, trained: str) -> None:
-    cache = wall.LearningCache()
-    before = wall.learning_series(trained, "menace", cache=cache)
-    menace("tournament", "--vs", "random", "-n", "50", "--seed", "2")
-    after = wall.learning_series(trained, "menace", cache=cache)
-    assert after.games_played == before.games_played + 50
-    menace("undo", "--games", "70")
-    undone = wall.learning_series(trained, "menace", cache=cache)
-    fresh = wall.learning_series(trained, "menace")
-    assert undone.games_played == 280 and undone.cumulative == fresh.cumulative and undone.win == fresh.win
+def test_learning_follows_new_games_and_undo(menace: Invoke, trained: str) -> None:
+    """Nothing per game is kept between requests: each answer matches the history as it is now."""
+    with TestClient(create_app(trained, "menace")) as c:
+        before = c.get("/api/machines/menace/learning?points=50").json()
+        menace("tournament", "--vs", "random", "-n", "50", "--seed", "2")
+        after = c.get("/api/machines/menace/learning?points=50").json()
+        assert after["games_played"] == before["games_played"] + 50 == after["last"]
+        menace("undo", "--games", "70")
+        undone = c.get("/api/machines/menace/learning?points=50").json()
+    fresh = learning_series(trained, "menace", points=50)
+    assert undone["games_played"] == 280 and undone["cumulative"] == fresh.cumulative.tolist()
+    assert undone["rate_games"] == fresh.rate_games.tolist() and undone["win"] == [round(w, 4) for w in fresh.win_rate]
 
 
 def test_unknown_things_are_404_with_one_line(client: TestClient) -> None:
@@ -167,7 +168,8 @@ def test_a_visitor_without_the_token_cannot_write(trained: str) -> None:
     with TestClient(create_app(trained, "menace", token="s3cret")) as c:
         assert c.get("/api/machines/menace/boxes").status_code == 200
         for path, body in (("/api/machines", {"name": "x"}), ("/api/train", {"games": 5}),
-                           ("/api/machines/current", {"name": "menace"}), ("/api/import", {})):
+                           ("/api/machines/current", {"name": "menace"}), ("/api/import", {}),
+                           ("/api/machines/menace/boxes/1/reconcile", {"counts": [{"bead": 0, "count": 1}]})):
             r = c.post(path, json=body)
             assert r.status_code == 403 and "token" in r.json()["error"], path
         r = c.post("/api/machines", json={"name": "x"}, headers={"X-Menace-Token": "wrong"})
@@ -175,6 +177,44 @@ def test_a_visitor_without_the_token_cannot_write(trained: str) -> None:
         r = c.post("/api/machines", json={"name": "x"}, headers={"X-Menace-Token": "s3cret"})
         assert r.status_code == 201
         assert "menace-token" not in r.headers.get("set-cookie", "").lower()
+
+
+def test_reconcile_sets_the_counted_beads_as_a_correction(client: TestClient, menace: Invoke) -> None:
+    box = client.get("/api/machines/menace/boxes").json()["boxes"][0]
+    beads = {row[0]: row[1] for row in box[4]}
+    r = client.post("/api/machines/menace/boxes/1/reconcile", json={"counts": [{"bead": 4, "count": 7}]})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["changes"] == ([{"bead": 4, "before": beads[4], "after": 7}] if beads[4] != 7 else [])
+    assert {row[0]: row[1] for row in body["beads"]} == {**beads, 4: 7}
+    assert {row[0]: row[1] for row in client.get("/api/machines/menace/boxes").json()["boxes"][0][4]} == {**beads, 4: 7}
+    again = client.post("/api/machines/menace/boxes/1/reconcile", json={"counts": [{"bead": 4, "count": 7}]}).json()
+    assert again["changes"] == []
+    menace("check")  # exits 0: the history and the corrections replay to the beads stored
+
+
+@pytest.mark.parametrize(("body", "status", "words"), [
+    ({}, 400, "give 'counts'"),
+    ({"counts": [{"bead": 8, "count": 1}]}, 400, "holds no beads for c3"),
+    ({"counts": [{"bead": 0, "count": -1}]}, 400, "from 0 to 1,000,000"),
+    ({"counts": [{"bead": 0, "count": 10**7}]}, 400, "from 0 to 1,000,000"),
+    ({"counts": [{"bead": 0, "count": "3"}]}, 400, "whole number"),
+    ({"counts": [{"bead": 0, "count": 1}, {"bead": 0, "count": 2}]}, 400, "counted twice"),
+    ({"counts": [1]}, 400, "object"),
+])
+def test_bad_reconcile_requests_are_4xx(client: TestClient, body: dict[str, object], status: int, words: str) -> None:
+    r = client.post("/api/machines/menace/boxes/1/reconcile", json=body)
+    assert r.status_code == status and words in r.json()["error"], r.text
+    assert client.post("/api/machines/menace/boxes/999/reconcile",
+                       json={"counts": [{"bead": 0, "count": 1}]}).status_code == 404
+    assert client.post("/api/machines/nope/boxes/1/reconcile",
+                       json={"counts": [{"bead": 0, "count": 1}]}).status_code == 404
+
+
+def test_reconcile_is_refused_while_the_machine_plays(client: TestClient) -> None:
+    assert client.post("/api/play", json={}).status_code in (200, 201)
+    r = client.post("/api/machines/menace/boxes/1/reconcile", json={"counts": [{"bead": 0, "count": 1}]})
+    assert r.status_code == 409 and "recount it afterwards" in r.json()["error"]
 
 
 def test_train_runs_the_tournament_and_stops(client: TestClient) -> None:
@@ -240,12 +280,13 @@ def test_a_hexapawn_wall_sends_moves_as_arrows(client: TestClient) -> None:
     assert client.post("/api/machines", json={"name": "her", "game": "hexapawn"}).status_code == 201
     w = client.get("/api/machines/her/boxes").json()
     assert w["shape"]["game"] == "hexapawn" and len(w["boxes"]) == 19
-    beads = [dict(zip(w["bead_fields"], row)) for box in w["boxes"] for row in box["beads"]]
-    assert all(b["from"] is not None and b["from"] != b["to"] for b in beads)
+    moves = [w["move_cells"][row[0]] for box in w["boxes"] for row in box[4]]
+    assert all(start is not None and start != end for start, end in moves)
 
 
 def test_learning_series_of_a_machine_without_games(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'e.db'}"
     init_machine(url, "fresh", settings_for()[1], "michie")
-    s = wall.learning_series(url, "fresh")
-    assert s.games_played == 0 and s.games == [] and s.cumulative == []
+    with TestClient(create_app(url, "fresh")) as c:
+        s = c.get("/api/machines/fresh/learning").json()
+    assert s["games_played"] == 0 and s["games"] == [] and s["cumulative"] == [] and s["win"] == []

@@ -44,7 +44,7 @@ def test_wall_draws_every_box(machine: str, page: Any) -> None:
     with BackgroundServer(machine, "menace") as srv:
         page.goto(srv.base + "/")
         page.wait_for_selector("#wall[data-ready='1']")
-        assert page.locator("canvas.wall-canvas").count() == 4
+        assert page.locator("section.wall-group").count() == 4
         assert "304 boxes" in page.inner_text("#wall-summary")
         page.locator("canvas.wall-canvas").first.click(position={"x": 40, "y": 60})
         page.wait_for_selector("#box-detail[open]")
@@ -171,3 +171,39 @@ def test_an_operated_game_followed_by_the_audience_view(machine: str, browser: A
         audience.wait_for_function("document.getElementById('last-result').textContent.length > 0")
         audience.wait_for_function("document.getElementById('learning-caption').textContent.includes('after 1 games')")
         context.close()
+
+
+def test_a_box_recounted_from_the_wall_with_the_token(machine: str, page: Any) -> None:
+    with BackgroundServer(machine, "menace", token="tea-time") as srv:
+        page.goto(srv.base + "/")
+        page.wait_for_selector("#wall[data-ready='1']")
+        page.locator("canvas.wall-canvas").first.click(position={"x": 40, "y": 60})
+        page.wait_for_selector("#box-detail[open] #recount-fields input")
+        assert page.inner_text("#recount-box") == "1"
+        page.fill("#recount-fields input[data-bead='4']", "9")
+        page.click("#recount-form button[type=submit]")
+        page.wait_for_selector("#recount-result.error")
+        assert "access token" in page.inner_text("#recount-result")
+        assert page.evaluate("window.menaceWallBox(1).beads.find(b => b.bead === 4).count") == 4
+        page.evaluate("sessionStorage.setItem('menace-token', 'tea-time')")
+        page.click("#recount-form button[type=submit]")
+        page.wait_for_selector("#recount-result.ok")
+        assert "G 4 → 9" in page.inner_text("#recount-result")
+        assert page.evaluate("window.menaceWallBox(1).beads.find(b => b.bead === 4).count") == 9
+
+
+def test_a_hexapawn_move_by_clicking_a_pawn_then_its_square(menace: Invoke, db_url: str, page: Any) -> None:
+    menace("-m", "her", "init", "--game", "hexapawn")
+    with BackgroundServer(db_url, "her") as srv:
+        page.goto(srv.base + "/play")
+        page.wait_for_selector("body[data-ready='1']")
+        page.click("#new-game")
+        page.wait_for_selector("#board .cell.clickable")
+        assert "Click one of your pieces" in page.inner_text("#how-to-move")
+        page.click("#board .cell[data-cell='7']")  # White's middle pawn, b1
+        page.wait_for_selector("#board .cell.picked[data-cell='7']")
+        with page.expect_response(lambda r: r.url.endswith("/move") and r.request.method == "POST") as answer:
+            page.click("#board .cell[data-cell='4']")  # b1-b2
+        assert answer.value.status == 200, answer.value.text()
+        page.wait_for_selector("#turn h3")
+        assert "MENACE opens box" in page.inner_text("#turn")

@@ -439,25 +439,36 @@ def _beads_from_checkpoints(s: Session, stored: repo.StoredMachine, index: int, 
 
 
 def learning_series(url: str, name: str, window: int | None = None, points: int = LEARNING_POINTS,
-                    first: int | None = None, last: int | None = None) -> series.LearningData:
+                    first: int | None = None, last: int | None = None, *,
+                    allow_empty: bool = False) -> series.LearningData:
     """Games ``first``..``last`` (all by default): the running reinforcement and rolling win/draw/loss
     rates, at most ``points`` points each, computed while streaming the blocks (a block's tally where
     no point falls inside it, its games' headers otherwise; inside a summarized block the running
-    totals are interpolated between its ends)."""
-    with _reading(url, name) as (s, stored), gc_paused():
-        played = repo.games_played(s, stored.id)
-        if not played:
-            raise series.PlotError(f"{name!r} has played no games yet: nothing to plot")
-        lo, hi = _range(played, first, last)
-        sampler = series.LearningSampler(lo, hi, window, points)
-        with closing(hrepo.stream_blocks(s, stored.id, start=lo, stop=hi, with_beads=False)) as blocks:
-            for b in blocks:
-                cut = b.first_game < lo or b.last_game > hi
-                if b.kept and (cut or sampler.inside(b.first_game, b.last_game)):
-                    sampler.feed_games(b.first_game, unpack_block(b.data))
-                else:
-                    sampler.feed_tally(b.first_game, b.n_games, b.tally)
-        return sampler.data(name, stored.settings, _opponents(s, stored.id, lo, hi))
+    totals are interpolated between its ends). Memory is bounded by ``points``, not the history.
+
+    A machine without games is a :class:`~menace.app.series.PlotError`, or a curve without points
+    with ``allow_empty`` (a web page shows it as "no games yet")."""
+    db = open_database(url)
+    try:
+        with session_scope(db) as s, gc_paused():
+            machine_id, settings = repo.machine_settings(s, name)  # not its boxes: 2,201 take 90 ms
+            played = repo.games_played(s, machine_id)
+            if not played and allow_empty:
+                return series.no_learning(name, settings)
+            if not played:
+                raise series.PlotError(f"{name!r} has played no games yet: nothing to plot")
+            lo, hi = _range(played, first, last)
+            sampler = series.LearningSampler(lo, hi, window, points)
+            with closing(hrepo.stream_blocks(s, machine_id, start=lo, stop=hi, with_beads=False)) as blocks:
+                for b in blocks:
+                    cut = b.first_game < lo or b.last_game > hi
+                    if b.kept and (cut or sampler.inside(b.first_game, b.last_game)):
+                        sampler.feed_games(b.first_game, unpack_block(b.data))
+                    else:
+                        sampler.feed_tally(b.first_game, b.n_games, b.tally)
+            return sampler.data(name, settings, _opponents(s, machine_id, lo, hi), played)
+    finally:
+        db.dispose()
 
 
 def box_at(url: str, name: str, box: int, game_number: int) -> dict[int, int]:

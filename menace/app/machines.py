@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from menace.core.errors import ConflictError, InvalidInputError, NotFoundError
 from menace.core.game import Game, IllegalMoveError, Side, canonical
 from menace.core.learner import (
+    MAX_BEADS,
     PRESETS,
     Box,
     EmptyPolicy,
@@ -570,3 +571,14 @@ def recount(url: str, name: str, box_number: int, holder: str) -> Iterator[Recou
         box = boxes[box_number - 1]
         counts = m.learner.counts[box_number - 1]
         yield Recount(m, box, {mv: counts[mv] for mv in box.initial}, url, holder)
+
+
+def reconcile_box(url: str, name: str, box_number: int, counts: dict[int, int], holder: str,
+                  ) -> list[tuple[int, int, int]]:
+    """Set some of a box's bead counts (``{bead: count}``) from a count of the real beads, in one go
+    (``menace reconcile`` without the questions), recorded as a correction under the machine's
+    lease; ``(bead, before, after)`` for each bead changed."""
+    if any(not 0 <= n <= MAX_BEADS for n in counts.values()):
+        raise InvalidInputError(f"a bead count is a whole number from 0 to {MAX_BEADS:,}")
+    with recount(url, name, box_number, holder=holder) as r:
+        return r.apply(counts, f"recount of box {box_number} (menace serve)")

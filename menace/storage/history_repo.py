@@ -269,36 +269,3 @@ def remove_last_games(session: Session, machine_id: int, n: int) -> list[StoredG
     return removed
 
 
-@dataclass(frozen=True)
-class BlockSpan:
-    """Where one stored block sits in the history, without its games."""
-
-    id: int
-    first_game: int
-    n_games: int
-    run_id: int
-
-
-def block_index(session: Session, machine_id: int) -> list[BlockSpan]:
-    """Every block of the machine's history, oldest first (a cheap query: no game data)."""
-    rows = session.execute(
-        select(GameBlockRow.id, GameBlockRow.first_game, GameBlockRow.n_games, GameBlockRow.run_id)
-        .where(GameBlockRow.machine_id == machine_id).order_by(GameBlockRow.first_game)
-    )
-    return [BlockSpan(*r) for r in rows]
-
-
-def block_data(session: Session, machine_id: int, start: int = 1,
-               ) -> Generator[tuple[int, bytes, bool, int, tuple[int, int, int]], None, None]:
-    """``(first game, compressed games, kept, n_games, (wins, draws, losses))`` of every block ending
-    at or after game ``start``, in order (a summary's data is empty: only its tally is known)."""
-    rows = session.execute(
-        select(GameBlockRow.first_game, GameBlockRow.data, GameBlockRow.kept, GameBlockRow.n_games,
-               GameBlockRow.wins, GameBlockRow.draws, GameBlockRow.losses)
-        .where(GameBlockRow.machine_id == machine_id, GameBlockRow.first_game + GameBlockRow.n_games > start)
-        .order_by(GameBlockRow.first_game).execution_options(**STREAM)
-    )
-    try:
-        yield from ((first, data, bool(kept), n, (w, d, l_)) for first, data, kept, n, w, d, l_ in rows)
-    finally:
-        rows.close()

@@ -93,6 +93,12 @@ def machine_id(session: Session, name: str) -> int:
     return machine_row(session, name).id
 
 
+def machine_settings(session: Session, name: str) -> tuple[int, Settings]:
+    """A machine's id and settings, without its boxes (a reader of its history only)."""
+    row = machine_row(session, name)
+    return row.id, settings_of(row)
+
+
 def create_machine(
     session: Session, name: str, game: Game, settings: Settings, preset: str | None,
     replace: bool = False, colours: str | None = None,

@@ -17,6 +17,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute
 
 from menace import __version__
+from menace.app import history as app_history
 from menace.app import machines as app_machines
 from menace.app import transfer
 from menace.app import wall as app_wall
@@ -109,14 +110,14 @@ async def health(request: Request) -> Response:
 
 async def info(request: Request) -> Response:
     """``GET /api/info``: the machine shown now, whether writes need the token, the board's shape,
-    the bead colours and the state of the tournament."""
+    the bead colours, the state of the tournament and how many pages watch the events."""
     st = state_of(request)
     assert st.trainer is not None
     return JSONResponse({
         "machine": st.machine, "token_required": st.token is not None, "version": __version__,
         "shape": present.shape_json(find_game("tictactoe")), "colours": present.colours_json(),
         "games": game_names(), "training": st.trainer.status.json(),
-        "upload_limit": UPLOAD_LIMIT,
+        "upload_limit": UPLOAD_LIMIT, "watchers": st.hub.clients,
     })
 
 
@@ -157,15 +158,17 @@ async def box_series(request: Request) -> Response:
 async def learning(request: Request) -> Response:
     """``GET /api/machines/{name}/learning?points=600&first=&last=&window=``: the learning curve
     (cumulative reinforcement, rolling win/draw/loss shares) sampled to ``points`` games between
-    ``first`` and ``last``; ask again with a narrower range to zoom in."""
+    ``first`` and ``last``; ask again with a narrower range to zoom in. Read from the stored blocks
+    each time (their tallies, and the headers of the games where a point falls), in memory bounded
+    by ``points``: nothing per game is kept between requests."""
     st = state_of(request)
     name = machine_name(request.path_params["name"])
     points = query_int(request, "points", 600, 2, app_wall.MAX_POINTS)
     assert points is not None
-    series = await run_in_threadpool(
-        app_wall.learning_series, st.url, name, points, query_int(request, "first", None, 1),
-        query_int(request, "last", None, 1), query_int(request, "window", None, 1), st.cache)
-    return JSONResponse(present.learning_json(series))
+    data = await run_in_threadpool(partial(
+        app_history.learning_series, st.url, name, query_int(request, "window", None, 1), points,
+        query_int(request, "first", None, 1), query_int(request, "last", None, 1), allow_empty=True))
+    return JSONResponse(present.learning_json(data))
 
 
 async def opponents(request: Request) -> Response:
@@ -240,7 +243,6 @@ async def create_machine(request: Request) -> Response:
         raise MachineBusyError(f"machine {name!r} is in use by a game or tournament here")
     s = await run_in_threadpool(partial(app_machines.init_machine, st.url, name, settings, label, replace,
                                         game=game, colours=colours))
-    st.cache = app_wall.LearningCache()
     st.hub.publish("machines", {"created": name}, remember=False)
     return JSONResponse(present.summary_json(s), status_code=201)
 
@@ -281,9 +283,42 @@ async def import_machine(request: Request) -> Response:
     if replace and (rename or name_in_file) in _busy(request):
         raise MachineBusyError("that machine is in use by a game or tournament here")
     name, nboxes, games = await run_in_threadpool(transfer.import_machine, st.url, body, rename, replace)
-    st.cache = app_wall.LearningCache()
     st.hub.publish("machines", {"imported": name}, remember=False)
     return JSONResponse({"name": name, "boxes": nboxes, "games": games}, status_code=201)
+
+
+async def reconcile(request: Request) -> Response:
+    """``POST /api/machines/{name}/boxes/{number}/reconcile``: ``{"counts": [{"bead": 4, "count": 3}, ...]}``:
+    the operator counted the real box's beads (``menace reconcile``); the beads named are set to
+    those counts (the others are kept), recorded as a correction in the history. Refused (409)
+    while the machine is in a game or tournament. Answers the box as the wall shows it, and the
+    changes as ``[{"bead", "before", "after"}]``; every open page gets a ``beads`` event."""
+    await authorize(request)
+    body = await json_body(request)
+    st = state_of(request)
+    name = machine_name(request.path_params["name"])
+    number = int(request.path_params["number"])
+    given = body.get("counts")
+    if not isinstance(given, list) or not given or len(given) > 64:
+        raise BadRequestError("give 'counts': a list of {\"bead\", \"count\"} (at most 64)")
+    counts: dict[int, int] = {}
+    for item in given:
+        if not isinstance(item, dict):
+            raise BadRequestError("each of 'counts' is an object {\"bead\", \"count\"}")
+        bead = field_of(item, "bead", int, required=True)
+        if bead in counts:
+            raise BadRequestError(f"bead {bead} is counted twice")
+        counts[bead] = field_of(item, "count", int, required=True)
+    if name in _busy(request):
+        raise MachineBusyError(f"machine {name!r} is in a game or tournament here; recount it afterwards")
+    changed = await run_in_threadpool(partial(app_machines.reconcile_box, st.url, name, number, counts,
+                                              holder="a recount (menace serve)"))
+    wall = await run_in_threadpool(app_wall.machine_wall, st.url, name)
+    box = present.box_row(wall.game, wall.boxes[number - 1], present.colours_for(wall.game, wall.colours))
+    changes = [{"bead": m, "before": before, "after": after} for m, before, after in changed]
+    st.hub.publish("beads", {"machine": name, "box": number, "beads": box[4], "changes": changes}, remember=False)
+    return JSONResponse({"machine": name, "box": number, "beads": box[4], "bead_fields": present.BEAD_FIELDS,
+                         "changes": changes})
 
 
 async def train_status(request: Request) -> Response:
@@ -345,6 +380,7 @@ def routes() -> list[BaseRoute]:
         route("/machines/{name}", machine),
         route("/machines/{name}/boxes", boxes),
         route("/machines/{name}/boxes/{number:int}/series", box_series),
+        route("/machines/{name}/boxes/{number:int}/reconcile", reconcile, ["POST"]),
         route("/machines/{name}/learning", learning),
         route("/machines/{name}/export", export),
         route("/machines/{name}/labels.pdf", labels),

@@ -28,7 +28,6 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from menace import __version__
-from menace.app.wall import LearningCache
 from menace.core.errors import (
     ConflictError,
     DamagedError,
@@ -100,7 +99,6 @@ class ServerState:
     machine: str
     token: str | None
     hub: Hub = field(default_factory=Hub)
-    cache: LearningCache = field(default_factory=LearningCache)
     trainer: Trainer | None = None
     tables: GameTables | None = None
 
@@ -148,6 +146,7 @@ def create_app(url: str, machine: str, token: str | None = None) -> Starlette:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         state.hub.bind(asyncio.get_running_loop())
+        await asyncio.to_thread(warm_up, url, machine)
         try:
             yield
         finally:
@@ -167,6 +166,19 @@ def create_app(url: str, machine: str, token: str | None = None) -> Starlette:
     app.state.menace = state
     app.state.version = __version__
     return app
+
+
+def warm_up(url: str, machine: str) -> None:
+    """Read a little of the machine once before the first visitor does: the first use of each query
+    (SQLAlchemy compiles and caches it) and of the database file costs a visitor's first request
+    tens of milliseconds otherwise. A machine that is not there yet is no matter here."""
+    from menace.app import history, wall
+
+    try:
+        wall.machine_wall(url, machine)
+        history.learning_series(url, machine, points=2, first=1, last=1, allow_empty=True)
+    except MenaceError:
+        pass
 
 
 def route(path: str, endpoint: Any, methods: list[str] | None = None) -> Route:

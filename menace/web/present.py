@@ -9,8 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from menace.app.machines import MachineSummary
-from menace.app.wall import BoxSeries, LearningSeries, Wall
+from menace.app.series import LearningData
+from menace.app.wall import BoxSeries, Wall
 from menace.core.colours import DEFAULT_COLOURS, BeadColour, default_colours
 from menace.core.game import Game, Move, State
 from menace.core.learner import Box
@@ -77,32 +80,32 @@ def box_json(game: Game, box: Box, colours: Sequence[BeadColour] = DEFAULT_COLOU
     }
 
 
-BEAD_FIELDS = ["bead", "count", "colour", "to", "from", "initial"]
-"""A wall's beads are rows of these (2,201 boxes send quickly); a colour's letter, name and hex are
-in the wall's ``colours``, by index."""
+BOX_FIELDS = ["number", "move", "side", "cells", "beads"]
+BEAD_FIELDS = ["bead", "count", "colour", "initial"]
+"""The wall sends each box as a row of :data:`BOX_FIELDS` and its beads as rows of :data:`BEAD_FIELDS`
+(2,201 boxes in about a third of the bytes of named fields); a colour's letter, name and hex are in
+the wall's ``colours`` by index, a move's cells in ``move_cells`` by move."""
+
+
+def box_row(game: Game, box: Box, colours: Sequence[BeadColour]) -> list[Any]:
+    """One box of the wall as a row of :data:`BOX_FIELDS`."""
+    beads, initial, position, n = box.beads, box.initial, box.position, len(colours)
+    # as colour_index with a position, without its calls per bead (2,201 boxes)
+    rows = [[m, beads.get(m, 0), game.colour_slot(position, m) % n, initial[m]] for m in sorted(initial)]
+    return [box.number, box.move_number, box.side.name, cells_of(game, position), rows]
 
 
 def wall_json(wall: Wall) -> JSON:
-    """The whole wall: the board's shape, the colours, every box (beads as rows of :data:`BEAD_FIELDS`)."""
+    """The whole wall in one compact object: the board's shape, the colours, what each move does
+    (``move_cells``: ``[from, to]``, ``from`` null where a piece is placed), every box as a row."""
     game = wall.game
     colours = colours_for(game, wall.colours)
-    boxes = []
-    for box in wall.boxes:
-        moves = sorted(box.initial)
-        rows = []
-        total = 0
-        for m in moves:
-            start, end = game.move_cells(m)
-            count = box.beads.get(m, 0)
-            total += count
-            rows.append([m, count, colour_index(game, moves, m, colours, box.position), end, start,
-                         box.initial[m]])
-        boxes.append({"number": box.number, "move": box.move_number, "side": box.side.name,
-                      "cells": cells_of(game, box.position), "beads": rows, "total": total, "empty": total == 0})
+    boxes = [box_row(game, box, colours) for box in wall.boxes]
     return {
         "machine": wall.machine, "games_played": wall.games_played, "shape": shape_json(game),
-        "colours": colours_json(colours), "bead_fields": BEAD_FIELDS,
-        "move_names": [game.move_name(m) for m in range(game.move_count)], "boxes": boxes,
+        "colours": colours_json(colours), "box_fields": BOX_FIELDS, "bead_fields": BEAD_FIELDS,
+        "move_names": [game.move_name(m) for m in range(game.move_count)],
+        "move_cells": [list(game.move_cells(m)) for m in range(game.move_count)], "boxes": boxes,
     }
 
 
@@ -128,11 +131,15 @@ def box_series_json(game: Game, series: BoxSeries, colours: Sequence[BeadColour]
     }
 
 
-def learning_json(s: LearningSeries) -> JSON:
-    """The sampled learning curve."""
+def learning_json(d: LearningData) -> JSON:
+    """The sampled learning curve (:func:`menace.app.history.learning_series`): the cumulative
+    reinforcement from the range's first game at ``games``; the win/draw/loss shares of the last
+    ``window`` games at ``rate_games``; totals over the range."""
     return {
-        "machine": s.machine, "rule": s.rule, "games_played": s.games_played, "wins": s.wins, "draws": s.draws,
-        "losses": s.losses, "window": s.window, "first": s.first, "last": s.last, "games": s.games,
-        "cumulative": s.cumulative, "win": s.win, "draw": s.draw, "loss": s.loss,
-        "opponents": [{"game": g, "opponent": o} for g, o in s.opponents],
+        "machine": d.machine, "rule": d.rule, "games_played": d.games_played, "wins": d.totals[0],
+        "draws": d.totals[1], "losses": d.totals[2], "window": d.window, "first": d.first, "last": d.last,
+        "games": d.games.tolist(), "cumulative": d.cumulative.tolist(), "rate_games": d.rate_games.tolist(),
+        "win": np.round(d.win_rate, 4).tolist(), "draw": np.round(d.draw_rate, 4).tolist(),
+        "loss": np.round(d.loss_rate, 4).tolist(),
+        "opponents": [{"game": g, "opponent": o} for g, o in d.opponents],
     }

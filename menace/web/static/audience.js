@@ -5,7 +5,7 @@
   await G.shape();
   const boardEl = document.getElementById("board"), statusEl = document.getElementById("status");
   const turnEl = document.getElementById("turn"), resultEl = document.getElementById("last-result");
-  const chart = new Chart(document.getElementById("learning-chart"));
+  const chart = new Chart(document.getElementById("learning-chart"), { fontSize: () => Math.max(13, Math.round(window.innerWidth / 95)) });
 
   async function curve() {
     const s = await M.api(`/machines/${encodeURIComponent(M.machine)}/learning?points=500`);

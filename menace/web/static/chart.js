@@ -49,18 +49,21 @@ class Chart {
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, w, h);
     const d = this.data;
-    ctx.font = "13px system-ui, sans-serif";
+    // Text size: 13 px, or what the page asks for (the audience view, read from the back of a hall).
+    const fs = typeof this.opts.fontSize === "function" ? this.opts.fontSize() : this.opts.fontSize || 13, k = fs / 13;
+    const font = `${fs}px system-ui, sans-serif`, bold = `bold ${fs}px system-ui, sans-serif`;
+    ctx.font = font;
     if (!d || !d.xs.length) {
       ctx.fillStyle = "#666"; ctx.textAlign = "center"; ctx.fillText(d && d.empty ? d.empty : "No games yet.", w / 2, h / 2); return;
     }
     const narrow = w < 500;
-    this.left = narrow ? 52 : 72; const right = narrow ? 12 : 90;
+    this.left = Math.round((narrow ? 52 : 72) * k); const right = Math.round((narrow ? 12 : 90) * k);
     this.plotW = Math.max(40, w - this.left - right);
     const xs = d.xs;
     this.xRange = [d.xmin ?? xs[0], d.xmax ?? xs[xs.length - 1]];
     if (this.xRange[1] <= this.xRange[0]) this.xRange[1] = this.xRange[0] + 1;
     const X = (x) => this.left + (x - this.xRange[0]) / (this.xRange[1] - this.xRange[0]) * this.plotW;
-    const gap = 18, bottom = 34, top = 8;
+    const gap = 18 * k, bottom = 34 * k, top = 8 * k;
     const totalH = h - bottom - top - gap * (d.panels.length - 1);
     let y0 = top;
     let hoverIdx = null;
@@ -73,6 +76,7 @@ class Chart {
       const ph = totalH * (panel.weight || 1) / d.panels.reduce((s, p) => s + (p.weight || 1), 0);
       let lo = panel.percent ? 0 : Infinity, hi = panel.percent ? 1 : -Infinity;
       if (!panel.percent) for (const s of panel.series) for (const v of s.ys) { if (v < lo) lo = v; if (v > hi) hi = v; }
+      if (lo === Infinity) { lo = 0; hi = 1; }
       if (panel.zero) { lo = Math.min(lo, 0); hi = Math.max(hi, 0); }
       if (hi === lo) { hi += 1; lo -= panel.zero ? 0 : 1; }
       const pad = (hi - lo) * 0.05; if (!panel.percent) { hi += pad; if (lo !== 0) lo -= pad; }
@@ -92,8 +96,9 @@ class Chart {
       for (const s of panel.series) {
         ctx.strokeStyle = s.colour; ctx.lineWidth = s.width || 2.5; ctx.setLineDash(s.dash || []);
         ctx.beginPath();
-        for (let i = 0; i < xs.length; i++) {
-          const px = X(xs[i]), py = Y(s.ys[i]);
+        const sx = s.xs || xs;
+        for (let i = 0; i < sx.length; i++) {
+          const px = X(sx[i]), py = Y(s.ys[i]);
           if (i === 0) ctx.moveTo(px, py); else if (s.step) { ctx.lineTo(px, Y(s.ys[i - 1])); ctx.lineTo(px, py); } else ctx.lineTo(px, py);
         }
         ctx.stroke(); ctx.setLineDash([]);
@@ -101,32 +106,37 @@ class Chart {
       ctx.restore();
       if (!narrow) {
         ctx.textAlign = "left"; ctx.textBaseline = "middle";
-        const placed = [];
-        for (const s of panel.series) {
-          let y = Y(s.ys[s.ys.length - 1]);
-          while (placed.some((p) => Math.abs(p - y) < 14)) y += 14;
-          placed.push(y);
-          ctx.fillStyle = s.colour; ctx.font = "bold 13px system-ui, sans-serif"; ctx.fillText(s.name, this.left + this.plotW + 6, y);
-        }
-        ctx.font = "13px system-ui, sans-serif";
+        // Each series' name at its last value, apart from the others and inside its panel.
+        const labels = panel.series.filter((s) => s.ys.length).map((s) => ({ s, y: Y(s.ys[s.ys.length - 1]) }))
+          .sort((a, b) => a.y - b.y);
+        const step = fs + 1;
+        const top = y0 + fs / 2, bottom = y0 + ph - fs / 2;
+        labels.forEach((l, i) => { l.y = Math.max(l.y, top, i ? labels[i - 1].y + step : top); });
+        for (let i = labels.length - 1; i >= 0; i--) labels[i].y = Math.min(labels[i].y, i === labels.length - 1 ? bottom : labels[i + 1].y - step);
+        ctx.font = bold;
+        for (const l of labels) { ctx.fillStyle = l.s.colour; ctx.fillText(l.s.name, this.left + this.plotW + 6, l.y); }
+        ctx.font = font;
       }
       if (hoverIdx !== null) {
         const px = X(xs[hoverIdx]);
         ctx.strokeStyle = "#555"; ctx.setLineDash([3, 3]); ctx.beginPath(); ctx.moveTo(px, y0); ctx.lineTo(px, y0 + ph); ctx.stroke(); ctx.setLineDash([]);
-        const lines = panel.series.map((s) => `${s.name}: ${panel.percent ? (s.ys[hoverIdx] * 100).toFixed(1) + "%" : M.fmt(s.ys[hoverIdx])}`);
+        // A series with its own game numbers (rates start once a window of games is full).
+        const at = (s) => { if (!s.xs) return hoverIdx; let b = 0; for (let i = 0; i < s.xs.length; i++) if (Math.abs(s.xs[i] - xs[hoverIdx]) < Math.abs(s.xs[b] - xs[hoverIdx])) b = i; return b; };
+        const value = (s) => { const v = s.ys[at(s)]; return v === undefined ? "–" : panel.percent ? (v * 100).toFixed(1) + "%" : M.fmt(v); };
+        const lines = panel.series.map((s) => `${s.name}: ${value(s)}`);
         const tw = Math.max(...lines.map((t) => ctx.measureText(t).width)) + 12;
         const bx = px + tw + 10 > this.left + this.plotW ? px - tw - 6 : px + 6;
-        ctx.fillStyle = "rgba(255,255,255,0.92)"; ctx.fillRect(bx, y0 + 4, tw, lines.length * 16 + 6);
-        ctx.strokeStyle = "#bbb"; ctx.strokeRect(bx, y0 + 4, tw, lines.length * 16 + 6);
+        ctx.fillStyle = "rgba(255,255,255,0.92)"; ctx.fillRect(bx, y0 + 4, tw, lines.length * (fs + 3) + 6);
+        ctx.strokeStyle = "#bbb"; ctx.strokeRect(bx, y0 + 4, tw, lines.length * (fs + 3) + 6);
         ctx.textAlign = "left";
-        lines.forEach((t, i) => { ctx.fillStyle = panel.series[i].colour; ctx.fillText(t, bx + 6, y0 + 14 + i * 16); });
+        lines.forEach((t, i) => { ctx.fillStyle = panel.series[i].colour; ctx.fillText(t, bx + 6, y0 + 4 + (fs + 3) * (i + 0.5) + 3); });
       }
       y0 += ph + gap;
     }
     ctx.fillStyle = "#444"; ctx.textAlign = "center"; ctx.textBaseline = "top";
     const xt = ticks(this.xRange[0], this.xRange[1], narrow ? 3 : 6);
     for (const t of xt) ctx.fillText(compact(t), X(t), h - bottom + 4);
-    ctx.fillText(hoverIdx !== null ? `game ${M.fmt(xs[hoverIdx])}` : (d.xlabel || "games played"), this.left + this.plotW / 2, h - 16);
+    ctx.fillText(hoverIdx !== null ? `game ${M.fmt(xs[hoverIdx])}` : (d.xlabel || "games played"), this.left + this.plotW / 2, h - 16 * k);
     for (const m of d.marks || []) {
       if (m.x <= this.xRange[0] || m.x > this.xRange[1]) continue;
       const px = X(m.x); ctx.strokeStyle = "#7f3c8d"; ctx.setLineDash([5, 4]); ctx.beginPath(); ctx.moveTo(px, top); ctx.lineTo(px, h - bottom); ctx.stroke(); ctx.setLineDash([]);
@@ -159,11 +169,12 @@ function learningChartData(s) {
     empty: "No games yet: train or play the machine.",
     marks: s.opponents.slice(1).map((o) => ({ x: o.game })),
     panels: [
-      { label: `cumulative reinforcement (${s.rule})`, short: "cumulative reinforcement", zero: true, weight: 1.1,
+      { label: `cumulative reinforcement (${s.rule})${s.first > 1 ? " from game " + M.fmt(s.first) : ""}`, short: "cumulative reinforcement", zero: true, weight: 1.1,
         series: [{ name: "total", colour: "#222", ys: s.cumulative }] },
       { label: `share of the last ${M.fmt(s.window)} games`, short: `last ${M.fmt(s.window)} games`, percent: true,
-        series: [{ name: "wins", colour: RESULT_COLOURS.win, ys: s.win }, { name: "draws", colour: RESULT_COLOURS.draw, ys: s.draw, dash: [8, 4] },
-          { name: "losses", colour: RESULT_COLOURS.loss, ys: s.loss, dash: [2, 3] }] },
+        series: [{ name: "wins", colour: RESULT_COLOURS.win, xs: s.rate_games, ys: s.win },
+          { name: "draws", colour: RESULT_COLOURS.draw, xs: s.rate_games, ys: s.draw, dash: [8, 4] },
+          { name: "losses", colour: RESULT_COLOURS.loss, xs: s.rate_games, ys: s.loss, dash: [2, 3] }] },
     ],
   };
 }

@@ -14,7 +14,7 @@
 
   function render() {
     boardEl.replaceChildren(G.board(table, { clickable: !busy, onMove: other, size: 320 }));
-    statusEl.textContent = table.end ? G.status(table, "other") : table.menace_to_move ? "MENACE's turn: open the box." : `The other side's move (${table.person_side}): click its square.`;
+    statusEl.textContent = table.end ? G.status(table, "other") : table.menace_to_move ? "MENACE's turn: open the box." : `The other side's move (${table.person_side}): ${G.moves(table) ? "click the pawn it moves, then where it goes" : "click its square"}.`;
     abandonBtn.hidden = table.over;
     const open = table.box_to_open;
     card.hidden = false;
@@ -30,8 +30,9 @@
       const resign = open.empty && table.resigns_on_empty
         ? M.el("p", {}, M.el("button", { type: "button", id: "resign", text: "The real box is empty too: MENACE resigns", onclick: () => call(`/operate/${table.id}/bead`, { resign: true }) }))
         : null;
-      card.replaceChildren(M.el("h3", { text: `Box ${open.box_number}` }), M.el("div", { class: "box-row" }, drawing, steps), buttons,
-        M.el("p", { class: "muted", text: "The twin holds: " + open.beads.map((b) => `${b.letter} ${b.count}`).join(", ") }), resign);
+      card.replaceChildren(...[M.el("h3", { text: `Box ${open.box_number}` }), M.el("div", { class: "box-row" }, drawing, steps), buttons,
+        M.el("p", { class: "muted", text: "The twin holds: " + open.beads.map((b) => `${b.letter} ${b.count}`).join(", ") }), resign]
+        .filter((node) => node !== null));  // replaceChildren would write "null"
     } else {
       const last = table.turns[table.turns.length - 1];
       card.hidden = !last;

@@ -5,8 +5,12 @@ const G = (() => {
   let info = null;
   async function shape() { if (!info) info = await M.api("/info"); return info; }
 
+  // A game whose pieces move (Hexapawn): click a piece, then where it goes.
+  function moves(table) { return (table.legal_cells || []).some(([from]) => from !== null && from !== undefined); }
+
   function board(table, opts = {}) {
     const clickable = opts.clickable && !table.over && !table.menace_to_move;
+    if (moves(table)) return pieceBoard(table, opts, clickable);
     const svg = M.board(table.shape, table.cells, [], { size: opts.size || 300, clickable, highlight: table.last_move, label: "the game's board" });
     if (clickable && opts.onMove) {
       svg.querySelectorAll(".cell.clickable").forEach((g) => {
@@ -15,6 +19,36 @@ const G = (() => {
         g.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") go(); });
       });
     }
+    return svg;
+  }
+
+  function pieceBoard(table, opts, clickable) {
+    const svg = M.board(table.shape, table.cells, [], { size: opts.size || 300, highlight: table.last_move, label: "the game's board" });
+    if (!clickable || !opts.onMove) return svg;
+    const legal = table.legal.map((move, i) => ({ move, from: table.legal_cells[i][0], to: table.legal_cells[i][1] }));
+    const froms = new Set(legal.map((m) => m.from));
+    let picked = null;
+    const cells = [...svg.querySelectorAll(".cell")];
+    const mark = () => {
+      for (const g of cells) {
+        const i = Number(g.dataset.cell);
+        const on = picked === null ? froms.has(i) : i === picked || froms.has(i) || legal.some((m) => m.from === picked && m.to === i);
+        g.classList.toggle("clickable", on); g.classList.toggle("picked", i === picked);
+        if (on) g.setAttribute("tabindex", "0"); else g.removeAttribute("tabindex");
+      }
+    };
+    const choose = (i) => {
+      const m = picked === null ? null : legal.find((x) => x.from === picked && x.to === i);
+      if (m) { opts.onMove(m.move); return; }
+      picked = picked === i || !froms.has(i) ? null : i;
+      mark();
+    };
+    for (const g of cells) {
+      const i = Number(g.dataset.cell);
+      g.addEventListener("click", () => { if (g.classList.contains("clickable")) choose(i); });
+      g.addEventListener("keydown", (e) => { if ((e.key === "Enter" || e.key === " ") && g.classList.contains("clickable")) choose(i); });
+    }
+    mark();
     return svg;
   }
 
@@ -64,5 +98,5 @@ const G = (() => {
     return `${who === "You" ? "Your" : "The other side's"} move (${table.person_side}).`;
   }
 
-  return { shape, board, turnCard, ledger, status };
+  return { shape, board, moves, turnCard, ledger, status };
 })();

@@ -16,8 +16,9 @@
     chart.set(learningChartData(s));
     const n = s.games_played;
     summary.textContent = n
-      ? `'${s.machine}' has played ${M.fmt(n)} games: ${M.fmt(s.wins)} won, ${M.fmt(s.draws)} drawn, ${M.fmt(s.losses)} lost. Rule ${s.rule}.` +
-        (range ? ` Showing games ${M.fmt(s.first)} to ${M.fmt(s.last)}.` : "") +
+      ? `'${s.machine}' has played ${M.fmt(n)} games` +
+        (range ? `; games ${M.fmt(s.first)} to ${M.fmt(s.last)}: ` : ": ") +
+        `${M.fmt(s.wins)} won, ${M.fmt(s.draws)} drawn, ${M.fmt(s.losses)} lost. Rule ${s.rule}.` +
         (s.opponents.length > 1 ? ` Opponents: ${s.opponents.map((o) => o.opponent + " from game " + M.fmt(o.game)).join(", ")}.` : s.opponents.length ? ` Opponent: ${s.opponents[0].opponent}.` : "")
       : `'${s.machine}' has played no games yet.`;
     document.getElementById("learning-chart").dataset.games = String(n);

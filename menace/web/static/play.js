@@ -12,6 +12,7 @@
   if (me && me.side === "both") document.getElementById("first-label").hidden = false;
 
   function render() {
+    if (G.moves(table)) document.getElementById("how-to-move").textContent = "Click one of your pieces, then the square it moves to.";
     boardEl.replaceChildren(G.board(table, { clickable: !busy, onMove: move, size: 320 }));
     statusEl.textContent = G.status(table);
     const last = table.turns[table.turns.length - 1];
@@ -48,7 +49,7 @@
   document.body.dataset.ready = "1";
   document.addEventListener("keydown", (e) => {
     if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
-    if (/^[1-9]$/.test(e.key) && table) move(Number(e.key) - 1);
+    if (/^[1-9]$/.test(e.key) && table && !G.moves(table)) move(Number(e.key) - 1);
   });
   // Closing the tab abandons the game: nothing reinforced, the lease released.
   window.addEventListener("pagehide", () => {
