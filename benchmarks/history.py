@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import sqlite3
 import statistics
 import subprocess
@@ -28,15 +27,11 @@ from pathlib import Path
 
 from menace.app.machines import init_machine, open_machine
 from menace.app.tournament import KEEP_GAMES, run_tournament
-from menace.core.game import Side
-from menace.core.learner import MICHIE, Learner, build_boxes
-from menace.core.records import GameBuffer
-from menace.games.tictactoe import TICTACTOE
-from menace.players import RulePlayer, find_player
+from menace.core.learner import MICHIE
 from menace.storage.database import database_bytes
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import DEFAULT_REF, baseline_rate, in_memory_rate  # noqa: E402
+from bench import DEFAULT_REF, baseline_rate, batch_rate, in_memory_rate  # noqa: E402
 
 MENACE = [sys.executable, "-m", "menace"]
 NIGHT = 8 * 3600
@@ -106,24 +101,6 @@ def summary_bytes(tmp: Path, seconds: float) -> tuple[float, float]:
     finally:
         con.close()
     return (database_bytes(db) - before) / blocks, blocks / result.seconds
-
-
-def batch_rate(games: int, seed: int = 1) -> float:
-    """Games per second of :meth:`Learner.play_batch`, the loop a tournament runs (games packed as
-    they are played), on a fresh Michie machine against ``random``."""
-    learner = Learner(TICTACTOE, MICHIE, build_boxes(TICTACTOE, MICHIE))
-    rng = random.Random(seed)
-    player = find_player("random").create(TICTACTOE, rng)
-    assert isinstance(player, RulePlayer)
-    table = learner.options_table(player.options)
-    buf = GameBuffer()
-    t0 = time.perf_counter()
-    left = games
-    while left:
-        left -= learner.play_batch(Side.X, table, rng, min(left, 256), buf.data, buf.outcomes)
-        if len(buf.data) > 400_000:
-            buf.clear()
-    return games / (time.perf_counter() - t0)
 
 
 def tournament_rate(db: Path, opponent: str, games: int) -> float:

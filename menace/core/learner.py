@@ -535,7 +535,7 @@ class Learner:
         totals = self._totals
         if totals is None:
             totals = self._totals = [sum(c) for c in self.counts]
-        kids = self.kids
+        opp = self._opponent_rows(opponent)
         moves: list[int] = []
         add = moves.append
         drawn: list[tuple[list[int], int, int]] = []
@@ -543,10 +543,10 @@ class Learner:
         k = self.root
         res = ONGOING
         if side is Side.O:
-            e = opponent[k]
-            s = e[int(rnd() * len(e))]
-            add(s)
-            k = kids[k][s]
+            e, ln, nx = opp[k]
+            i = int(rnd() * ln)
+            add(e[i])
+            k = nx[i]
         while True:
             ent = fast[k]
             if len(ent) == 2:  # type: ignore[arg-type]
@@ -573,10 +573,10 @@ class Learner:
             res = res_t[k]
             if res:
                 break
-            e = opponent[k]
-            s = e[int(rnd() * len(e))]
-            add(s)
-            k = kids[k][s]
+            e, ln, nx = opp[k]
+            i = int(rnd() * ln)
+            add(e[i])
+            k = nx[i]
             res = res_t[k]
             if res:
                 break
@@ -602,6 +602,14 @@ class Learner:
                     totals[b] += new - c
         return res, moves
 
+    def _opponent_rows(self, opponent: Sequence[tuple[int, ...]]) -> list[OpponentRow]:
+        """Per position: the opponent's choices, how many, and the position each leads to (kept
+        for the last opponent table seen, which a tournament passes game after game)."""
+        if self._opponent is None or self._opponent[0] is not opponent:
+            kids = self.kids
+            self._opponent = (opponent, [(e, len(e), tuple(kids[k][x] for x in e)) for k, e in enumerate(opponent)])
+        return self._opponent[1]
+
     def counts_changed(self) -> None:
         """Say that the bead counts were changed from outside the learner's own methods (a
         correction, a restore, a replay): :meth:`play_table` keeps each box's total from game to
@@ -622,7 +630,7 @@ class Learner:
         """
 
         rnd = rng.random
-        kids, res_t = self.kids, self.result
+        res_t = self.result
         fast = self.fast[side]
         refill, initial = self.refill, self.initial
         win, draw, loss, plain = self._rule
@@ -632,10 +640,7 @@ class Learner:
         root = self.root
         lose = O_WINS if side is Side.X else X_WINS
         o_first = side is Side.O
-        if self._opponent is None or self._opponent[0] is not opponent:
-            # Per position: the opponent's choices, how many, and the position each leads to.
-            self._opponent = (opponent, [(e, len(e), tuple(kids[k][x] for x in e)) for k, e in enumerate(opponent)])
-        opp = self._opponent[1]
+        opp = self._opponent_rows(opponent)
         played = 0
         while played < n:
             head = len(data)
