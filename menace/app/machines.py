@@ -302,6 +302,16 @@ def machine_summary(url: str, name: str) -> MachineSummary:
         db.dispose()
 
 
+def machine_game(url: str, name: str) -> Game:
+    """The game machine ``name`` plays (its row alone: no box is read)."""
+    db = open_database(url)
+    try:
+        with session_scope(db) as s:
+            return find_game(repo.machine_row(s, name).game)
+    finally:
+        db.dispose()
+
+
 def machines_for_game(url: str, game: str) -> list[str]:
     """The names of the machines stored at ``url`` that play ``game``, oldest first: none where there
     is no database yet (a missing SQLite file, an empty database), and nothing is created."""

@@ -102,10 +102,10 @@ def tournament(app: AppContext, opponent: str | None, games: int | None, duratio
     if side is not None:
         side = {"x": "X", "first": "X", "white": "X", "o": "O", "second": "O", "black": "O"}[side.lower()]
     if opponent is None:
-        from menace.app.machines import machine_summary
+        from menace.app.machines import machine_game
         from menace.players import default_opponent
 
-        opponent = default_opponent(machine_summary(app.url, app.machine).game)
+        opponent = default_opponent(machine_game(app.url, app.machine))
     if split_name(opponent)[0] != "menace":
         try:
             find_player(opponent)  # an unknown name fails before anything is opened

@@ -18,7 +18,7 @@ from __future__ import annotations
 import enum
 import random
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple, Protocol
 
@@ -407,6 +407,7 @@ class Learner:
         tree = game_tree(game)
         self.states, self.index, self.root = tree.states, tree.index, tree.root
         self.result, self.kids = tree.result, tree.kids
+        self.to_move = tree.to_move
         states = tree.states
         self.entry: dict[Side, list[tuple[list[int], tuple[int, ...], int] | int | None]] = {}
         for side in self.settings.sides:
@@ -508,12 +509,14 @@ class Learner:
                 box[m] -= take
 
     # -- whole games ----------------------------------------------------------------------
-    def options_table(self, options: Callable[[State], Sequence[Move]]) -> list[tuple[int, ...]]:
-        """Tabulate a stateless player's choices (``options(state)``) for every position."""
-        table: list[tuple[int, ...]] = []
-        for i, s in enumerate(self.states):
-            table.append(tuple(options(s)) if not self.result[i] else ())
-        return table
+    def options_table(
+        self, options: Callable[[State], Sequence[Move]], movers: Collection[Side] | None = None,
+    ) -> list[tuple[int, ...]]:
+        """Tabulate a stateless player's choices (``options(state)``) for every position (where one
+        of ``movers`` is to move, if given: the opponent of a one-sided machine never moves elsewhere)."""
+        to_move, result = self.to_move, self.result
+        return [tuple(options(s)) if not result[i] and (movers is None or to_move[i] in movers) else ()
+                for i, s in enumerate(self.states)]
 
     def play_table(
         self,

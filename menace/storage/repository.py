@@ -153,7 +153,8 @@ def load_machine(session: Session, name: str) -> StoredMachine:
     boxes = []
     for box_id, number, position, side, move_number in box_rows:
         rows = beads.get(box_id, [])
-        if any(not 0 <= m < game.move_count for m, _, _ in rows) or side not in ("X", "O"):
+        if any(type(m) is not int or type(c) is not int or type(i) is not int or not 0 <= m < game.move_count
+               for m, c, i in rows) or side not in ("X", "O"):
             raise DatabaseDamagedError(f"box {number} of {name!r} holds values no {game.name} box has; "
                                        f"run 'menace check' to see what is damaged")
         boxes.append(Box(
