@@ -138,6 +138,10 @@ def test_no_machine_file_crashes_an_import(machine_body: dict[str, Any], tmp_pat
     (["reconcile", "400"], None),  # no such box
     (["reconcile", "1"], ""),  # end of input at the first question
     (["reconcile", "1", "--count", "W=3"], "2\n"),  # ... at a later one
+    (["tournament", "--vs", "td:" + "9" * 30, "-n", "5"], None),  # td would train for ever
+    (["tournament", "--vs", "perfect:fast", "-n", "5"], None),  # a parameter perfect does not take
+    (["tournament", "--vs", "smart:3", "-n", "5"], None),  # one smart takes none of
+    (["tournament", "--side", "O", "-n", "5"], None),  # a side this machine has no boxes for
 ])
 def test_refusals_write_nothing_not_even_a_lease(base_db: Path, tmp_path: Path, args: list[str],
                                                  input: str | None) -> None:
@@ -145,7 +149,7 @@ def test_refusals_write_nothing_not_even_a_lease(base_db: Path, tmp_path: Path, 
     shutil.copyfile(base_db, db)
     before = _digest(db)
     r = CliRunner().invoke(cli, ["--db", str(db), *args], input=input)
-    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert r.exit_code == (2 if args[0] == "tournament" else 1) and "Traceback" not in r.output, r.output
     assert _digest(db) == before
 
 

@@ -302,12 +302,13 @@ def machine_summary(url: str, name: str) -> MachineSummary:
         db.dispose()
 
 
-def machine_game(url: str, name: str) -> Game:
-    """The game machine ``name`` plays (its row alone: no box is read)."""
+def machine_header(url: str, name: str) -> tuple[Game, Settings]:
+    """The game machine ``name`` plays and its settings (its row alone: no box is read)."""
     db = open_database(url)
     try:
         with session_scope(db) as s:
-            return find_game(repo.machine_row(s, name).game)
+            row = repo.machine_row(s, name)
+            return find_game(row.game), repo.settings_of(row)
     finally:
         db.dispose()
 

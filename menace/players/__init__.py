@@ -64,9 +64,19 @@ class PlayerSpec:
     """What the parameter after the colon means, if the player takes one."""
     games: tuple[str, ...] | None = None
     """The games it can play, by name; None: any game."""
+    check: Callable[[str | None], object] | None = None
+    """Reads the parameter (raising :class:`PlayerParamError`) without making a player: a ``td``
+    player trains on creation, so a bad parameter is refused before anything else is done."""
 
     def plays(self, game: Game) -> bool:
         return self.games is None or game.name in self.games
+
+    def check_param(self, param: str | None) -> None:
+        """Refuse a parameter this player cannot take, as :meth:`create` would, but at once."""
+        if self.check is not None:
+            self.check(param)
+        elif param is not None:
+            raise PlayerParamError(f"{self.name} takes no parameter (after the colon), not {param!r}")
 
     def create(self, game: Game, rng: random.Random | None = None, param: str | None = None) -> Player:
         return self.factory(game, rng or random.Random(), param)

@@ -47,6 +47,7 @@ register(PlayerSpec(
     ("program2",),
     param_help="posswin:magic finds wins with the magic square (Program 2'); it plays the same moves",
     games=TTT,
+    check=posswin.parse_param,
 ))
 register(PlayerSpec(
     "perfect",
@@ -54,6 +55,7 @@ register(PlayerSpec(
     lambda g, rng, param: perfect.PerfectPlayer(g, deterministic=perfect.parse_param(param)),
     ("minimax", "program3"),
     param_help="perfect:det always takes the lowest-numbered best square (default: random among them)",
+    check=perfect.parse_param,
 ))
 register(PlayerSpec(
     "oxo",
@@ -68,4 +70,5 @@ register(PlayerSpec(
     ("tttml",),
     param_help="td:N trains on N games against itself first (default 3000)",
     games=TTT,
+    check=td.parse_param,
 ))
