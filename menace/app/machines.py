@@ -41,7 +41,7 @@ from menace.storage.database import (
     session_scope,
     sqlite_path,
 )
-from menace.storage.leases import Heartbeat, HeldLease, Lease, break_lease, holder_of, lease_on, refuse_if_held
+from menace.storage.leases import Heartbeat, HeldLease, Lease, break_lease, lease_on, refuse_if_held
 from menace.storage.leases import acquire as acquire_lease
 
 CHECKPOINT_GAMES = 20_000
@@ -486,16 +486,6 @@ def set_machine_colours(url: str, name: str, colours: str | None) -> None:
     try:
         with session_scope(db, write=True) as s:
             repo.set_colours(s, repo.machine_id(s, name), colours)
-    finally:
-        db.dispose()
-
-
-def machine_holder(url: str, name: str) -> str | None:
-    """Who holds the machine's lease now, in words; None if nobody (or the lease expired)."""
-    db = open_database(url)
-    try:
-        with session_scope(db) as s:
-            return holder_of(s, repo.machine_id(s, name))
     finally:
         db.dispose()
 

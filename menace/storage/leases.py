@@ -147,14 +147,6 @@ def acquire(session: Session, machine_id: int, machine: str, holder: str) -> Lea
     return Lease(machine_id, machine, holder, host, pid, t)
 
 
-def holder_of(session: Session, machine_id: int) -> str | None:
-    """Who holds the machine now, in words (None when nobody does or the lease expired)."""
-    row = session.get(MachineLockRow, machine_id)
-    if row is None or now() - row.heartbeat_at > timedelta(seconds=LEASE_SECONDS):
-        return None
-    return f"{row.holder} (pid {row.pid} on {row.host})"
-
-
 @dataclass(frozen=True)
 class HeldLease:
     """A lease as ``menace unlock`` shows it: who, where, and whether its process looks alive."""
