@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -19,6 +20,12 @@ from menace.cli import cli
 # source again. The tests keep compiled files (in __pycache__, which git ignores) like any run would.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
+
+# A shell starts a background job (`pytest &`, `.ci/run &`) with Ctrl-C ignored, and every process the
+# tests start would inherit that: Python leaves an ignored SIGINT ignored, so the tests of Ctrl-C would
+# wait for a signal that never arrives. The tests run with the disposition a person at a terminal has.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 DATABASES = ["sqlite", "postgres"]
 """The kinds of database a test taking ``db_url`` runs against, once each."""

@@ -36,16 +36,16 @@ def _lines(err: bytes) -> list[str]:
 @pytest.mark.parametrize("stage", STAGES)
 def test_ctrl_c_at_every_stage_of_start_up_exits_130_with_one_line(tmp_path: Path, stage: str,
                                                                    args: tuple[str, ...]) -> None:
-    proc = _spawn(tmp_path, stage, *args)
-    try:
-        assert proc.stderr is not None
-        ready = proc.stderr.readline()  # the readiness signal
-        assert ready == f"paused at {stage}\n".encode(), ready
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    with _spawn(tmp_path, stage, *args) as proc:  # its pipes closed and the process reaped, whatever happens
+        try:
+            assert proc.stderr is not None
+            ready = proc.stderr.readline()  # the readiness signal
+            assert ready == f"paused at {stage}\n".encode(), ready
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
     assert proc.returncode == 130, (out, err)
     assert _lines(err) == ["Interrupted."], err
 
