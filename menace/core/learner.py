@@ -31,6 +31,7 @@ from menace.core.game import (
     Result,
     Side,
     State,
+    Symmetry,
     canonical,
     distinct_moves,
     once_per_game,
@@ -207,8 +208,14 @@ def walk_with_depth(game: Game, symmetric: bool) -> list[tuple[State, int]]:
     each with its depth: the plies played to reach it first.
 
     Move numbers come from the depth, not from counting pieces: in a game where pieces move
-    (Hexapawn) the pieces on the board do not tell how many moves were made.
+    (Hexapawn) the pieces on the board do not tell how many moves were made. The walk depends on the
+    rules alone, so a process walks each game once each way (a server or a test run builds many
+    machines); every call gets its own list.
     """
+    return list((_symmetric_walk if symmetric else _plain_walk)(game))
+
+
+def _walk(game: Game, symmetric: bool) -> tuple[tuple[State, int], ...]:
     start = game.initial()
     depth = {start: 0}
     order = [(start, 0)]
@@ -223,7 +230,17 @@ def walk_with_depth(game: Game, symmetric: bool) -> list[tuple[State, int]]:
                 depth[child] = depth[state] + 1
                 order.append((child, depth[child]))
                 queue.append(child)
-    return order
+    return tuple(order)
+
+
+@once_per_game
+def _plain_walk(game: Game) -> tuple[tuple[State, int], ...]:
+    return _walk(game, False)
+
+
+@once_per_game
+def _symmetric_walk(game: Game) -> tuple[tuple[State, int], ...]:
+    return _walk(game, True)
 
 
 def walk(game: Game, symmetric: bool) -> list[State]:
@@ -244,15 +261,29 @@ def needs_box(game: Game, state: State, sides: Sequence[Side], forced: bool = Fa
 def build_boxes(game: Game, settings: Settings) -> list[Box]:
     """One box per position where MENACE is to move, numbered in breadth-first walk order."""
     boxes: list[Box] = []
-    for state, depth in walk_with_depth(game, settings.symmetry):
-        if not needs_box(game, state, settings.sides, settings.forced_boxes):
-            continue
-        side = game.to_move(state)
-        move_number = depth // 2 + 1
-        moves = game.legal_moves(state) if settings.all_squares else distinct_moves(game, state)
+    for state, side, move_number, moves in _box_plan(game, settings.symmetry, tuple(settings.sides),
+                                                     settings.forced_boxes, settings.all_squares):
         count = settings.beads_for_move(move_number)
         boxes.append(Box(len(boxes) + 1, state, side, move_number, {m: count for m in moves}))
     return boxes
+
+
+_BoxPlan = tuple[tuple[State, Side, int, tuple[Move, ...]], ...]
+_box_plans: dict[tuple[str, bool, tuple[Side, ...], bool, bool], _BoxPlan] = {}
+
+
+def _box_plan(game: Game, symmetric: bool, sides: tuple[Side, ...], forced: bool, all_moves: bool) -> _BoxPlan:
+    """Each box's position, side, move number and moves: the rules and the machine's shape decide
+    them, not its beads, so a process works them out once per shape (a few shapes a game)."""
+    key = (game.name, symmetric, sides, forced, all_moves)
+    plan = _box_plans.get(key)
+    if plan is None:
+        plan = _box_plans[key] = tuple(
+            (state, game.to_move(state), depth // 2 + 1,
+             tuple(game.legal_moves(state) if all_moves else distinct_moves(game, state)))
+            for state, depth in walk_with_depth(game, symmetric) if needs_box(game, state, sides, forced)
+        )
+    return plan
 
 
 def check_schedule(settings: Settings, boxes: Sequence[Box]) -> None:
@@ -345,6 +376,14 @@ def game_tree(game: Game) -> GameTree:
     return GameTree(states, index, 0, result, kids, [game.to_move(s) for s in states], legal_of)
 
 
+@once_per_game
+def canonical_forms(game: Game) -> list[tuple[State, Symmetry]]:
+    """:func:`~menace.core.game.canonical` of every position of :func:`game_tree`, in its order: a
+    learner on a machine with symmetry finds each position's box through it, and a process builds
+    it once per game however many learners it makes."""
+    return [canonical(game, s) for s in game_tree(game).states]
+
+
 OpponentRow = tuple[tuple[int, ...], int, tuple[int, ...]]
 """A tabulated opponent in one position: its choices, how many, and the position each leads to."""
 
@@ -409,6 +448,7 @@ class Learner:
         self.result, self.kids = tree.result, tree.kids
         self.to_move = tree.to_move
         states = tree.states
+        forms = canonical_forms(game) if self.settings.symmetry else None
         self.entry: dict[Side, list[tuple[list[int], tuple[int, ...], int] | int | None]] = {}
         for side in self.settings.sides:
             table: list[tuple[list[int], tuple[int, ...], int] | int | None] = [None] * len(states)
@@ -419,8 +459,8 @@ class Learner:
                 if len(legal) == 1 and not self.settings.forced_boxes:
                     table[i] = legal[0]
                     continue
-                if self.settings.symmetry:
-                    c, sym = canonical(game, s)
+                if forms is not None:
+                    c, sym = forms[i]
                     b = self.index_of_position[c]
                     table[i] = (self.counts[b], sym.moves, b)
                 else:
@@ -434,6 +474,9 @@ class Learner:
         forced move and the position after it, or the box's counts with only its colours to scan
         and, per bead, the real move and the position it leads to."""
         kids = self.kids
+        # A box's colours are the same wherever it is opened (the symmetry maps only its moves).
+        colours_of = [tuple(m for m, (i, c) in enumerate(zip(initial, counts)) if i or c)
+                      for initial, counts in zip(self.initial, self.counts)]
         self.fast: dict[Side, list[Fast]] = {}
         for side, table in self.entry.items():
             rows: list[Fast] = []
@@ -444,9 +487,8 @@ class Learner:
                     rows.append((e, kids[k][e]))
                 else:
                     counts, real, b = e
-                    colours = tuple(m for m in range(len(real)) if self.initial[b][m] or counts[m])
-                    nexts = tuple(kids[k][real[m]] for m in range(len(real)))
-                    rows.append((counts, colours, real, nexts, b))
+                    row = kids[k]
+                    rows.append((counts, colours_of[b], real, tuple([row[r] for r in real]), b))
             self.fast[side] = rows
 
     # -- choosing -------------------------------------------------------------------------
