@@ -387,6 +387,19 @@ def canonical_forms(game: Game) -> list[tuple[State, Symmetry]]:
 OpponentRow = tuple[tuple[int, ...], int, tuple[int, ...]]
 """A tabulated opponent in one position: its choices, how many, and the position each leads to."""
 
+_ROWS: dict[tuple[str, int], tuple[Sequence[tuple[int, ...]], list[OpponentRow]]] = {}
+""":func:`_opponent_rows` by game and table; each entry holds its table, so the table's id stays its own."""
+
+
+def _opponent_rows(game: Game, kids: list[list[int]], opponent: Sequence[tuple[int, ...]]) -> list[OpponentRow]:
+    key = (game.name, id(opponent))
+    known = _ROWS.get(key)
+    if known is None or known[0] is not opponent:
+        if len(_ROWS) >= 16:
+            _ROWS.clear()
+        known = _ROWS[key] = (opponent, [(e, len(e), tuple([kids[k][x] for x in e])) for k, e in enumerate(opponent)])
+    return known[1]
+
 
 class StopSignal(Protocol):
     """Anything with a ``requested`` flag that a signal handler may set (see ``Learner.play_batch``)."""
@@ -649,10 +662,10 @@ class Learner:
 
     def _opponent_rows(self, opponent: Sequence[tuple[int, ...]]) -> list[OpponentRow]:
         """Per position: the opponent's choices, how many, and the position each leads to (kept
-        for the last opponent table seen, which a tournament passes game after game)."""
+        for the last opponent table seen, which a tournament passes game after game, and shared by
+        every learner of the game that is given the same table)."""
         if self._opponent is None or self._opponent[0] is not opponent:
-            kids = self.kids
-            self._opponent = (opponent, [(e, len(e), tuple(kids[k][x] for x in e)) for k, e in enumerate(opponent)])
+            self._opponent = (opponent, _opponent_rows(self.game, self.kids, opponent))
         return self._opponent[1]
 
     def counts_changed(self) -> None:
