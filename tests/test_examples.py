@@ -33,8 +33,12 @@ EVERY_SQUARE = "".join(f"{sq}\n" for sq in "a1 a2 a3 b1 b2 b3 c1 c2 c3".split())
 
 SHORTER: dict[str, tuple[str, str, str]] = {
     # (text in the example, what runs instead, why)
-    "for": ("--for 8h", "--for 2s", "an overnight run: two seconds show it starts and stops with status 0"),
+    "for": ("--for 8h", "--for 1s", "an overnight run: a second shows it starts and stops with status 0"),
     "seeds": ("--seeds 200", "--seeds 6", "200 machines per setting take a few seconds; 6 show the table"),
+    "plot": ("--squares distinct --plot", "--squares distinct --seeds 6 --plot",
+             "the default 100 machines per setting (four settings) take seconds; 6 draw the plot"),
+    "json": ("--empty-box restock --json", "--empty-box restock --seeds 6 --json",
+             "the default 100 machines per setting take seconds; 6 write the JSON"),
     "td": ("--vs td:5000", "--vs td:300", "td trains on 5,000 games first; 300 are enough to run the line"),
 }
 
