@@ -228,8 +228,8 @@ def test_plot_beads_from_to_reads_only_that_range(played: Invoke, db_url: str, t
     first, last, games = asked[-1]
     assert (first, last) == (120, 180) and games[0] == 119 and games[-1] == 180
     whole = real(db_url, "menace", 1)
-    assert [whole.series.at(g) for g in games] == [real(db_url, "menace", 1, first=120, last=180).series.at(g)
-                                                   for g in games]
+    ranged = real(db_url, "menace", 1, first=120, last=180)
+    assert [whole.series.at(g) for g in games] == [ranged.series.at(g) for g in games]
     played("plot", "beads", "--from", "0", "--to", "0", "-o", str(out))  # the box as built
     assert asked[-1][2] == [0]
 
