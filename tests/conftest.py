@@ -99,6 +99,42 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return f"sqlite:///{path}"
 
 
+_BUILT: dict[tuple[str, str], str] = {}
+"""Databases built once per worker by :func:`built_database`: (kind, recipe) -> the built one's URL."""
+
+
+def built_database(request: pytest.FixtureRequest, db_url: str, recipe: str, build: Callable[[str], None]) -> str:
+    """Make ``db_url`` (a fresh database) what ``build(url)`` makes of a fresh database, building it
+    once per worker and kind under the name ``recipe`` and copying it for each test after that.
+
+    For the fixtures many tests start from (a machine trained by a seeded tournament): the copy is
+    the same rows as building it again, in a few milliseconds instead of a few hundred.
+    """
+    kind = "sqlite" if is_sqlite(db_url) else "postgres"
+    source = _BUILT.get((kind, recipe))
+    if source is None:
+        if kind == "sqlite":
+            folder = request.getfixturevalue("tmp_path_factory").mktemp(f"built-{recipe}")
+            source = f"sqlite:///{folder / 'menace.db'}"
+            shutil.copyfile(request.getfixturevalue("sqlite_template"), folder / "menace.db")
+        else:
+            source = request.getfixturevalue("postgres_server").new_database()
+        build(source)
+        _BUILT[(kind, recipe)] = source
+    if kind == "sqlite":
+        shutil.copyfile(source.removeprefix("sqlite:///"), db_url.removeprefix("sqlite:///"))
+    else:
+        request.getfixturevalue("postgres_server").make_copy(db_url, source)
+    return db_url
+
+
+def train_300(url: str) -> None:
+    """The trained machine many tests start from: ``init``, then 300 games against smart (seed 1)."""
+    menace = invoker(url)
+    menace("init")
+    menace("tournament", "--vs", "smart", "-n", "300", "--seed", "1")
+
+
 def is_sqlite(url: str) -> bool:
     return url.startswith("sqlite")
 

@@ -141,6 +141,13 @@ class PostgresServer:
         self.sql(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE if migrated else 'template0'} STRATEGY FILE_COPY")
         return self.url(name)
 
+    def make_copy(self, url: str, source_url: str) -> None:
+        """Make the database at ``url`` a copy of the one at ``source_url`` (nobody may be connected
+        to either: a command disposes of its engine when it ends)."""
+        name, source = url.rsplit("/", 1)[1], source_url.rsplit("/", 1)[1]
+        self.sql(f"DROP DATABASE {name}")
+        self.sql(f"CREATE DATABASE {name} TEMPLATE {source} STRATEGY FILE_COPY")
+
     def stop(self) -> None:
         self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "stop", check=False)
         # A session's databases are thousands of files: removing them takes seconds the tests need

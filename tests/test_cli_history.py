@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
-from conftest import Invoke
+from conftest import Invoke, built_database, train_300
 from history_helpers import stored_beads
 
 from menace.cli import cli
@@ -20,9 +20,8 @@ SIGNATURES = {"png": b"\x89PNG", "svg": b"<?xml", "pdf": b"%PDF"}
 
 
 @pytest.fixture
-def played(menace: Invoke) -> Invoke:
-    menace("init")
-    menace("tournament", "--vs", "smart", "-n", "300", "--seed", "1")
+def played(request: pytest.FixtureRequest, db_url: str, menace: Invoke) -> Invoke:
+    built_database(request, db_url, "smart-300", train_300)  # init, then 300 games against smart (seed 1)
     return menace
 
 

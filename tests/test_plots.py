@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import built_database
 from history_helpers import play_person_games, stored_machine, stored_records
 
 from menace.app import series
@@ -21,16 +22,19 @@ from menace.render import plots
 SIGNATURES = {"png": b"\x89PNG\r\n\x1a\n", "svg": b"<?xml", "pdf": b"%PDF-"}
 
 
-@pytest.fixture
-def trained(db_url: str) -> str:
-    """Michie's machine after 200 games against random, 2 at the terminal, 300 against smart, 100 random."""
-    init_machine(db_url, "menace", MICHIE, None)
-    with open_machine(db_url, "menace", holder="a test") as m:
+def train_mixed(url: str) -> None:
+    init_machine(url, "menace", MICHIE, None)
+    with open_machine(url, "menace", holder="a test") as m:
         run_tournament(m, "random", games=200, seed=1)
         play_person_games(m, 2, seed=2)
         run_tournament(m, "smart", games=300, seed=3)
         run_tournament(m, "random", games=100, seed=4)
-    return db_url
+
+
+@pytest.fixture
+def trained(request: pytest.FixtureRequest, db_url: str) -> str:
+    """Michie's machine after 200 games against random, 2 at the terminal, 300 against smart, 100 random."""
+    return built_database(request, db_url, "mixed-700", train_mixed)
 
 
 def test_beads_series_ends_at_the_stored_beads(trained: str) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import Invoke, wait_until
+from conftest import Invoke, built_database, train_300, wait_until
 from starlette.testclient import TestClient
 
 from menace.app.history import learning_series
@@ -18,10 +18,8 @@ from menace.web.app import create_app
 
 
 @pytest.fixture
-def trained(menace: Invoke, db_url: str) -> str:
-    menace("init")
-    menace("tournament", "--vs", "smart", "-n", "300", "--seed", "1")
-    return db_url
+def trained(request: pytest.FixtureRequest, db_url: str) -> str:
+    return built_database(request, db_url, "smart-300", train_300)
 
 
 @pytest.fixture
