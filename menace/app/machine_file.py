@@ -189,9 +189,14 @@ def _choice(value: Any, where: str, choices: list[str]) -> str:
 
 
 def _base64(value: Any, where: str, most: int) -> bytes:
-    text = _text(value, where, most)
+    # Not checked for control characters one character at a time as _text does (3 s of CPU for a history
+    # of 20M games): the base64 alphabet has none, and anything outside it is refused.
+    if not isinstance(value, str):
+        raise _fail(where, f"is {safe_text(repr(value))[:40]}, not text")
+    if len(value) > most:
+        raise _fail(where, f"is {len(value):,} characters long, more than {most:,}")
     try:
-        return base64.b64decode(text or "", validate=True)
+        return base64.b64decode(value, validate=True)
     except (binascii.Error, ValueError):
         raise _fail(where, "is not base64") from None
 
