@@ -10,6 +10,7 @@ tournaments with ``--vs random``, and the in-memory learner with the baseline
 
     python benchmarks/history.py                 # 1M and 20M games (about ten minutes)
     python benchmarks/history.py --quick         # 100k and 1M games, fewer rounds
+    python benchmarks/history.py --only import   # one command at 1M and 20M games (a few minutes)
 """
 
 from __future__ import annotations
@@ -60,15 +61,19 @@ def build(db: Path, games: int) -> tuple[float, float]:
     return games / seconds, (database_bytes(db) - before) / games
 
 
-def measure(db: Path, games: int) -> dict[str, tuple[float, float, float]]:
-    """Each history command on a history of ``games`` games: (seconds, peak MiB, CPU seconds)."""
+def measure(db: Path, games: int, only: list[str] | None = None) -> dict[str, tuple[float, float, float]]:
+    """Each history command on a history of ``games`` games (or those named in ``only``): (seconds, peak
+    MiB, CPU seconds)."""
     out: dict[str, tuple[float, float, float]] = {}
     work = db.parent
     mid = games // 2
 
     def run(name: str, args: list[str], where: Path = db) -> None:
+        if only is not None and name not in only and not (name == "export" and "import" in only):
+            return  # (import reads the file export writes)
         sec, mib, _, cpu = timed(args, where)
-        out[name] = (sec, mib, cpu)
+        if only is None or name in only:
+            out[name] = (sec, mib, cpu)
 
     run("check --full", ["check", "--full"])
     run("check (after a check)", ["check"])
@@ -82,7 +87,7 @@ def measure(db: Path, games: int) -> dict[str, tuple[float, float, float]]:
                                     "-o", str(work / "range.png")])
     run("export", ["export", str(work / "machine.json")])
     run("import", ["import", str(work / "machine.json")], work / "imported.db")
-    (work / "machine.json").unlink()
+    (work / "machine.json").unlink(missing_ok=True)
     return out
 
 
@@ -113,6 +118,9 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="100k and 1M games (a smoke test)")
     ap.add_argument("--sizes", type=int, nargs=2, metavar=("SMALL", "LARGE"), help="history lengths")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds for the speed ratios")
+    ap.add_argument("--only", nargs="+", metavar="COMMAND",
+                    help="measure only these history commands, named as printed (e.g. import), and skip the "
+                         "night's projection and the speed rounds")
     ap.add_argument("--ref", type=Path, default=DEFAULT_REF, help="the baseline ref_menace.py")
     ap.add_argument("--night-rate", type=float, default=200_000,
                     help="games per second of the projected night [200,000: a tournament on this machine, idle]")
@@ -133,7 +141,7 @@ def main() -> int:
             rates[n], per_game[n] = build(db, n)
             print(f"\nhistory of {n:,} games (--keep-all): built at {rates[n]:,.0f} games/s, "
                   f"{per_game[n]:.2f} bytes per game")
-            results[n] = measure(db, n)
+            results[n] = measure(db, n, args.only)
             for name, (sec, mib, cpu) in results[n].items():
                 print(f"  {name:<24} {sec:8.2f} s  {mib:7.1f} MiB  {cpu:8.2f} s CPU")
             for f in work.iterdir():
@@ -144,6 +152,8 @@ def main() -> int:
         for name in results[small]:
             (s1, m1, c1), (s2, m2, c2) = results[small][name], results[large][name]
             print(f"  {name:<24} {s2 / s1:8.2f}x {c2 / c1:8.2f}x {m2 / m1:8.2f}x   {c2 / large * 1e6:6.2f} us")
+        if args.only:
+            return 0
 
         kept_bytes = per_game[large]
         summary, per_second = summary_bytes(tmp, 5.0 if args.quick else 20.0)

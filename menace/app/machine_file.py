@@ -6,8 +6,15 @@
 types (an integer is never a bool or a float), bounds the same as ``menace init``'s, names
 by the machine-name rule, printable text, unique moves per box, corrections for boxes and beads
 that exist, runs that exist. It returns typed values (a :class:`MachineDump` and its
-:class:`Settings`); figures the games determine (a block's tally, the game count) are not
-taken from the file but recomputed when the games are replayed (:func:`menace.app.transfer.verify`).
+:class:`Settings`, the history's blocks as :class:`CheckedBlocks`, each checked as it is read);
+figures the games determine (a block's tally, the game count) are not taken from the file but
+recomputed when the games are replayed (:func:`menace.app.transfer.verify`).
+
+:func:`read_streamed` reads a file as :func:`loads` does, the same bounds and refusals, and checks
+its checksum, in memory bounded by its largest block rather than its length: the history's blocks
+stay in the file (:class:`StreamedBlocks`) and are read again, one at a time, whenever they are
+needed (``menace import`` reads them three times: to check the JSON and the checksum, to replay
+them, to store them).
 
 Version 2 adds to a block the beads after its last game (``beads``, a checkpoint) and ``kept``
 (false: a summary, no games, its tally and beads taken as they are); version 1 files read as
@@ -18,10 +25,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
+import re
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from menace.core.colours import ColourError, parse_colours
 from menace.core.errors import DamagedError
@@ -119,6 +129,11 @@ def loads(text: str, where: str = "the file") -> dict[str, Any]:
             f"{where} is damaged or truncated (not valid JSON: {exc.msg} at line {exc.lineno})") from None
     except (_Refused, RecursionError, ValueError) as exc:
         raise MachineFileError(f"{where} is not a menace machine file: {str(exc)[:200]}") from None
+    return check_format(body, where)
+
+
+def check_format(body: Any, where: str) -> dict[str, Any]:
+    """``body`` if it is a machine file of a version this menace reads."""
     if not isinstance(body, dict) or body.get("format") != FORMAT:
         raise MachineFileError(f"{where} is not a menace machine file")
     version = body.get("version")
@@ -130,6 +145,343 @@ def loads(text: str, where: str = "the file") -> dict[str, Any]:
         raise MachineFileError(f"{where} has no valid version (found {shown}); this menace reads versions 1 to "
                                f"{VERSION}")
     return body
+
+
+def checksum(body: dict[str, Any]) -> str:
+    """The file's ``checksum`` field for ``body``: sha256 of its canonical form (:func:`canonical`)
+    without the field itself."""
+    content = {k: v for k, v in body.items() if k != "checksum"}
+    digest = hashlib.sha256()
+    # Hashed as it is encoded: the canonical text of a long history is never held whole.
+    for chunk in _CANONICAL.iterencode(content):
+        digest.update(chunk.encode("ascii"))
+    return "sha256:" + digest.hexdigest()
+
+
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def canonical(value: Any) -> str:
+    """The form the checksum is computed on: sorted keys, no spaces, ASCII only."""
+    return _CANONICAL.encode(value)
+
+
+# -- the file read in bounded memory ------------------------------------------------------------------
+CHUNK = 1 << 18
+"""Bytes read from a machine file at a time."""
+MAX_SCALAR = 1 << 16
+"""A number, true, false or null longer than this is refused as it is read (see :data:`MAX_DIGITS`)."""
+MAX_BLOCKS = 10_000_000
+"""No history has more blocks than this (a block holds up to 20,000 games, or a second of play)."""
+
+_DECODER = json.JSONDecoder(parse_int=_bounded_int, parse_float=_no_float, parse_constant=_no_constant)
+_SPACE = re.compile(rb"[ \t\n\r]*")
+_OUTSIDE = re.compile(rb'["\[\]{}]')
+"""What opens a string or changes the nesting, outside a string."""
+_SCALAR_END = re.compile(rb"[ \t\n\r,\]}]")
+
+
+class _Scanner:
+    """A machine file read forward in chunks, one JSON value at a time: each value's extent is found
+    first (strings skipped, its nesting bounded by :data:`MAX_DEPTH` before anything is decoded), then
+    its bytes are decoded by the rules of :func:`loads` (UTF-8, whole numbers of at most
+    :data:`MAX_DIGITS` digits, no fractions, no NaN; a repeated key: the last one). Only what the
+    caller keeps outlives a value: memory is bounded by the largest value read, not by the file."""
+
+    def __init__(self, f: BinaryIO, where: str, start: int = 0) -> None:
+        self.f, self.where = f, where
+        try:
+            f.seek(start)
+        except OSError as exc:
+            raise MachineFileError(f"{where} cannot be read as a machine file: {exc}") from None
+        self.buf = bytearray()
+        self.pos = 0
+        """The next byte to read, in :attr:`buf`."""
+        self.base = start
+        """Where :attr:`buf` starts in the file."""
+        self.lines = 0
+        """Lines before :attr:`buf` (counted from ``start``), for messages."""
+        self.eof = False
+
+    def _more(self) -> bool:
+        """Another chunk of the file in the buffer, the bytes before :attr:`pos` let go; False at its end."""
+        if self.eof:
+            return False
+        try:
+            chunk = self.f.read(CHUNK)
+        except OSError as exc:
+            raise MachineFileError(f"{self.where} cannot be read as a machine file: {exc}") from None
+        if not chunk:
+            self.eof = True
+            return False
+        if self.pos:
+            self.lines += self.buf.count(b"\n", 0, self.pos)
+            self.base += self.pos
+            del self.buf[:self.pos]
+            self.pos = 0
+        self.buf += chunk
+        if self.base + len(self.buf) > MAX_FILE_BYTES:
+            raise MachineFileError(f"{self.where} is more than {MAX_FILE_BYTES:,} bytes: too large for a machine file")
+        return True
+
+    @property
+    def offset(self) -> int:
+        """Where the next byte is in the file."""
+        return self.base + self.pos
+
+    def damaged(self, what: str, lines_on: int = 0) -> MachineFileError:
+        """A refusal naming the line of :attr:`pos` (``lines_on`` lines further)."""
+        line = self.lines + self.buf.count(b"\n", 0, self.pos) + 1 + lines_on
+        return MachineFileError(f"{self.where} is damaged or truncated (not valid JSON: {what} at line {line})")
+
+    def peek(self) -> int | None:
+        """The next byte after any whitespace (which is passed), None at the end of the file."""
+        while True:
+            match = _SPACE.match(self.buf, self.pos)
+            assert match is not None  # it matches nothing at worst
+            self.pos = match.end()
+            if self.pos < len(self.buf):
+                return self.buf[self.pos]
+            if not self._more():
+                return None
+
+    def take(self, allowed: bytes, what: str) -> int:
+        """The next byte, one of ``allowed`` (``what`` names them in the refusal)."""
+        byte = self.peek()
+        if byte is None or byte not in allowed:
+            raise self.damaged(f"Expecting {what}")
+        self.pos += 1
+        return byte
+
+    def value(self, depth: int, digest: Any = None) -> Any:
+        """The next value, decoded; ``depth`` containers around it count towards :data:`MAX_DEPTH`.
+        ``digest`` (a hashlib object) is updated with its bytes as they stand in the file."""
+        if self.peek() is None:
+            raise self.damaged("Expecting value")
+        end = self._end_of_value(depth)
+        text = self.buf[self.pos:end]
+        if digest is not None:
+            digest.update(text)
+        try:
+            value = _DECODER.decode(text.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise MachineFileError(f"{self.where} cannot be read as a machine file: {exc}") from None
+        except json.JSONDecodeError as exc:
+            raise self.damaged(exc.msg, exc.lineno - 1) from None
+        except (_Refused, RecursionError, ValueError) as exc:
+            raise MachineFileError(f"{self.where} is not a menace machine file: {str(exc)[:200]}") from None
+        self.pos = end
+        return value
+
+    def _end_of_value(self, depth: int) -> int:
+        """Where the value at :attr:`pos` ends in the buffer, the file read as far as that."""
+        at = self.pos
+        if self.buf[at] not in b'"[{':
+            # A number, true, false or null (or something the decoder will refuse) ends where a
+            # container or the file goes on.
+            while (match := _SCALAR_END.search(self.buf, at)) is None:
+                at = len(self.buf) - self.pos
+                if at > MAX_SCALAR:  # not even a number refused for its digits is held whole
+                    raise MachineFileError(f"{self.where} is not a menace machine file: a value of more than "
+                                           f"{MAX_SCALAR:,} characters that is neither text, a list nor an object")
+                if not self._more():
+                    return len(self.buf)
+                at += self.pos
+            return match.start()
+        level = 0
+        in_string = False
+        buf = self.buf
+        while True:
+            if in_string:
+                # A quote after an even run of backslashes ends the string (a backslash escapes one
+                # character, and \uXXXX has neither); memchr finds it in a block's long base64 text.
+                quote = buf.find(b'"', at)
+                if quote >= 0:
+                    before = quote
+                    while buf[before - 1] == 0x5C:  # stops at the opening quote at worst
+                        before -= 1
+                    at = quote + 1
+                    if (quote - before) % 2 == 0:
+                        in_string = False
+                        if level == 0:
+                            return at
+                    continue
+                at = len(buf)
+            else:
+                match = _OUTSIDE.search(buf, at)
+                if match is not None:
+                    at = match.end()
+                    byte = buf[match.start()]
+                    if byte == 0x22:
+                        in_string = True
+                    elif byte in b"[{":
+                        level += 1
+                        if depth + level > MAX_DEPTH:
+                            raise MachineFileError(f"{self.where} is not a menace machine file (nested more "
+                                                   f"than {MAX_DEPTH} deep)")
+                    else:
+                        level -= 1
+                        if level <= 0:  # a closing bracket that does not match is the decoder's to refuse
+                            return at
+                    continue
+                at = len(buf)
+            at -= self.pos
+            if not self._more():
+                raise self.damaged("the file ends inside a value")
+            at += self.pos
+            buf = self.buf
+
+
+def _members(scan: _Scanner, into: dict[str, Any], depth: int, reads_itself: Callable[[str], bool]) -> None:
+    """The members of the object whose ``{`` was just read (``depth`` containers deep, itself
+    included), each into ``into`` (a repeated key: the last one, as :func:`json.loads` does), except
+    those whose value ``reads_itself(key)`` reads."""
+    if scan.peek() == 0x7D:  # }
+        scan.pos += 1
+        return
+    while True:
+        if scan.peek() != 0x22:
+            raise scan.damaged("Expecting property name enclosed in double quotes")
+        key = scan.value(depth)
+        scan.take(b":", "':' delimiter")
+        if not reads_itself(key):
+            into[key] = scan.value(depth)
+        if scan.take(b",}", "',' delimiter") == 0x7D:
+            return
+
+
+def _elements(scan: _Scanner, digest: Any) -> Iterator[Any]:
+    """The elements of ``history.blocks``, whose ``[`` was just read, one at a time."""
+    if scan.peek() == 0x5D:  # ]
+        scan.pos += 1
+        return
+    while True:
+        yield scan.value(3, digest)
+        if scan.take(b",]", "',' delimiter") == 0x5D:
+            return
+
+
+class StreamedBlocks:
+    """A machine file's ``history.blocks`` left in the file (see :func:`read_streamed`): how many
+    (``len``) and, each time it is iterated, their JSON values read again from the file, one at a
+    time. A file that changed since it was first read is refused (:class:`MachineFileError`) by the
+    end of the iteration: its blocks' bytes no longer hash as they did."""
+
+    def __init__(self, f: BinaryIO, where: str, offset: int) -> None:
+        self._f, self._where, self._offset = f, where, offset
+        self._count = 0
+        self._bytes = b""
+        self.head = ""
+        """The canonical text before the blocks as it stood when they were read (see :func:`_parts`)."""
+        self.canonical = hashlib.sha256()
+        """The checksum's digest of :attr:`head` and the blocks."""
+
+    def _first_read(self, scan: _Scanner, head: str) -> None:
+        """Every block parsed, counted, and hashed in the checksum's canonical form after ``head``."""
+        self.head = head
+        self.canonical.update(head.encode("ascii"))
+        digest = hashlib.sha256()
+        for value in _elements(scan, digest):
+            self.canonical.update(b"," if self._count else b"")
+            self.canonical.update(canonical(value).encode("ascii"))
+            self._count += 1
+            if self._count > MAX_BLOCKS:
+                raise _fail("history.blocks", f"has more than {MAX_BLOCKS:,} items")
+        self._bytes = digest.digest()
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[Any]:
+        digest = hashlib.sha256()
+        count = 0
+        try:
+            for value in _elements(_Scanner(self._f, self._where, self._offset), digest):
+                count += 1
+                yield value
+        except MachineFileError:  # they were read whole before: they have changed since
+            count = -1
+        if count != self._count or digest.digest() != self._bytes:
+            raise MachineFileError(f"{self._where} changed while it was being imported")
+
+
+def read_streamed(f: BinaryIO, where: str = "the file") -> dict[str, Any]:
+    """A machine file's JSON, read as :func:`loads` reads it (the same bounds and the same refusals),
+    format and version checked (:func:`check_format`) and its checksum too, in memory bounded by
+    its largest block, not by its length: ``history.blocks`` is a :class:`StreamedBlocks`, read again
+    from ``f`` (which must stay open) each time it is iterated.
+
+    The checksum is hashed as the blocks are read, in exactly :func:`checksum`'s canonical form;
+    should anything that comes before the blocks in that form follow them in the file (a hand-made
+    file), or a repeated key replace them, the blocks are read a second time to hash it."""
+    scan = _Scanner(f, where)
+    body: Any
+    if scan.peek() != 0x7B:  # {
+        body = scan.value(0)
+    else:
+        scan.pos += 1
+        body = {}
+
+        def history(key: str) -> bool:
+            if key != "history" or scan.peek() != 0x7B:
+                return False
+            scan.pos += 1
+            body["history"] = {}  # replacing any before it now: the blocks' head is computed with it
+            _members(scan, body["history"], 2, blocks)
+            return True
+
+        def blocks(key: str) -> bool:
+            if key != "blocks" or scan.peek() != 0x5B:  # [
+                return False
+            scan.pos += 1
+            streamed = body["history"]["blocks"] = StreamedBlocks(f, where, scan.offset)
+            parts = _parts(body)  # the head as it stands now: the header of a file menace wrote is all read
+            assert parts is not None
+            streamed._first_read(scan, parts[0])
+            return True
+
+        _members(scan, body, 1, history)
+    if scan.peek() is not None:
+        raise scan.damaged("Extra data")
+    checked = check_format(body, where)
+    if checked.get("checksum") != _streamed_checksum(checked):
+        raise MachineFileError(f"{where} is damaged: its checksum does not match its content")
+    return checked
+
+
+def _parts(body: dict[str, Any]) -> tuple[str, str] | None:
+    """:func:`checksum`'s canonical text of ``body`` before and after the elements of its
+    ``history.blocks``, if they are a :class:`StreamedBlocks`."""
+    history = body.get("history")
+    if not isinstance(history, dict) or not isinstance(history.get("blocks"), StreamedBlocks):
+        return None
+    head, tail = _around(history, "blocks", "[", "]")
+    return _around({k: v for k, v in body.items() if k != "checksum"}, "history", head, tail)
+
+
+def _around(obj: dict[str, Any], key: str, head: str, tail: str) -> tuple[str, str]:
+    """The canonical text of ``obj`` (sorted keys, as :data:`_CANONICAL` writes it) before and after
+    ``head`` + the value at ``key`` + ``tail``."""
+    keys = sorted(obj)
+    before = "".join(f"{canonical(k)}:{canonical(obj[k])}," for k in keys if k < key)
+    after = "".join(f",{canonical(k)}:{canonical(obj[k])}" for k in keys if k > key)
+    return "{" + before + canonical(key) + ":" + head, tail + after + "}"
+
+
+def _streamed_checksum(body: dict[str, Any]) -> str:
+    parts = _parts(body)
+    if parts is None:
+        return checksum(body)
+    head, tail = parts
+    blocks: StreamedBlocks = body["history"]["blocks"]
+    if head == blocks.head:
+        digest = blocks.canonical.copy()
+    else:
+        digest = hashlib.sha256(head.encode("ascii"))
+        for i, value in enumerate(blocks):
+            digest.update((b"," if i else b"") + canonical(value).encode("ascii"))
+    digest.update(tail.encode("ascii"))
+    return "sha256:" + digest.hexdigest()
 
 
 # -- the schema -----------------------------------------------------------------------------
@@ -189,9 +541,14 @@ def _choice(value: Any, where: str, choices: list[str]) -> str:
 
 
 def _base64(value: Any, where: str, most: int) -> bytes:
-    text = _text(value, where, most)
+    # Not checked for control characters one character at a time as _text does (3 s of CPU for a history
+    # of 20M games): the base64 alphabet has none, and anything outside it is refused.
+    if not isinstance(value, str):
+        raise _fail(where, f"is {safe_text(repr(value))[:40]}, not text")
+    if len(value) > most:
+        raise _fail(where, f"is {len(value):,} characters long, more than {most:,}")
     try:
-        return base64.b64decode(text or "", validate=True)
+        return base64.b64decode(value, validate=True)
     except (binascii.Error, ValueError):
         raise _fail(where, "is not base64") from None
 
@@ -264,8 +621,11 @@ def _boxes(value: Any, game: Game) -> list[BoxDump]:
     return boxes
 
 
-def check_machine_content(body: dict[str, Any], rename: str | None = None) -> tuple[MachineDump, Settings]:
-    """The file's content as typed values, every field checked (see the module's docstring).
+def check_machine_content(body: dict[str, Any], rename: str | None = None,
+                          ) -> tuple[MachineDump, Settings, CheckedBlocks]:
+    """The file's content as typed values, every field checked (see the module's docstring); the
+    history's blocks apart (the dump has none), each checked as it is read from the
+    :class:`CheckedBlocks`.
 
     ``rename`` (``--as``) replaces the file's name; both follow the machine-name rule.
     """
@@ -295,34 +655,9 @@ def check_machine_content(body: dict[str, Any], rename: str | None = None) -> tu
         assert started is not None
         runs.append(RunDump(_text(r["kind"], f"{where}.kind", 40) or "", _text(r["opponent"], f"{where}.opponent", 200)
                             or "", seed, started, _time(r["ended_at"], f"{where}.ended_at", optional=True)))
-    blocks = []
-    for i, b in enumerate(_list(h["blocks"], "history.blocks", 10_000_000)):
-        where = f"history.blocks[{i}]"
-        b = _obj(b, where, ("run", "first_game", "games", "data"))
-        n = _int(b["games"], f"{where}.games", 1, MAX_GAMES)
-        kept = _bool(b.get("kept", True), f"{where}.kept")
-        data = _base64(b["data"], f"{where}.data", n * 32 + 64 if kept else 0)
-        beads = None if b.get("beads") is None else _base64(b["beads"], f"{where}.beads", MAX_BEADS_TEXT)
-        tally = [_int(b.get(k, 0), f"{where}.{k}", 0, n) for k in ("wins", "draws", "losses")]
-        if not kept:
-            # A summary has no games to recompute its tally from: its wins, draws and losses are
-            # all there is, and they must at least add up to its games; its beads carry the history on.
-            if beads is None:
-                raise _fail(where, "is a summary without the beads after its last game")
-            if sum(tally) != n:
-                raise _fail(where, f"is a summary of {n:,} games whose wins, draws and losses add up to "
-                                   f"{sum(tally):,}")
-        blocks.append(BlockDump(_int(b["run"], f"{where}.run", 0, max(len(runs) - 1, 0)),
-                                _int(b["first_game"], f"{where}.first_game", 1, MAX_GAMES), n, tally[0], tally[1],
-                                tally[2], data, beads, kept))
-        if not runs:
-            raise _fail(where, "belongs to no run")
-    firsts = [b.first_game for b in blocks]
-    if len(set(firsts)) != len(firsts):
-        raise _fail("history.blocks", "has two blocks starting at the same game")
-    total = sum(b.n_games for b in blocks)
-    if declared != total:
-        raise _fail("history.games", f"is {declared:,}, but its blocks hold {total:,}")
+    source = h["blocks"]
+    blocks = CheckedBlocks(source if isinstance(source, StreamedBlocks) else
+                           _list(source, "history.blocks", MAX_BLOCKS), len(runs), declared)
     fixes = []
     for i, c in enumerate(_list(h["corrections"], "history.corrections", 10_000_000)):
         where = f"history.corrections[{i}]"
@@ -333,7 +668,7 @@ def check_machine_content(body: dict[str, Any], rename: str | None = None) -> tu
             raise _fail(f"{where}.square", f"is {game.move_name(mv)}, which box {box} holds no beads for")
         created = _time(c["created_at"], f"{where}.created_at")
         assert created is not None
-        fixes.append(CorrectionDump(_int(c["after_game"], f"{where}.after_game", 0, total), box, mv,
+        fixes.append(CorrectionDump(_int(c["after_game"], f"{where}.after_game", 0, declared), box, mv,
                                     _int(c["count"], f"{where}.count", 0, MAX_BEADS),
                                     _text(c["reason"], f"{where}.reason") or "", created))
     created_at = _time(m["created_at"], "machine.created_at")
@@ -342,6 +677,58 @@ def check_machine_content(body: dict[str, Any], rename: str | None = None) -> tu
     dump = MachineDump(
         name, game.name, settings.side, format_numbers(settings.schedule), settings.win, settings.draw,
         settings.loss, settings.all_squares, settings.symmetry, settings.empty_policy.value, preset, created_at,
-        boxes, runs, blocks, fixes, settings.scope.value, settings.forced_boxes, colours,
+        boxes, runs, [], fixes, settings.scope.value, settings.forced_boxes, colours,
     )
-    return dump, settings
+    return dump, settings, blocks
+
+
+class CheckedBlocks:
+    """The history's blocks as :class:`BlockDump` values, each checked against the schema as it is
+    read, in the file's order, which must be their games' order; their games must add up to
+    ``history.games`` (checked once the last is read). Iterable again and again: a file's blocks
+    (:class:`StreamedBlocks`) are read from the file each time, one at a time."""
+
+    def __init__(self, source: list[Any] | StreamedBlocks, runs: int, declared: int) -> None:
+        self._source, self._runs = source, runs
+        self.games = declared
+        """The games in the blocks, as the file says (and as they must add up to)."""
+
+    def __len__(self) -> int:
+        return len(self._source)
+
+    def __iter__(self) -> Iterator[BlockDump]:
+        previous = total = 0
+        for i, b in enumerate(self._source):
+            block = _block(b, f"history.blocks[{i}]", self._runs)
+            if block.first_game <= previous:
+                raise _fail("history.blocks", "has two blocks starting at the same game"
+                            if block.first_game == previous else
+                            f"are not in the order of their games (game {block.first_game:,} after {previous:,})")
+            previous = block.first_game
+            total += block.n_games
+            yield block
+        if total != self.games:
+            raise _fail("history.games", f"is {self.games:,}, but its blocks hold {total:,}")
+
+
+def _block(b: Any, where: str, runs: int) -> BlockDump:
+    b = _obj(b, where, ("run", "first_game", "games", "data"))
+    n = _int(b["games"], f"{where}.games", 1, MAX_GAMES)
+    kept = _bool(b.get("kept", True), f"{where}.kept")
+    data = _base64(b["data"], f"{where}.data", n * 32 + 64 if kept else 0)
+    beads = None if b.get("beads") is None else _base64(b["beads"], f"{where}.beads", MAX_BEADS_TEXT)
+    tally = [_int(b.get(k, 0), f"{where}.{k}", 0, n) for k in ("wins", "draws", "losses")]
+    if not kept:
+        # A summary has no games to recompute its tally from: its wins, draws and losses are
+        # all there is, and they must at least add up to its games; its beads carry the history on.
+        if beads is None:
+            raise _fail(where, "is a summary without the beads after its last game")
+        if sum(tally) != n:
+            raise _fail(where, f"is a summary of {n:,} games whose wins, draws and losses add up to "
+                               f"{sum(tally):,}")
+    block = BlockDump(_int(b["run"], f"{where}.run", 0, max(runs - 1, 0)),
+                      _int(b["first_game"], f"{where}.first_game", 1, MAX_GAMES), n, tally[0], tally[1], tally[2],
+                      data, beads, kept)
+    if not runs:
+        raise _fail(where, "belongs to no run")
+    return block

@@ -1,18 +1,24 @@
 """The machine file: a whole machine as versioned JSON (see docs/machine-file.md).
 
-:func:`export_machine` reads a machine into the file's structure; :func:`import_machine`
-checks a file completely (format, version, checksum, the boxes its settings build, and every
-game replayed against the beads) before it writes anything, in one transaction.
+:func:`export_machine` reads a machine into the file's structure (:func:`export_to_file` streams it
+out); :func:`import_file` checks a file completely (format, version, checksum, the boxes its
+settings build, and every game replayed against the beads) before it writes anything, in one
+transaction, holding one block of the history at a time (:func:`~menace.app.machine_file.read_streamed`).
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from menace.app.files import open_for_writing, write_text
 from menace.app.machine_file import (
@@ -20,8 +26,11 @@ from menace.app.machine_file import (
     MAX_FILE_BYTES,
     VERSION,
     MachineFileError,
+    canonical,
     check_machine_content,
+    checksum,
     loads,
+    read_streamed,
 )
 from menace.core.learner import DRAWN, Settings, build_boxes, parse_numbers
 from menace.core.records import CorruptHistoryError, Layout, results_in, unpack_beads, unpack_block_bounded
@@ -77,21 +86,21 @@ def export_to_file(url: str, name: str, path: Path | str) -> tuple[int, int]:
                 write_machine_file(body, path)
                 return len(d.boxes), 0
             body = _body(d, games, [_BLOCKS])
-            canonical = _canonical(body).split(_canonical(_BLOCKS))
+            around = canonical(body).split(canonical(_BLOCKS))
             body["checksum"] = _BLOCKS
             pretty = (json.dumps(body, indent=1, ensure_ascii=False) + "\n").split(json.dumps(_BLOCKS))
-            assert len(canonical) == 2 and len(pretty) == 3  # around the blocks; the checksum in the end
-            digest = hashlib.sha256(canonical[0].encode("ascii"))
+            assert len(around) == 2 and len(pretty) == 3  # around the blocks; the checksum in the end
+            digest = hashlib.sha256(around[0].encode("ascii"))
             with open_for_writing(path) as f:
                 f.write(pretty[0].encode("utf-8"))
                 between = ""
                 for b in stream_blocks(s, name):
                     j = _block_json(b)
-                    digest.update((between and ",").encode("ascii") + _canonical(j).encode("ascii"))
+                    digest.update((between and ",").encode("ascii") + canonical(j).encode("ascii"))
                     f.write((between + json.dumps(j, indent=1, ensure_ascii=False).replace("\n", "\n   "))
                             .encode("utf-8"))
                     between = ",\n   "
-                digest.update(canonical[1].encode("ascii"))
+                digest.update(around[1].encode("ascii"))
                 f.write((pretty[1] + json.dumps("sha256:" + digest.hexdigest()) + pretty[2]).encode("utf-8"))
     finally:
         db.dispose()
@@ -178,33 +187,16 @@ def _replay_block(replayer: Replayer, block: BlockDump, layout: Layout, width: i
     replayer.settle()
 
 
-def checksum(body: dict[str, Any]) -> str:
-    content = {k: v for k, v in body.items() if k != "checksum"}
-    digest = hashlib.sha256()
-    # Hashed as it is encoded: the canonical text of a long history is never held whole.
-    for chunk in _CANONICAL.iterencode(content):
-        digest.update(chunk.encode("ascii"))
-    return "sha256:" + digest.hexdigest()
-
-
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-
-
-def _canonical(value: Any) -> str:
-    """The form the checksum is computed on."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-
-
 def write_machine_file(body: dict[str, Any], path: Path | str) -> None:
     """Write the file safely (:mod:`menace.app.files`): whole or not at all, never through a link."""
     write_text(path, json.dumps(body, indent=1, ensure_ascii=False) + "\n")
 
 
 def read_machine_file(path: Path) -> dict[str, Any]:
-    """The file's JSON, read within bounds, with its format, version and checksum checked (see
-    :func:`parse_machine_file`); the content is checked by :func:`import_machine`."""
-    if "\0" in str(path):
-        raise MachineFileError(f"{str(path)!r} is not a file name: it holds a NUL character")
+    """The file's whole JSON, read within bounds (:func:`~menace.app.machine_file.loads`), with its
+    format, version and checksum checked; the content is checked by :func:`import_machine`. It holds
+    the whole file: :func:`import_file` reads it in bounded memory instead."""
+    _check_name(path)
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
@@ -214,39 +206,70 @@ def read_machine_file(path: Path) -> dict[str, Any]:
         raise MachineFileError(f"no file {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise MachineFileError(f"{path} cannot be read as a machine file: {exc}") from None
-    return _parse_text(text, str(path))
-
-
-def import_file(url: str, path: Path, rename: str | None = None, replace: bool = False) -> tuple[str, int, int]:
-    """``menace import``: :func:`read_machine_file` then :func:`import_machine`, letting go of the file's
-    JSON once its content is checked (a long history is not held twice)."""
-    holder = [read_machine_file(path)]
-    return _import(url, holder, rename, replace)
-
-
-def parse_machine_file(data: bytes, label: str = "the file") -> dict[str, Any]:
-    """A machine file's bytes read within bounds (:func:`~menace.app.machine_file.loads`: digits,
-    depth, no floats) and checked for format, version and checksum; :class:`MachineFileError`
-    naming ``label`` (the file's name) otherwise. Its content is checked by :func:`import_machine`."""
-    if len(data) > MAX_FILE_BYTES:
-        raise MachineFileError(f"{label} is {len(data):,} bytes: too large for a machine file")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise MachineFileError(f"{label} cannot be read as a machine file: {exc}") from None
-    return _parse_text(text, label)
-
-
-def _parse_text(text: str, label: str) -> dict[str, Any]:
-    body = loads(text, label)
+    body = loads(text, str(path))
     del text
     if body.get("checksum") != checksum(body):
-        raise MachineFileError(f"{label} is damaged: its checksum does not match its content")
+        raise MachineFileError(f"{path} is damaged: its checksum does not match its content")
     return body
 
 
-def verify(dump: MachineDump, settings: Settings) -> None:
-    """The boxes are those the settings build, and replaying the history gives the beads."""
+def _check_name(path: Path) -> None:
+    if "\0" in str(path):
+        raise MachineFileError(f"{str(path)!r} is not a file name: it holds a NUL character")
+
+
+def import_file(url: str, path: Path, rename: str | None = None, replace: bool = False) -> tuple[str, int, int]:
+    """``menace import``: the file read in memory bounded by its largest block, whatever its length
+    (:func:`~menace.app.machine_file.read_streamed`), then :func:`import_machine`: the blocks are
+    read again from the file, one at a time, to be replayed and then to be stored."""
+    with _open_machine_file(path) as f:
+        return _import(url, read_streamed(f, str(path)), rename, replace)
+
+
+@contextmanager
+def _open_machine_file(path: Path) -> Iterator[BinaryIO]:
+    """The file, open for reading from its start as often as the import needs; what cannot be read
+    twice (a pipe) is copied into a temporary file first."""
+    _check_name(path)
+    try:
+        f = path.open("rb")
+    except FileNotFoundError:
+        raise MachineFileError(f"no file {path}") from None
+    except OSError as exc:
+        raise MachineFileError(f"{path} cannot be read as a machine file: {exc}") from None
+    with f:
+        try:
+            size = os.fstat(f.fileno()).st_size
+            if size > MAX_FILE_BYTES:
+                raise MachineFileError(f"{path} is {size:,} bytes: too large for a machine file")
+            if f.seekable():
+                yield f
+                return
+            with tempfile.TemporaryFile() as copy:
+                while chunk := f.read(1 << 20):
+                    copy.write(chunk)
+                    if copy.tell() > MAX_FILE_BYTES:
+                        raise MachineFileError(f"{path} is more than {MAX_FILE_BYTES:,} bytes: too large for a "
+                                               f"machine file")
+                yield copy
+        except OSError as exc:
+            raise MachineFileError(f"{path} cannot be read as a machine file: {exc}") from None
+
+
+def parse_machine_file(data: bytes, label: str = "the file") -> dict[str, Any]:
+    """A machine file's bytes read within bounds as :func:`import_file` reads a file
+    (:func:`~menace.app.machine_file.read_streamed`: digits, depth, no floats) and checked for
+    format, version and checksum; :class:`MachineFileError` naming ``label`` (the file's name)
+    otherwise. Its content is checked by :func:`import_machine` (which reads ``history.blocks``
+    from ``data`` again, one block at a time)."""
+    if len(data) > MAX_FILE_BYTES:
+        raise MachineFileError(f"{label} is {len(data):,} bytes: too large for a machine file")
+    return read_streamed(io.BytesIO(data), label)
+
+
+def verify(dump: MachineDump, settings: Settings, blocks: Iterable[BlockDump]) -> None:
+    """The boxes are those the settings build, and replaying the history (``blocks``, in the order of
+    their games) gives the beads."""
     game = find_game(dump.game)
     expected = build_boxes(game, settings)
     if len(expected) != len(dump.boxes):
@@ -258,7 +281,7 @@ def verify(dump: MachineDump, settings: Settings) -> None:
     replayer = Replayer(game, settings, expected, dump.corrections)
     layout = replayer.layout()
     try:
-        for block in sorted(dump.blocks, key=lambda b: b.first_game):
+        for block in blocks:
             if block.first_game != replayer.games + 1 or not 0 <= block.run < len(dump.runs):
                 raise MachineFileError(f"the history's games are out of order at game {block.first_game}")
             _replay_block(replayer, block, layout, game.move_count)
@@ -271,15 +294,16 @@ def verify(dump: MachineDump, settings: Settings) -> None:
 
 def import_machine(url: str, body: dict[str, Any], rename: str | None = None,
                    replace: bool = False) -> tuple[str, int, int]:
-    """Check the file's content, then store the machine in one transaction: (name, boxes, games)."""
-    return _import(url, [body], rename, replace)
+    """Check the file's content (``body``: :func:`parse_machine_file`'s or :func:`read_machine_file`'s),
+    then store the machine in one transaction: (name, boxes, games)."""
+    return _import(url, body, rename, replace)
 
 
-def _import(url: str, holder: list[dict[str, Any]], rename: str | None, replace: bool) -> tuple[str, int, int]:
-    """:func:`import_machine` of ``holder``'s one body, which it lets go of once checked."""
-    dump, settings = check_machine_content(holder[0], rename)  # the strict schema, before anything else
-    holder.clear()
-    verify(dump, settings)
+def _import(url: str, body: dict[str, Any], rename: str | None, replace: bool) -> tuple[str, int, int]:
+    """:func:`import_machine`: the history's blocks are read twice, one at a time: checked and replayed
+    (nothing is written before the last is), then stored."""
+    dump, settings, blocks = check_machine_content(body, rename)  # the strict schema, before anything else
+    verify(dump, settings, blocks)
     db = open_database(url, create=True)
     try:
         with session_scope(db, write=True) as s:
@@ -289,9 +313,9 @@ def _import(url: str, holder: list[dict[str, Any]], rename: str | None, replace:
                 acquire_lease(s, repo.machine_id(s, dump.name), dump.name, "an import replacing it")
                 repo.delete_machine(s, dump.name)
                 s.flush()
-            load_machine_dump(s, dump)
+            load_machine_dump(s, dump, blocks)
     finally:
         db.dispose()
-    return dump.name, len(dump.boxes), sum(b.n_games for b in dump.blocks)
+    return dump.name, len(dump.boxes), blocks.games
 
 

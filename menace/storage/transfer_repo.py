@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -83,7 +83,10 @@ class MachineDump:
 
 
 BLOCKS_AT_ONCE = 64
-"""Blocks held in memory at once while they are streamed out (a block is at most ~70 kB)."""
+"""Blocks held in memory at once while they are streamed out or in (a block is at most ~100 kB)..."""
+BYTES_AT_ONCE = 1 << 18
+"""...or, as they are stored, as many as hold this many bytes of games and checkpoints: a bulk insert
+gains nothing from more when its rows are this large."""
 
 
 def dump_machine(session: Session, name: str, with_blocks: bool = True) -> MachineDump:
@@ -145,8 +148,10 @@ def history_size(session: Session, name: str) -> tuple[int, int]:
     return int(blocks), int(games)
 
 
-def load_machine_dump(session: Session, d: MachineDump) -> None:
-    """Insert a whole machine (its name must be free), all rows in bulk."""
+def load_machine_dump(session: Session, d: MachineDump, blocks: Iterable[BlockDump] | None = None) -> None:
+    """Insert a whole machine (its name must be free), all rows in bulk; its history's blocks are
+    ``blocks`` if given (instead of ``d.blocks``: read as they are stored), a few at a time
+    (:data:`BLOCKS_AT_ONCE`, :data:`BYTES_AT_ONCE`)."""
     check_machine_name(d.name)
     m = MachineRow(
         name=d.name, game=d.game, side=d.side, schedule=d.schedule, reward_win=d.reward_win,
@@ -172,12 +177,18 @@ def load_machine_dump(session: Session, d: MachineDump) -> None:
         session.add(row)
         session.flush()
         run_ids.append(row.id)
-    if d.blocks:
-        session.execute(insert(GameBlockRow), [
-            {"machine_id": m.id, "run_id": run_ids[b.run], "first_game": b.first_game, "n_games": b.n_games,
-             "wins": b.wins, "draws": b.draws, "losses": b.losses, "data": b.data, "beads": b.beads,
-             "kept": b.kept} for b in d.blocks
-        ])
+    rows: list[dict[str, object]] = []
+    held = 0
+    for b in d.blocks if blocks is None else blocks:
+        rows.append({"machine_id": m.id, "run_id": run_ids[b.run], "first_game": b.first_game, "n_games": b.n_games,
+                     "wins": b.wins, "draws": b.draws, "losses": b.losses, "data": b.data, "beads": b.beads,
+                     "kept": b.kept})
+        held += len(b.data) + len(b.beads or b"")
+        if len(rows) == BLOCKS_AT_ONCE or held >= BYTES_AT_ONCE:
+            session.execute(insert(GameBlockRow), rows)
+            rows, held = [], 0
+    if rows:
+        session.execute(insert(GameBlockRow), rows)
     box_id = {b.number: i for i, b in zip(ids, d.boxes)}
     if d.corrections:
         session.execute(insert(CorrectionRow), [
