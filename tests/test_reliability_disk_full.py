@@ -5,6 +5,7 @@ and the database still usable (``menace check`` OK once the limit is gone)."""
 
 from __future__ import annotations
 
+import os
 import resource
 import signal
 import sqlite3
@@ -26,7 +27,10 @@ def _limited(limit: int) -> Callable[[], None]:
 
 
 def _run_full(db: Path, limit: int, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "menace", "--db", str(db), *args], cwd=db.parent,
+    # The child writes no compiled files: under the limit one could be cut short, and the next run
+    # of the suite would read it back.
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    return subprocess.run([sys.executable, "-m", "menace", "--db", str(db), *args], cwd=db.parent, env=env,
                           preexec_fn=_limited(limit), capture_output=True, text=True, timeout=120)
 
 
