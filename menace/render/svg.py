@@ -13,6 +13,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from xml.sax.saxutils import escape
 
@@ -62,8 +63,7 @@ def to_svg(canvas: Canvas, creator: str = "") -> str:
             body.append(f'<g style="fill: {run.colour}" transform="translate({num(run.x * PT_PER_MM)} '
                         f'{num(height - run.y * PT_PER_MM)}) scale({scale:.6g} -{scale:.6g})">'
                         + "".join(uses) + "</g>")
-    defs = "".join(f'<path id="{name}" d="{_svg_path(face.font.path(gid), 1.0, None)}"/>'
-                   for (face, gid), name in glyphs.items())
+    defs = "".join(_glyph_definition(face, gid, name) for (face, gid), name in glyphs.items())
     metadata = (' <metadata>\n  <rdf:RDF xmlns:dc="http://purl.org/dc/elements/1.1/" '
                 'xmlns:cc="http://creativecommons.org/ns#" xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\n'
                 f'   <cc:Work><dc:creator><cc:Agent><dc:title>{escape(creator)}</dc:title></cc:Agent></dc:creator>'
@@ -73,6 +73,12 @@ def to_svg(canvas: Canvas, creator: str = "") -> str:
             f'width="{num(canvas.width)}mm" height="{num(canvas.height)}mm" '
             f'viewBox="0 0 {num(canvas.width * PT_PER_MM)} {num(height)}">\n'
             + metadata + f"<defs>{defs}</defs>\n" + "\n".join(body) + "\n</svg>\n")
+
+
+@functools.lru_cache(maxsize=4096)
+def _glyph_definition(face: Face, gid: int, name: str) -> str:
+    """A glyph's outline in font units, y up, to be placed with ``<use>`` (the same in every file)."""
+    return f'<path id="{name}" d="{_svg_path(face.font.path(gid), 1.0, None)}"/>'
 
 
 def _svg_path(path: Sequence[PathCommand], scale: float, height: float | None) -> str:
