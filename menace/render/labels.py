@@ -154,11 +154,9 @@ def write_svgs(folder: str | Path, boxes: Sequence[Box], spec: KitSpec,
 
     if target.exists() and not target.is_dir():
         raise LabelLayoutError(f"{target} is a file: give a folder for the SVG labels")
-    target.mkdir(parents=True, exist_ok=True)
-    files: list[Path] = []
     two_sided = len({b.side for b in boxes}) > 1
-    # Every label is drawn before any file is written: a character the fonts lack stops the kit
-    # before it leaves half a folder of labels.
+    # Every label is drawn before the folder is made or any file written: a character the fonts lack
+    # stops the kit before it leaves half a folder of labels.
     drawn = []
     with _missing_glyphs_reported():
         for box in sorted(boxes, key=lambda b: b.number):
@@ -167,6 +165,8 @@ def write_svgs(folder: str | Path, boxes: Sequence[Box], spec: KitSpec,
             _draw_label(canvas, spec.game, box, rect, spec.colours, two_sided, spec.fill(box))
             _rect(canvas, rect, 0.25, inset=0.125)
             drawn.append((box, canvas))
+    target.mkdir(parents=True, exist_ok=True)
+    files: list[Path] = []
     for box, canvas in drawn:
         path = target / svg_name(box, len(boxes))
         write_text(path, to_svg(canvas, creator="menace labels"))
@@ -192,7 +192,6 @@ def _ink_on(hex_colour: str) -> str:
     """Black or white, whichever reads better on ``hex_colour``."""
     r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
     return "#000000" if 0.299 * r + 0.587 * g + 0.114 * b >= 140 else "#ffffff"
-
 
 
 def _draw_label(canvas: Canvas, game: Game, box: Box, rect: Rect, colours: Sequence[BeadColour],
@@ -325,9 +324,9 @@ def _rect(canvas: Canvas, r: Rect, width: float, colour: str = "#000000", inset:
 def _header(canvas: Canvas, spec: KitSpec, page_number: int, plan: _Plan, what: str) -> None:
     y = spec.paper.height - EDGE - HEADER / 2
     canvas.text(_CLEAR, y, f"MENACE build kit · {spec.machine} · {what}", 7.5, ha="left", va="center",
-            colour="#333333")
+                colour="#333333")
     canvas.text(spec.paper.width - _CLEAR, y, f"page {page_number} of {plan.total} · print at 100%", 7.5,
-            ha="right", va="center", colour="#333333")
+                ha="right", va="center", colour="#333333")
 
 
 def _title(canvas: Canvas, spec: KitSpec, words: str, sub: str = "") -> float:
@@ -468,7 +467,7 @@ def _colour_key(canvas: Canvas, game: Game, colours: Sequence[BeadColour], x: fl
             cx, cy = x + (col + 0.5) * cell, y - (row + 0.5) * cell
             canvas.circle((cx, cy), 3.6, colour.hex, "#000000", 0.5)
             canvas.text(cx, cy, colour.letter, 10, face=SANS_BOLD, ha="center", va="center_baseline",
-                    colour=_ink_on(colour.hex))
+                        colour=_ink_on(colour.hex))
         lx = x + game.cols * cell + 8
     for m, colour in enumerate(colours):
         ly = y - 1.5 - m * 3.4
@@ -494,7 +493,7 @@ def _shopping_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: S
              f"spare {pct}", "to buy")
     for i, head in enumerate(heads):
         canvas.text(cols[i] + (18 if i >= 4 else 0), y, head, 9, face=SANS_BOLD, va="top",
-                ha="right" if i >= 4 else "left")
+                    ha="right" if i >= 4 else "left")
     y -= 6
     canvas.line([(x, y + 1.5), (x + 156, y + 1.5)], 0.6)
     for line in shopping.lines:
@@ -505,7 +504,7 @@ def _shopping_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: S
         canvas.text(cols[3], y, line.square, 9, va="center_baseline")
         for i, value in ((4, line.boxes), (5, line.fill), (6, line.spare), (7, line.buy)):
             canvas.text(cols[i] + 18, y, f"{value:,}", 9, va="center_baseline", ha="right",
-                    face=SANS_BOLD if i == 7 else SANS)
+                        face=SANS_BOLD if i == 7 else SANS)
         y -= 3.4
         canvas.line([(x, y), (x + 156, y)], 0.2, "#999999")
     y -= 4.5
@@ -570,8 +569,7 @@ def _fill_page(page: ListPage, index: int, boxes: Sequence[Box], spec: KitSpec, 
     for c, column in enumerate(page.columns):
         x = _CLEAR + c * (width + _FILL_GUTTER)
         head = _fill_row_text(None, colours, digits)
-        canvas.text(x, top - 0.78 * FILL_ROW, head, FILL_FONT, face=MONO_BOLD,
-                va="baseline")
+        canvas.text(x, top - 0.78 * FILL_ROW, head, FILL_FONT, face=MONO_BOLD, va="baseline")
         # A colour swatch over each colour's column.
         first = len(digits) + 4
         for m, colour in enumerate(colours):
@@ -586,8 +584,7 @@ def _fill_page(page: ListPage, index: int, boxes: Sequence[Box], spec: KitSpec, 
                 canvas.text(x, baseline, entry.heading, FILL_FONT, face=SANS_BOLD, va="baseline")
                 continue
             slots = bd.by_slot(spec.game, entry.box, spec.fill(entry.box))
-            canvas.text(x, baseline, _fill_row_text(entry.box, colours, digits, slots), FILL_FONT,
-                        face=MONO)
+            canvas.text(x, baseline, _fill_row_text(entry.box, colours, digits, slots), FILL_FONT, face=MONO)
             if entry.box.number % 5 == 0:
                 rule = row_top - FILL_ROW * 1.02
                 canvas.line([(x, rule), (x + width, rule)], 0.2, "#999999")
@@ -610,7 +607,7 @@ def _shelf_page(rows: list[ShelfRow], index: int, boxes: Sequence[Box], spec: Ki
             canvas.text(_CLEAR, y - SHELF_HEADING + 2.0, row.title, 10, face=SANS_BOLD, va="bottom")
             y -= SHELF_HEADING
         canvas.text(x0 - 2.0, y - h / 2, f"row {row.row_number}", 6.5, ha="right", va="center_baseline",
-                colour="#555555")
+                    colour="#555555")
         for c, box_number in enumerate(row.boxes):
             cell = Rect(x0 + c * w, y - h, w, h)
             _rect(canvas, cell, 0.4)
