@@ -129,6 +129,7 @@ def test_labels_beads_now_list_the_trained_counts(tmp_path: Path, init: tuple[st
     from menace.games import find_game
     from menace.render import labels as L
     from menace.render.beads import places_pieces
+    from menace.render.canvas import Canvas
 
     db = _trained(tmp_path, *init, vs="perfect" if init else "smart")
     stored = load_stored(f"sqlite:///{db}", "menace")
@@ -146,10 +147,9 @@ def test_labels_beads_now_list_the_trained_counts(tmp_path: Path, init: tuple[st
     palette = machine_colours(stored.colours, None, places_pieces(game), game.colours)
     spec = L.KitSpec(stored.name, stored.settings, game, palette, beads="now")
     changed = next(b for b in stored.boxes if b.beads != b.initial and any(b.beads.values()))
-    canvas = L._Canvas()
-    fig, ax = L._figure(53, 36)
-    L._draw_label(canvas, ax, game, changed, L.Rect(0, 0, 53, 36), palette, False, spec.fill(changed))
-    words = [w.words for w in canvas.texts]
+    canvas = Canvas(53, 36)
+    L._draw_label(canvas, game, changed, L.Rect(0, 0, 53, 36), palette, False, spec.fill(changed))
+    words = [run.text for run in canvas.texts]
     total = sum(changed.beads.values())
     assert f"move {changed.move_number} · {total} bead{'' if total == 1 else 's'}" in words
     listed = {w.split("×")[1].split()[0]: int(w.split("×")[0]) for w in words if "×" in w}

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import io
 import re
+import shutil
+import subprocess
+import sys
 from collections.abc import Sequence
 from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
-import matplotlib as mpl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,6 +20,7 @@ from menace.core.colours import DEFAULT_COLOURS, parse_colours
 from menace.core.learner import MICHIE, Box, Settings, build_boxes
 from menace.games.tictactoe import TICTACTOE
 from menace.render import labels as L
+from menace.render.canvas import Canvas, measure
 
 MM_PER_PT = 25.4 / 72
 MEDIABOX = re.compile(rb"/MediaBox\s*\[\s*([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s*\]")
@@ -239,13 +242,86 @@ def test_pdf_pages_are_the_paper_size_and_the_file_is_repeatable() -> None:
                for w, h in page_sizes_mm(letter))
 
 
-def test_a_users_tight_bbox_setting_cannot_resize_the_page() -> None:
-    boxes = MICHIE_BOXES[:5]
-    plain, _ = render(boxes)
-    with mpl.rc_context({"savefig.bbox": "tight", "font.size": 20, "lines.linewidth": 5}):
-        tight, _ = render(boxes)
-        assert mpl.rcParams["savefig.bbox"] == "tight"  # and the user's settings come back
-    assert tight == plain
+def test_drawing_the_kit_loads_no_plotting_library(tmp_path: Path) -> None:
+    """Nothing a user set up for matplotlib (a "tight" bounding box that would crop the page, a font)
+    can reach the kit: writing it, PDF or SVG, does not load matplotlib at all."""
+    probe = (
+        "import sys\n"
+        "from menace.core.learner import MICHIE, build_boxes\n"
+        "from menace.games.tictactoe import TICTACTOE\n"
+        "from menace.render import labels as L\n"
+        "boxes = build_boxes(TICTACTOE, MICHIE)[:30]\n"
+        "L.write_pdf(sys.argv[1] + '/k.pdf', boxes, L.KitSpec('m', MICHIE, TICTACTOE))\n"
+        "L.write_svgs(sys.argv[1] + '/svg', boxes[:3], L.KitSpec('m', MICHIE, TICTACTOE))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('matplotlib', 'numpy', 'PIL')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+    assert (tmp_path / "k.pdf").stat().st_size > 0 and len(list((tmp_path / "svg").iterdir())) == 3
+
+
+poppler = pytest.mark.skipif(shutil.which("pdftotext") is None or shutil.which("pdftoppm") is None,
+                             reason="pdftotext/pdftoppm (poppler-utils) are not installed")
+
+
+@poppler
+def test_every_page_renders_and_each_label_reads_as_text(tmp_path: Path) -> None:
+    out = tmp_path / "kit.pdf"
+    summary = L.write_pdf(out, MICHIE_BOXES[:25], L.KitSpec("test", MICHIE, TICTACTOE))
+    done = subprocess.run(["pdftoppm", "-r", "20", "-png", str(out), str(tmp_path / "page")], capture_output=True,
+                          text=True, check=True)
+    assert done.stderr == "" and len(list(tmp_path.glob("page-*.png"))) == summary.pages == 6
+    first = summary.label_pages[0]
+    text = subprocess.run(["pdftotext", "-f", str(first), "-l", str(first), str(out), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    assert "labels, boxes 1–19 (moves 1–3) · cut on the lines, 53 x 36 mm" in " ".join(lines)
+    for box in MICHIE_BOXES[:19]:
+        assert str(box.number) in lines, box.number
+        assert f"move {box.move_number} · {box.total} beads" in lines
+        colours = {DEFAULT_COLOURS[s] for s in L.bd.by_slot(TICTACTOE, box, box.initial)}
+        for colour in colours:
+            assert any(line.endswith(f"×{colour.letter} {colour.name}") for line in lines)
+    assert "4×W white" in lines and "4×K black" in lines and "4×G green" in lines  # box 1
+    cover = subprocess.run(["pdftotext", "-l", "1", str(out), "-"], capture_output=True, text=True,
+                           check=True).stdout
+    assert "Print at 100% (“actual size”); turn off “fit to page” and any scaling." in cover
+
+
+def test_label_text_stays_inside_the_label() -> None:
+    """Long colour names and four-figure counts are shrunk or cut short ("…"), never past the edge."""
+    colours = parse_colours(",".join(f"{name}:{'ABCDEFGHI'[i]}=#{i * 28:02x}8040" for i, name in enumerate(
+        ["ultramarine-cerulean-blue", "W" * 30, "vermilion", "x", "grün", "Ωμέγα", "a very long name indeed",
+         "pale straw yellow", "purple"])))
+    game = TICTACTOE
+    spec_boxes = [Box(b.number, b.position, b.side, b.move_number, b.initial, {m: 1234 * (m + 1) for m in b.initial})
+                  for b in MICHIE_BOXES[:40]]
+    for label in (L.DEFAULT_LABEL, L.LabelSize(34.5, 23.4), L.LabelSize(120, 40), L.A4_21.label):
+        cut = 0
+        for box in spec_boxes:
+            canvas = Canvas(label.width, label.height)
+            rect = L.Rect(0, 0, label.width, label.height)
+            L._draw_label(canvas, game, box, rect, colours, False, box.beads)
+            for run in canvas.texts:
+                metrics = measure(run.text, run.face)
+                scale = run.size / run.face.font.units_per_em * MM_PER_PT
+                assert run.x >= 0 and run.x + metrics.advance * scale <= label.width, (label, run.text)
+                assert run.y - metrics.descent * scale >= 0, (label, run.text)
+                assert run.y + metrics.ascent * scale <= label.height, (label, run.text)
+                cut += run.text.endswith("…")
+        assert cut > 0  # some lines had to be cut short
+
+
+@pytest.mark.parametrize("fmt", ["pdf", "svg"])
+def test_a_colour_name_the_fonts_cannot_print_is_a_clear_error(tmp_path: Path, fmt: str) -> None:
+    colours = parse_colours(",".join(f"c{i}:{'ABCDEFGHI'[i]}=#00000{i}" for i in range(8)) + ",紅:R=#ff0000")
+    spec = L.KitSpec("m", MICHIE, TICTACTOE, colours=colours)
+    with pytest.raises(L.LabelLayoutError, match=r"no glyph for '紅' \(U\+7D05"):
+        if fmt == "pdf":
+            L.write_pdf(tmp_path / "k.pdf", MICHIE_BOXES, spec)
+        else:
+            L.write_svgs(tmp_path / "svg", MICHIE_BOXES, spec)
+    assert list(tmp_path.iterdir()) == []  # no file, no folder, no temporary file left behind
 
 
 def test_render_a_second_player_machine_with_custom_colours(tmp_path: Path) -> None:

@@ -112,7 +112,7 @@ def labels(obj: AppContext, out: Path, fmt: str, paper: str, label_size: LabelSi
     palette = machine_colours(stored.colours, colours, places_pieces(game), game.colours)
     spec = KitSpec(stored.name, stored.settings, game, palette, chosen_paper, label,
                    find_sheet(sheet) if sheet else None, spare, beads)
-    from menace.render.labels import write_pdf, write_svgs  # matplotlib: loaded only to draw
+    from menace.render.labels import write_pdf, write_svgs  # the drawing: loaded only to draw
 
     what = "labels" if fmt == "svg" else "pages"
     try:

@@ -1,40 +1,25 @@
 """The build kit drawn: printable matchbox labels, shopping list, fill list and shelf map, as
 one PDF or one SVG per label.
 
-Drawing follows the geometry of :mod:`menace.render.labels_layout` (re-exported here) with
-matplotlib's object API on a page-sized figure whose data units are millimetres, so a label
-printed at 100% is exactly the size asked for.
+Drawing follows the geometry of :mod:`menace.render.labels_layout` (re-exported here): each page is
+a :class:`~menace.render.canvas.Canvas` of lines, shapes and text in millimetres, written by our own
+PDF and SVG writers (:mod:`menace.render.pdf`, :mod:`menace.render.svg`) in the DejaVu fonts, so a
+label printed at 100% is exactly the size asked for, and no plotting library is loaded.
 """
 
 from __future__ import annotations
 
-import functools
-import io
-import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
-
-import matplotlib as mpl
-from matplotlib.artist import Artist
-from matplotlib.axes import Axes
-from matplotlib.backends.backend_pdf import PdfPages
-from matplotlib.collections import PatchCollection, PathCollection
-from matplotlib.figure import Figure
-from matplotlib.font_manager import FontProperties
-from matplotlib.patches import Circle, Patch, PathPatch, Polygon, Rectangle
-from matplotlib.path import Path as MplPath
-from matplotlib.text import Text
-from matplotlib.textpath import TextPath, TextToPath
-from matplotlib.transforms import Affine2D, IdentityTransform
+from typing import IO
 
 from menace.app.shelf import SHELF_WIDTH
 from menace.core.colours import BeadColour
 from menace.core.game import Game, Move
 from menace.core.learner import Box
 from menace.render import beads as bd
+from menace.render.canvas import MONO, MONO_BOLD, SANS, SANS_BOLD, Canvas, Face, GlyphError, text_width
 from menace.render.labels_layout import (
     _BOARD,
     _BODY_TOP,
@@ -83,7 +68,6 @@ from menace.render.labels_layout import (
     _design_scale,
     _fill_row_text,
     _fill_width,
-    _mm,
     _Plan,
     _plan,
     check_label,
@@ -99,37 +83,8 @@ from menace.render.labels_layout import (
     shelf_map_pages,
     shopping_list,
 )
-
-if TYPE_CHECKING:
-    from matplotlib.typing import RcKeyType
-
-# Settings forced while drawing, whatever a user's matplotlibrc says: the page must be the
-# paper and nothing else ("tight" would crop it), the fonts the ones shipped with matplotlib.
-_RC: dict[RcKeyType, Any] = {
-    "savefig.bbox": "standard",
-    "savefig.facecolor": "white",
-    "savefig.edgecolor": "white",
-    "savefig.transparent": False,
-    "pdf.fonttype": 42,
-    "pdf.compression": 6,
-    "svg.fonttype": "path",
-    "svg.hashsalt": "menace-labels",
-    "font.family": "sans-serif",
-    "font.sans-serif": ["DejaVu Sans"],
-    "font.monospace": ["DejaVu Sans Mono"],
-    "text.usetex": False,
-    "path.sketch": None,
-    "axes.unicode_minus": True,
-}
-
-
-@contextmanager
-def _rc_fixed() -> Iterator[None]:
-    """Matplotlib's own defaults plus :data:`_RC`; the caller's settings come back afterwards."""
-    with mpl.rc_context():
-        mpl.rcdefaults()
-        mpl.rcParams.update(_RC)
-        yield
+from menace.render.pdf import PdfWriter
+from menace.render.svg import to_svg
 
 
 def write_pdf(out: str | Path | IO[bytes], boxes: Sequence[Box], spec: KitSpec,
@@ -143,33 +98,29 @@ def write_pdf(out: str | Path | IO[bytes], boxes: Sequence[Box], spec: KitSpec,
     shopping = shopping_list(spec.game, boxes, spec.colours, spec.spare_percent,
                              "initial" if spec.beads == "start" else "now")
     by_number = {b.number: b for b in boxes}
-    metadata = {
+    info = {
         "Title": f"MENACE build kit: {spec.machine}",
         "Subject": "Matchbox labels, shopping list, fill list and shelf map",
         "Creator": "menace labels",
-        "CreationDate": None,
-        "ModDate": None,
+        "Producer": "menace",
     }
 
-    def pages(f: str | Path | IO[bytes]) -> None:
-        done = 0
+    def drawn() -> Iterator[Canvas]:
+        yield _cover_page(boxes, spec, plan, shopping)
+        yield _shopping_page(boxes, spec, plan, shopping)
+        for page in plan.labels:
+            yield _label_page(page, by_number, spec, plan)
+        for n, fill_page in enumerate(plan.fill):
+            yield _fill_page(fill_page, n, boxes, spec, plan)
+        for n, shelf_page in enumerate(plan.shelves):
+            yield _shelf_page(shelf_page, n, boxes, spec, plan)
 
-        def save(fig: Figure) -> None:
-            nonlocal done
-            pdf.savefig(fig)
-            done += 1
-            if progress is not None:
-                progress(done, plan.total)
-
-        with _rc_fixed(), PdfPages(f, metadata=metadata) as pdf:
-            save(_cover_page(boxes, spec, plan, shopping))
-            save(_shopping_page(boxes, spec, plan, shopping))
-            for page in plan.labels:
-                save(_label_page(page, by_number, spec, plan))
-            for n, fill_page in enumerate(plan.fill):
-                save(_fill_page(fill_page, n, boxes, spec, plan))
-            for n, shelf_page in enumerate(plan.shelves):
-                save(_shelf_page(shelf_page, n, boxes, spec, plan))
+    def pages(f: IO[bytes]) -> None:
+        with _missing_glyphs_reported(), PdfWriter(f, info) as pdf:
+            for canvas in drawn():
+                pdf.page(canvas)
+                if progress is not None:
+                    progress(pdf.pages, plan.total)
 
     if isinstance(out, (str, Path)):
         from menace.app.files import write_with
@@ -203,215 +154,38 @@ def write_svgs(folder: str | Path, boxes: Sequence[Box], spec: KitSpec,
 
     if target.exists() and not target.is_dir():
         raise LabelLayoutError(f"{target} is a file: give a folder for the SVG labels")
+    two_sided = len({b.side for b in boxes}) > 1
+    # Every label is drawn before the folder is made or any file written: a character the fonts lack
+    # stops the kit before it leaves half a folder of labels.
+    drawn = []
+    with _missing_glyphs_reported():
+        for box in sorted(boxes, key=lambda b: b.number):
+            canvas = Canvas(label.width, label.height)
+            rect = Rect(0, 0, label.width, label.height)
+            _draw_label(canvas, spec.game, box, rect, spec.colours, two_sided, spec.fill(box))
+            _rect(canvas, rect, 0.25, inset=0.125)
+            drawn.append((box, canvas))
     target.mkdir(parents=True, exist_ok=True)
     files: list[Path] = []
-    two_sided = len({b.side for b in boxes}) > 1
-    with _rc_fixed():
-        for box in sorted(boxes, key=lambda b: b.number):
-            fig, ax = _figure(label.width, label.height)
-            canvas = _Canvas()
-            rect = Rect(0, 0, label.width, label.height)
-            _draw_label(canvas, ax, spec.game, box, rect, spec.colours, two_sided, spec.fill(box))
-            canvas.rect(rect, lw=0.25, colour="#000000", inset=0.125)
-            canvas.flush(ax)
-            path = target / svg_name(box, len(boxes))
-            buffer = io.StringIO()
-            fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": "menace labels"})
-            write_text(path, _size_in_mm(buffer.getvalue(), label))
-            files.append(path)
-            if progress is not None:
-                progress(len(files), len(boxes))
+    for box, canvas in drawn:
+        path = target / svg_name(box, len(boxes))
+        write_text(path, to_svg(canvas, creator="menace labels"))
+        files.append(path)
+        if progress is not None:
+            progress(len(files), len(boxes))
     shopping = shopping_list(spec.game, boxes, spec.colours, spec.spare_percent,
                              "initial" if spec.beads == "start" else "now")
     return KitSummary(0, (0, 0), len(files), shopping, target, tuple(files))
 
 
-def _size_in_mm(svg: str, label: LabelSize) -> str:
-    """State the SVG's size in millimetres (matplotlib writes points), as cutters expect."""
-    size = f'width="{_mm(label.width)}mm" height="{_mm(label.height)}mm"'
-    return re.sub(r'width="[\d.]+pt" height="[\d.]+pt"', size, svg, count=1)
-
-
-# -- drawing ------------------------------------------------------------------------------------------
-def _figure(width: float, height: float) -> tuple[Figure, Axes]:
-    """A figure exactly ``width`` x ``height`` mm with one axes covering it, data units in mm."""
-    fig = Figure(figsize=(width / MM_PER_INCH, height / MM_PER_INCH), dpi=72)
-    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
-    ax.set_xlim(0, width)
-    ax.set_ylim(0, height)
-    ax.set_axis_off()
-    return fig, ax
-
-
-class _Canvas:
-    """Collects a page's lines, shapes and label text and adds them as a few collections (fast to draw).
-
-    Text goes in as one :class:`_TextBatch`: a matplotlib ``Text`` per word costs about two
-    milliseconds to build, lay out and draw, and a page of labels has hundreds of words.
-    """
-
-    def __init__(self) -> None:
-        self.lines: dict[tuple[float, str, str], list[list[tuple[float, float]]]] = {}
-        self.patches: list[tuple[Patch, str, str, float]] = []
-        self.texts: list[_Words] = []
-
-    def text(self, x: float, y: float, words: str, size: float, ha: str = "left", va: str = "baseline",
-             weight: str = "normal", color: str = "#000000", family: str = "DejaVu Sans") -> None:
-        """``words`` at ``size`` points anchored at (x, y) mm, as ``Axes.text`` would place them."""
-        self.texts.append(_Words(x, y, words, _font(family, round(size, 3), weight), ha, va, color))
-
-    def line(self, points: Sequence[tuple[float, float]], lw: float, colour: str = "#000000",
-             style: str = "solid") -> None:
-        self.lines.setdefault((round(lw, 4), colour, style), []).append(list(points))
-
-    def rect(self, r: Rect, lw: float, colour: str = "#000000", inset: float = 0.0) -> None:
-        x0, y0, x1, y1 = r.x + inset, r.y + inset, r.right - inset, r.top - inset
-        self.line([(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)], lw, colour)
-
-    def patch(self, patch: Patch, face: str, edge: str = "#000000", lw: float = 0.0) -> None:
-        self.patches.append((patch, face, edge, lw))
-
-    def flush(self, ax: Axes) -> None:
-        # The lines of one style become one compound path: a page draws a handful of paths instead
-        # of thousands (each costs a fraction of a millisecond to write).
-        for (lw, colour, style), segments in self.lines.items():
-            ax.add_artist(PathPatch(_polylines(segments), fill=False, edgecolor=colour, linewidth=lw,
-                                    linestyle=style, capstyle="butt", joinstyle="miter", zorder=1))
-        if self.patches:
-            ax.add_collection(PatchCollection(
-                [p for p, *_ in self.patches], match_original=False, zorder=2,
-                facecolors=[f for _, f, _, _ in self.patches], edgecolors=[e for _, _, e, _ in self.patches],
-                linewidths=[w for *_, w in self.patches],
-            ))
-        if self.texts:
-            ax.add_artist(_TextBatch(self.texts))
-        self.lines, self.patches, self.texts = {}, [], []
-
-
-def _polylines(segments: Sequence[Sequence[tuple[float, float]]]) -> MplPath:
-    """One path made of every polyline in ``segments``."""
-    vertices = [point for segment in segments for point in segment]
-    codes = [code for segment in segments
-             for code in [MplPath.MOVETO] + [MplPath.LINETO] * (len(segment) - 1)]
-    return MplPath(vertices, codes)
-
-
-@dataclass(frozen=True)
-class _Words:
-    x: float
-    y: float
-    words: str
-    font: FontProperties
-    ha: str
-    va: str
-    color: str
-
-
-@functools.lru_cache(maxsize=64)
-def _font(family: str, size: float, weight: str) -> FontProperties:
-    return FontProperties(family=family, size=size, weight=weight)
-
-
-_CACHED_WORDS = 20_000
-"""Distinct words whose placement and outline a process keeps (a kit of 2,201 labels has a few thousand)."""
-
-
-class _TextBatch(Artist):
-    """Many words drawn straight through the renderer, placed exactly as ``Text`` would place them.
-
-    The offset from the anchor to the start of the baseline comes from matplotlib's own layout, once
-    per font, alignment and *shape* of the words: words aligned left need only their letters' heights
-    (so the set of letters stands for them), and a number only its count of digits (the digits of the
-    fonts used here are all one width).
-
-    Words that appear more than once on a page (a bead's letter in its dot, ``UP``, ``4×W white``)
-    are drawn as their glyphs' outline, defined once per page and placed at each anchor (a PDF form
-    XObject used many times); the rest as text. A page of labels thus sets a few hundred strings
-    instead of thousands, each of which costs matplotlib about a millisecond.
-    """
-
-    _offsets: dict[tuple[str, FontProperties, str, str], tuple[float, float]] = {}
-    _outlines: dict[tuple[str, FontProperties, str, str], MplPath] = {}
-
-    def __init__(self, words: list[_Words]) -> None:
-        super().__init__()
-        self.words = words
-        self.set_zorder(3)
-
-    def _offset(self, renderer: Any, item: _Words) -> tuple[float, float]:
-        if (item.ha, item.va) == ("left", "baseline"):
-            return 0.0, 0.0
-        if item.words.isdigit():
-            shape = "0" * len(item.words)
-        elif item.ha == "left":
-            shape = "".join(sorted(set(item.words)))
-        else:
-            shape = item.words
-        key = (shape, item.font, item.ha, item.va)
-        offset = self._offsets.get(key)
-        if offset is None:
-            if len(self._offsets) >= _CACHED_WORDS:
-                self._offsets.clear()
-            probe = Text(0.0, 0.0, shape, fontproperties=item.font, ha=item.ha, va=item.va,
-                         transform=IdentityTransform())
-            figure = self.figure
-            assert figure is not None
-            probe.set_figure(figure)
-            # matplotlib's own placement of the first line (a private method: matplotlib 3.11 gives
-            # (line, metrics, (x, y)), earlier versions (line, (w, h), x, y); both are read).
-            _, lines, _ = probe._get_layout(renderer)  # type: ignore[attr-defined]
-            first = lines[0]
-            x, y = (first[2], first[3]) if len(first) == 4 else first[2]
-            offset = self._offsets[key] = (float(x), float(y))
-        return offset
-
-    def _outline(self, renderer: Any, item: _Words) -> MplPath:
-        """The words' glyphs as one path in display units around the anchor (0, 0)."""
-        key = (item.words, item.font, item.ha, item.va)
-        outline = self._outlines.get(key)
-        if outline is None:
-            if len(self._outlines) >= _CACHED_WORDS:  # a long-lived server draws many machines' kits
-                self._outlines.clear()
-            dx, dy = self._offset(renderer, item)
-            per_point = renderer.points_to_pixels(1.0)
-            glyphs = TextPath((0.0, 0.0), item.words, prop=item.font)
-            # Curves flattened finely (to 1/8 point): matplotlib measures a path of straight segments in
-            # one vectorised step, but walks every Bézier curve in Python each time the path is used.
-            fine = 8.0
-            rings = glyphs.to_polygons(Affine2D().scale(fine * per_point), closed_only=True)
-            outline = MplPath.make_compound_path(*(MplPath(ring, closed=True) for ring in rings))
-            outline = self._outlines[key] = outline.transformed(Affine2D().scale(1 / fine).translate(dx, dy))
-        return outline
-
-    def draw(self, renderer: Any) -> None:
-        if not self.get_visible():
-            return
-        to_display = self.get_transform()
-        anchors = to_display.transform([(w.x, w.y) for w in self.words])
-        uses: dict[tuple[str, FontProperties, str, str, str], list[tuple[float, float]]] = {}
-        first: dict[tuple[str, FontProperties, str, str, str], _Words] = {}
-        for item, (x, y) in zip(self.words, anchors):
-            key = (item.words, item.font, item.ha, item.va, item.color)
-            uses.setdefault(key, []).append((x, y))
-            first.setdefault(key, item)
-        gc = renderer.new_gc()
-        figure = self.figure
-        assert figure is not None
-        for key, points in uses.items():
-            item = first[key]
-            if len(points) == 1 or not item.words.strip():
-                for x, y in points:
-                    dx, dy = self._offset(renderer, item)
-                    gc.set_foreground(item.color)
-                    renderer.draw_text(gc, x + dx, y + dy, item.words, item.font, 0.0, ismath=False)
-                continue
-            stamps = PathCollection([self._outline(renderer, item)], offsets=points,
-                                    offset_transform=IdentityTransform(), transform=IdentityTransform(),
-                                    facecolors=[item.color], edgecolors="none", linewidths=[0.0])
-            stamps.set_figure(figure)
-            stamps.draw(renderer)
-        gc.restore()
-        self.stale = False
+@contextmanager
+def _missing_glyphs_reported() -> Iterator[None]:
+    """A character the fonts lack (in a colour's name, say) as a :class:`LabelLayoutError`: printed as an
+    empty box, it would leave a label that cannot be read."""
+    try:
+        yield
+    except GlyphError as exc:
+        raise LabelLayoutError(str(exc)) from None
 
 
 def _ink_on(hex_colour: str) -> str:
@@ -420,8 +194,7 @@ def _ink_on(hex_colour: str) -> str:
     return "#000000" if 0.299 * r + 0.587 * g + 0.114 * b >= 140 else "#ffffff"
 
 
-
-def _draw_label(canvas: _Canvas, ax: Axes, game: Game, box: Box, rect: Rect, colours: Sequence[BeadColour],
+def _draw_label(canvas: Canvas, game: Game, box: Box, rect: Rect, colours: Sequence[BeadColour],
                 two_sided: bool, fill: dict[Move, int] | None = None) -> None:
     """One label; ``fill`` is the beads listed on it (default: the box's first beads).
 
@@ -438,11 +211,12 @@ def _draw_label(canvas: _Canvas, ax: Axes, game: Game, box: Box, rect: Rect, col
 
     right = DESIGN_WIDTH - _PAD + (rect.width / s - DESIGN_WIDTH) / 2
 
-    def text(u: float, v: float, words: str, size: float, fit: bool = False, **kw: Any) -> None:
+    def text(u: float, v: float, words: str, size: float, fit: bool = False, ha: str = "left",
+             va: str = "baseline", face: Face = SANS, colour: str = "#000000") -> None:
         if fit:  # shrink a little, then shorten, so that the line ends inside the label
-            words, size = _fit(words, size, (right - u) * s, s, kw.get("weight", "normal"))
+            words, size = _fit(words, size, (right - u) * s, s, face)
         x, y = at(u, v)
-        canvas.text(x, y, words, size * s, **kw)
+        canvas.text(x, y, words, size * s, ha, va, face, colour)
 
     # The drawing: the board's grid, the pieces as they stand, and every bead of the box: a dot on
     # the square it plays (a game that places pieces) or an arrow from the pawn it moves.
@@ -466,13 +240,13 @@ def _draw_label(canvas: _Canvas, ax: Axes, game: Game, box: Box, rect: Rect, col
             canvas.line([at(cu - k, cv - k), at(cu + k, cv + k)], 1.8 * s)
             canvas.line([at(cu - k, cv + k), at(cu + k, cv - k)], 1.8 * s)
         elif mark == "O":
-            canvas.patch(Circle(at(cu, cv), k * s), "none", "#000000", 1.8 * s)
+            canvas.circle(at(cu, cv), k * s, None, "#000000", 1.8 * s)
         elif mark:  # a pawn, head and base: white for the first player, black for the second
             face = "#ffffff" if value == 1 else "#000000"
-            canvas.patch(Polygon([at(cu - 0.26 * cell, cv - 0.32 * cell), at(cu + 0.26 * cell, cv - 0.32 * cell),
-                                  at(cu + 0.09 * cell, cv + 0.02 * cell), at(cu - 0.09 * cell, cv + 0.02 * cell)],
-                                 closed=True), face, "#000000", 0.8 * s)
-            canvas.patch(Circle(at(cu, cv + 0.14 * cell), 0.15 * cell * s), face, "#000000", 0.8 * s)
+            canvas.polygon([at(cu - 0.26 * cell, cv - 0.32 * cell), at(cu + 0.26 * cell, cv - 0.32 * cell),
+                            at(cu + 0.09 * cell, cv + 0.02 * cell), at(cu - 0.09 * cell, cv + 0.02 * cell)],
+                           face, "#000000", 0.8 * s)
+            canvas.circle(at(cu, cv + 0.14 * cell), 0.15 * cell * s, face, "#000000", 0.8 * s)
     for m, n in sorted(box.initial.items()):
         if n <= 0:
             continue
@@ -480,9 +254,9 @@ def _draw_label(canvas: _Canvas, ax: Axes, game: Game, box: Box, rect: Rect, col
         frm, to = game.move_cells(m)
         tu, tv = centre(to)
         if frm is None:
-            canvas.patch(Circle(at(tu, tv), 0.36 * cell * s), colour.hex, "#000000", 0.6 * s)
-            text(tu, tv - 0.05, colour.letter, 9.0, ha="center", va="center_baseline", weight="bold",
-                 color=_ink_on(colour.hex))
+            canvas.circle(at(tu, tv), 0.36 * cell * s, colour.hex, "#000000", 0.6 * s)
+            text(tu, tv - 0.05, colour.letter, 9.0, ha="center", va="center_baseline", face=SANS_BOLD,
+                 colour=_ink_on(colour.hex))
             continue
         fu, fv = centre(frm)
         du, dv = tu - fu, tv - fv
@@ -496,25 +270,24 @@ def _draw_label(canvas: _Canvas, ax: Axes, game: Game, box: Box, rect: Rect, col
         tip = (mu - ux * radius, mv - uy * radius)
         base = (tip[0] - ux * 1.9, tip[1] - uy * 1.9)
         canvas.line([at(*start), at(*base)], 1.5 * s, colour.hex)
-        canvas.patch(Polygon([at(*tip), at(base[0] - uy * 1.2, base[1] + ux * 1.2),
-                              at(base[0] + uy * 1.2, base[1] - ux * 1.2)], closed=True), colour.hex, "#000000",
+        canvas.polygon([at(*tip), at(base[0] - uy * 1.2, base[1] + ux * 1.2),
+                        at(base[0] + uy * 1.2, base[1] - ux * 1.2)], colour.hex, "#000000",
                      0.3 * s)
-        canvas.patch(Circle(at(mu, mv), radius * s), colour.hex, "#000000", 0.4 * s)
-        text(mu, mv - 0.05, colour.letter, 5.6, ha="center", va="center_baseline", weight="bold",
-             color=_ink_on(colour.hex))
+        canvas.circle(at(mu, mv), radius * s, colour.hex, "#000000", 0.4 * s)
+        text(mu, mv - 0.05, colour.letter, 5.6, ha="center", va="center_baseline", face=SANS_BOLD,
+             colour=_ink_on(colour.hex))
     # The UP mark over the drawing's top edge.
     mid = b0 + _BOARD / 2
     top = DESIGN_HEIGHT - _PAD
-    canvas.patch(Polygon([at(mid - 4.6, top - 2.6), at(mid - 2.6, top - 2.6), at(mid - 3.6, top - 0.2)],
-                         closed=True), "#000000")
-    text(mid - 2.0, top - 1.4, "UP", 7.0, ha="left", va="center", weight="bold")
+    canvas.polygon([at(mid - 4.6, top - 2.6), at(mid - 2.6, top - 2.6), at(mid - 3.6, top - 0.2)], "#000000")
+    text(mid - 2.0, top - 1.4, "UP", 7.0, ha="left", va="center", face=SANS_BOLD)
     # Box number, move, then the beads: count, letter and colour name, one colour a line.
-    text(_TEXT_X, top + 0.2, f"{box.number}", 19.0, fit=True, ha="left", va="top", weight="bold")
+    text(_TEXT_X, top + 0.2, f"{box.number}", 19.0, fit=True, ha="left", va="top", face=SANS_BOLD)
     side = f" · {game.side_names[box.side]}" if two_sided else ""
     beads = sum(fill.values())
     text(_TEXT_X, top - 7.6, f"move {box.move_number}{side} · {beads} bead{'' if beads == 1 else 's'}", 6.0,
          fit=True, ha="left",
-         va="top", color="#333333")
+         va="top", colour="#333333")
     held = sorted(bd.by_slot(game, box, {m: n for m, n in fill.items() if n}).items())
     room_top, room_bottom = top - 10.8, _PAD
     pitch = min(3.2, (room_top - room_bottom) / max(1, len(held)))
@@ -522,94 +295,86 @@ def _draw_label(canvas: _Canvas, ax: Axes, game: Game, box: Box, rect: Rect, col
     for i, (slot, n) in enumerate(held):
         colour = colours[slot % len(colours)]
         v = room_top - (i + 0.5) * pitch
-        canvas.patch(Circle(at(_TEXT_X + 1.0, v), min(1.05, pitch * 0.36) * s), colour.hex, "#000000", 0.4 * s)
+        canvas.circle(at(_TEXT_X + 1.0, v), min(1.05, pitch * 0.36) * s, colour.hex, "#000000", 0.4 * s)
         text(_TEXT_X + 2.6, v, f"{n}×{colour.letter} {colour.name}", font, fit=True, ha="left",
              va="center_baseline")
 
 
-_MEASURE = TextToPath()
-
-
-@functools.lru_cache(maxsize=4096)
-def _text_width(words: str, size: float, weight: str) -> float:
-    """Width in mm of ``words`` set in DejaVu Sans at ``size`` points."""
-    prop = FontProperties(family="DejaVu Sans", size=size, weight=weight)
-    return _MEASURE.get_text_width_height_descent(words, prop, ismath=False)[0] * MM_PER_PT
-
-
-def _fit(words: str, size: float, width: float, scale: float, weight: str) -> tuple[str, float]:
+def _fit(words: str, size: float, width: float, scale: float, face: Face) -> tuple[str, float]:
     """``words`` and a design font size that fit ``width`` mm at ``scale``: a little smaller, else cut short."""
-    need = _text_width(words, size * scale, weight)
+    need = text_width(words, size * scale, face)
     if need <= width:
         return words, size
     if width / need >= 0.85:
         return words, size * width / need
-    while len(words) > 1 and _text_width(words, size * scale, weight) > width:
+    while len(words) > 1 and text_width(words, size * scale, face) > width:
         words = words[:-2].rstrip() + "…"
     return words, size
 
 
-def _page_figure(spec: KitSpec) -> tuple[Figure, Axes]:
-    return _figure(spec.paper.width, spec.paper.height)
+def _page(spec: KitSpec) -> Canvas:
+    return Canvas(spec.paper.width, spec.paper.height)
 
 
-def _header(ax: Axes, spec: KitSpec, page_number: int, plan: _Plan, what: str) -> None:
+def _rect(canvas: Canvas, r: Rect, width: float, colour: str = "#000000", inset: float = 0.0) -> None:
+    """The outline of ``r`` (drawn ``inset`` mm inside it)."""
+    canvas.rect(r.x + inset, r.y + inset, r.right - inset, r.top - inset, width, colour)
+
+
+def _header(canvas: Canvas, spec: KitSpec, page_number: int, plan: _Plan, what: str) -> None:
     y = spec.paper.height - EDGE - HEADER / 2
-    ax.text(_CLEAR, y, f"MENACE build kit · {spec.machine} · {what}", fontsize=7.5, ha="left", va="center",
-            color="#333333")
-    ax.text(spec.paper.width - _CLEAR, y, f"page {page_number} of {plan.total} · print at 100%", fontsize=7.5,
-            ha="right", va="center", color="#333333")
+    canvas.text(_CLEAR, y, f"MENACE build kit · {spec.machine} · {what}", 7.5, ha="left", va="center",
+                colour="#333333")
+    canvas.text(spec.paper.width - _CLEAR, y, f"page {page_number} of {plan.total} · print at 100%", 7.5,
+                ha="right", va="center", colour="#333333")
 
 
-def _title(ax: Axes, spec: KitSpec, words: str, sub: str = "") -> float:
+def _title(canvas: Canvas, spec: KitSpec, words: str, sub: str = "") -> float:
     """A page title under the header; returns the y (mm) just under it."""
     y = spec.paper.height - EDGE - HEADER - 2.0
-    ax.text(_CLEAR, y, words, fontsize=15, weight="bold", ha="left", va="top")
+    canvas.text(_CLEAR, y, words, 15, face=SANS_BOLD, ha="left", va="top")
     if sub:
-        ax.text(_CLEAR, y - 7.5, sub, fontsize=8, ha="left", va="top", color="#333333")
+        canvas.text(_CLEAR, y - 7.5, sub, 8, ha="left", va="top", colour="#333333")
     return y - (11.0 if sub else 7.5)
 
 
-def _label_page(page: Page, boxes: dict[int, Box], spec: KitSpec, plan: _Plan) -> Figure:
-    fig, ax = _page_figure(spec)
-    canvas = _Canvas()
+def _label_page(page: Page, boxes: dict[int, Box], spec: KitSpec, plan: _Plan) -> Canvas:
+    canvas = _page(spec)
     two_sided = len({b.side for b in boxes.values()}) > 1
     first, last = page.labels[0], page.labels[-1]
     moves = sorted({s.move_number for s in page.labels})
     move_text = f"move {moves[0]}" if len(moves) == 1 else f"moves {moves[0]}–{moves[-1]}"
     where = f"{spec.sheet.name} sticker sheet" if spec.sheet else f"cut on the lines, {spec.label}"
-    _header(ax, spec, plan.first_label_page + page.number - 1, plan,
+    _header(canvas, spec, plan.first_label_page + page.number - 1, plan,
             f"labels, boxes {first.box}–{last.box} ({move_text}) · {where}")
     for slot in page.labels:
         box = boxes[slot.box]
-        _draw_label(canvas, ax, spec.game, box, slot.rect, spec.colours, two_sided, spec.fill(box))
+        _draw_label(canvas, spec.game, box, slot.rect, spec.colours, two_sided, spec.fill(box))
         if spec.sheet is None:
-            canvas.rect(slot.rect, lw=0.3, colour="#999999")
+            _rect(canvas, slot.rect, 0.3, "#999999")
     for mark in page.cut_marks:
         canvas.line([(mark.x0, mark.y0), (mark.x1, mark.y1)], 0.5)
-    canvas.flush(ax)
-    return fig
+    return canvas
 
 
-def _cover_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: ShoppingList) -> Figure:
-    fig, ax = _page_figure(spec)
-    canvas = _Canvas()
-    _header(ax, spec, 1, plan, "cover")
+def _cover_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: ShoppingList) -> Canvas:
+    canvas = _page(spec)
+    _header(canvas, spec, 1, plan, "cover")
     x = _CLEAR
-    y = _title(ax, spec, "MENACE build kit",
+    y = _title(canvas, spec, "MENACE build kit",
                f"Machine “{spec.machine}”: {len(boxes):,} matchboxes and {shopping.fill:,} beads {_when(spec)}")
     y -= 4
-    ax.text(x, y, "The machine", fontsize=11, weight="bold", va="top")
+    canvas.text(x, y, "The machine", 11, face=SANS_BOLD, va="top")
     y -= 6
     groups = move_groups(boxes)
     facts = dict(spec.settings.describe())
     facts["matchboxes"] = " + ".join(str(len(g)) for g in groups) + f" = {len(boxes):,} (by move)"
     for key, value in facts.items():
-        ax.text(x, y, key, fontsize=8.5, va="top", color="#333333")
-        ax.text(x + 38, y, value, fontsize=8.5, va="top")
+        canvas.text(x, y, key, 8.5, va="top", colour="#333333")
+        canvas.text(x + 38, y, value, 8.5, va="top")
         y -= 4.6
     y -= 4
-    ax.text(x, y, "What is in this file", fontsize=11, weight="bold", va="top")
+    canvas.text(x, y, "What is in this file", 11, face=SANS_BOLD, va="top")
     y -= 6
     first, last = plan.first_label_page, plan.first_fill_page - 1
     per_page = max(len(p.labels) for p in plan.labels)
@@ -625,22 +390,22 @@ def _cover_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: Shop
         (_pages(plan.first_shelf_page, plan.total), "shelf map: where each box stands, a section per move"),
     ]
     for pages, what in contents:
-        ax.text(x, y, pages, fontsize=8.5, va="top", color="#333333")
-        ax.text(x + 22, y, what, fontsize=8.5, va="top")
+        canvas.text(x, y, pages, 8.5, va="top", colour="#333333")
+        canvas.text(x + 22, y, what, 8.5, va="top")
         y -= 4.6
     y -= 4
-    ax.text(x, y, "How to print", fontsize=11, weight="bold", va="top")
+    canvas.text(x, y, "How to print", 11, face=SANS_BOLD, va="top")
     y -= 6
     for line in (
         "Print at 100% (“actual size”); turn off “fit to page” and any scaling.",
         f"Then measure: the bar below is 100 mm long, and each label {spec.label}.",
     ):
-        ax.text(x, y, line, fontsize=8.5, va="top")
+        canvas.text(x, y, line, 8.5, va="top")
         y -= 4.6
     y -= 3
-    _ruler(canvas, ax, x, y - 6)
+    _ruler(canvas, x, y - 6)
     y -= 18
-    ax.text(x, y, "Reading a label", fontsize=11, weight="bold", va="top")
+    canvas.text(x, y, "Reading a label", 11, face=SANS_BOLD, va="top")
     y -= 6
     if bd.places_pieces(spec.game):
         drawing = ("The drawing is the position in the box, X and O as played; a dot marks every square MENACE may "
@@ -656,16 +421,15 @@ def _cover_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: Shop
         "4×W white means four white beads. On a machine that plays both sides, the side after the move",
         "says which side the box plays. Glue each label on the top of its matchbox.",
     ):
-        ax.text(x, y, line, fontsize=8.5, va="top")
+        canvas.text(x, y, line, 8.5, va="top")
         y -= 4.6
     y -= 4
     key = ("one per square of a box's drawing" if bd.places_pieces(spec.game)
            else "a box's moves in order, the colours of its arrows")
-    ax.text(x, y, f"Bead colours: {key}", fontsize=11, weight="bold", va="top")
+    canvas.text(x, y, f"Bead colours: {key}", 11, face=SANS_BOLD, va="top")
     y -= 6
-    _colour_key(canvas, ax, spec.game, spec.colours, x, y)
-    canvas.flush(ax)
-    return fig
+    _colour_key(canvas, spec.game, spec.colours, x, y)
+    return canvas
 
 
 def _when(spec: KitSpec) -> str:
@@ -676,17 +440,17 @@ def _pages(first: int, last: int) -> str:
     return f"page {first}" if first == last else f"pages {first}–{last}"
 
 
-def _ruler(canvas: _Canvas, ax: Axes, x: float, y: float) -> None:
+def _ruler(canvas: Canvas, x: float, y: float) -> None:
     canvas.line([(x, y), (x + 100, y)], 0.6)
     for mm in range(101):
         tall = 4.0 if mm % 10 == 0 else 2.6 if mm % 5 == 0 else 1.5
         canvas.line([(x + mm, y), (x + mm, y + tall)], 0.3 if mm % 10 else 0.5)
         if mm % 10 == 0:
-            ax.text(x + mm, y - 1.0, str(mm), fontsize=6, ha="center", va="top")
-    ax.text(x + 103, y, "100 mm", fontsize=8, va="bottom")
+            canvas.text(x + mm, y - 1.0, str(mm), 6, ha="center", va="top")
+    canvas.text(x + 103, y, "100 mm", 8, va="bottom")
 
 
-def _colour_key(canvas: _Canvas, ax: Axes, game: Game, colours: Sequence[BeadColour], x: float, y: float) -> None:
+def _colour_key(canvas: Canvas, game: Game, colours: Sequence[BeadColour], x: float, y: float) -> None:
     """The bead colours: on the board's squares for a game that places pieces, and as a list with
     what each colour stands for."""
     colours = colours[:game.colours]
@@ -701,25 +465,24 @@ def _colour_key(canvas: _Canvas, ax: Axes, game: Game, colours: Sequence[BeadCol
         for m, colour in enumerate(colours):
             row, col = divmod(m, game.cols)
             cx, cy = x + (col + 0.5) * cell, y - (row + 0.5) * cell
-            canvas.patch(Circle((cx, cy), 3.6), colour.hex, "#000000", 0.5)
-            ax.text(cx, cy, colour.letter, fontsize=10, weight="bold", ha="center", va="center_baseline",
-                    color=_ink_on(colour.hex), zorder=3)
+            canvas.circle((cx, cy), 3.6, colour.hex, "#000000", 0.5)
+            canvas.text(cx, cy, colour.letter, 10, face=SANS_BOLD, ha="center", va="center_baseline",
+                        colour=_ink_on(colour.hex))
         lx = x + game.cols * cell + 8
     for m, colour in enumerate(colours):
         ly = y - 1.5 - m * 3.4
-        canvas.patch(Circle((lx + 1.2, ly), 1.2), colour.hex, "#000000", 0.4)
-        ax.text(lx + 3.4, ly, f"{colour.letter}  {colour.name}", fontsize=8, va="center_baseline", zorder=3)
+        canvas.circle((lx + 1.2, ly), 1.2, colour.hex, "#000000", 0.4)
+        canvas.text(lx + 3.4, ly, f"{colour.letter}  {colour.name}", 8, va="center_baseline")
         where = f"square {names[m]}" if bd.places_pieces(game) else names[m]
-        ax.text(lx + 38, ly, where, fontsize=8, va="center_baseline", color="#333333")
-        ax.text(lx + 70, ly, colour.hex, fontsize=8, va="center_baseline", color="#555555", family="monospace")
+        canvas.text(lx + 38, ly, where, 8, va="center_baseline", colour="#333333")
+        canvas.text(lx + 70, ly, colour.hex, 8, va="center_baseline", colour="#555555", face=MONO)
 
 
-def _shopping_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: ShoppingList) -> Figure:
-    fig, ax = _page_figure(spec)
-    canvas = _Canvas()
-    _header(ax, spec, 2, plan, "shopping list")
+def _shopping_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: ShoppingList) -> Canvas:
+    canvas = _page(spec)
+    _header(canvas, spec, 2, plan, "shopping list")
     pct = _percent(shopping.spare_percent)
-    y = _title(ax, spec, "Shopping list",
+    y = _title(canvas, spec, "Shopping list",
                f"{len(boxes):,} matchboxes and {shopping.buy:,} beads in {len(shopping.lines)} colours "
                f"({shopping.fill:,} to fill the boxes + {shopping.spare:,} spare)")
     y -= 5
@@ -729,25 +492,25 @@ def _shopping_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: S
              "initial fill" if spec.beads == "start" else "fill now",
              f"spare {pct}", "to buy")
     for i, head in enumerate(heads):
-        ax.text(cols[i] + (18 if i >= 4 else 0), y, head, fontsize=9, weight="bold", va="top",
-                ha="right" if i >= 4 else "left")
+        canvas.text(cols[i] + (18 if i >= 4 else 0), y, head, 9, face=SANS_BOLD, va="top",
+                    ha="right" if i >= 4 else "left")
     y -= 6
     canvas.line([(x, y + 1.5), (x + 156, y + 1.5)], 0.6)
     for line in shopping.lines:
         y -= 3.4
-        canvas.patch(Circle((cols[0] + 2.2, y), 2.1), line.colour.hex, "#000000", 0.5)
-        ax.text(cols[1], y, line.colour.letter, fontsize=9, weight="bold", va="center_baseline")
-        ax.text(cols[2], y, line.colour.name, fontsize=9, va="center_baseline")
-        ax.text(cols[3], y, line.square, fontsize=9, va="center_baseline")
+        canvas.circle((cols[0] + 2.2, y), 2.1, line.colour.hex, "#000000", 0.5)
+        canvas.text(cols[1], y, line.colour.letter, 9, face=SANS_BOLD, va="center_baseline")
+        canvas.text(cols[2], y, line.colour.name, 9, va="center_baseline")
+        canvas.text(cols[3], y, line.square, 9, va="center_baseline")
         for i, value in ((4, line.boxes), (5, line.fill), (6, line.spare), (7, line.buy)):
-            ax.text(cols[i] + 18, y, f"{value:,}", fontsize=9, va="center_baseline", ha="right",
-                    weight="bold" if i == 7 else "normal")
+            canvas.text(cols[i] + 18, y, f"{value:,}", 9, va="center_baseline", ha="right",
+                        face=SANS_BOLD if i == 7 else SANS)
         y -= 3.4
         canvas.line([(x, y), (x + 156, y)], 0.2, "#999999")
     y -= 4.5
-    ax.text(cols[2], y, "total", fontsize=9.5, weight="bold", va="center_baseline")
+    canvas.text(cols[2], y, "total", 9.5, face=SANS_BOLD, va="center_baseline")
     for i, value in ((5, shopping.fill), (6, shopping.spare), (7, shopping.buy)):
-        ax.text(cols[i] + 18, y, f"{value:,}", fontsize=9.5, weight="bold", va="center_baseline", ha="right")
+        canvas.text(cols[i] + 18, y, f"{value:,}", 9.5, face=SANS_BOLD, va="center_baseline", ha="right")
     y -= 4
     canvas.line([(x, y), (x + 156, y)], 0.6)
     y -= 8
@@ -766,39 +529,37 @@ def _shopping_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: S
         "saucer to draw the beads into during a game.",
     ]
     for note in notes:
-        ax.text(x, y, note, fontsize=8.5, va="top")
+        canvas.text(x, y, note, 8.5, va="top")
         y -= 4.6
     y -= 6
-    ax.text(x, y, "Beads by move", fontsize=11, weight="bold", va="top")
+    canvas.text(x, y, "Beads by move", 11, face=SANS_BOLD, va="top")
     y -= 7
-    ax.text(x, y, "move", fontsize=9, weight="bold", va="top")
-    ax.text(x + 40, y, "boxes", fontsize=9, weight="bold", va="top", ha="right")
-    ax.text(x + 70, y, "beads", fontsize=9, weight="bold", va="top", ha="right")
-    ax.text(x + 78, y, "per colour in each box", fontsize=9, weight="bold", va="top")
+    canvas.text(x, y, "move", 9, face=SANS_BOLD, va="top")
+    canvas.text(x + 40, y, "boxes", 9, face=SANS_BOLD, va="top", ha="right")
+    canvas.text(x + 70, y, "beads", 9, face=SANS_BOLD, va="top", ha="right")
+    canvas.text(x + 78, y, "per colour in each box", 9, face=SANS_BOLD, va="top")
     two_sided = len({b.side for b in boxes}) > 1
     for group in move_groups(boxes):
         y -= 4.6
         counts = sorted({n for b in group for n in spec.fill(b).values() if n})
         side = f" ({group[0].side.name})" if two_sided else ""
-        ax.text(x, y, f"{group[0].move_number}{side}", fontsize=9, va="top")
-        ax.text(x + 40, y, f"{len(group):,}", fontsize=9, va="top", ha="right")
-        ax.text(x + 70, y, f"{sum(sum(spec.fill(b).values()) for b in group):,}", fontsize=9, va="top", ha="right")
-        ax.text(x + 78, y, ", ".join(map(str, counts)), fontsize=9, va="top")
-    canvas.flush(ax)
-    return fig
+        canvas.text(x, y, f"{group[0].move_number}{side}", 9, va="top")
+        canvas.text(x + 40, y, f"{len(group):,}", 9, va="top", ha="right")
+        canvas.text(x + 70, y, f"{sum(sum(spec.fill(b).values()) for b in group):,}", 9, va="top", ha="right")
+        canvas.text(x + 78, y, ", ".join(map(str, counts)), 9, va="top")
+    return canvas
 
 
 def _percent(value: float) -> str:
     return f"{value:g}%"
 
 
-def _fill_page(page: ListPage, index: int, boxes: Sequence[Box], spec: KitSpec, plan: _Plan) -> Figure:
-    fig, ax = _page_figure(spec)
-    canvas = _Canvas()
+def _fill_page(page: ListPage, index: int, boxes: Sequence[Box], spec: KitSpec, plan: _Plan) -> Canvas:
+    canvas = _page(spec)
     number = plan.first_fill_page + index
-    _header(ax, spec, number, plan, f"fill list {index + 1} of {len(plan.fill)}")
+    _header(canvas, spec, number, plan, f"fill list {index + 1} of {len(plan.fill)}")
     title = "Fill list" if index == 0 else "Fill list (continued)"
-    _title(ax, spec, title, f"The beads that go in each box {_when(spec)}, per colour (· for none); "
+    _title(canvas, spec, title, f"The beads that go in each box {_when(spec)}, per colour (· for none); "
            "sum: beads in the box")
     top = spec.paper.height - _BODY_TOP
     colours = spec.colours[:spec.game.colours]
@@ -808,37 +569,34 @@ def _fill_page(page: ListPage, index: int, boxes: Sequence[Box], spec: KitSpec, 
     for c, column in enumerate(page.columns):
         x = _CLEAR + c * (width + _FILL_GUTTER)
         head = _fill_row_text(None, colours, digits)
-        ax.text(x, top - 0.78 * FILL_ROW, head, fontsize=FILL_FONT, family="monospace", weight="bold",
-                va="baseline")
+        canvas.text(x, top - 0.78 * FILL_ROW, head, FILL_FONT, face=MONO_BOLD, va="baseline")
         # A colour swatch over each colour's column.
         first = len(digits) + 4
         for m, colour in enumerate(colours):
             cx = x + (first + 3 * m + 1.5) * char
-            canvas.patch(Rectangle((cx - 1.3, top + 0.3), 2.6, 1.4), colour.hex, "#000000", 0.25)
+            canvas.polygon([(cx - 1.3, top + 0.3), (cx + 1.3, top + 0.3), (cx + 1.3, top + 1.7),
+                            (cx - 1.3, top + 1.7)], colour.hex, "#000000", 0.25)
         canvas.line([(x, top - FILL_ROW * 1.02), (x + width, top - FILL_ROW * 1.02)], 0.5)
         for r, entry in enumerate(column, start=1):
             row_top = top - r * FILL_ROW
             baseline = row_top - 0.78 * FILL_ROW
             if entry.box is None:
-                ax.text(x, baseline, entry.heading, fontsize=FILL_FONT, weight="bold", va="baseline")
+                canvas.text(x, baseline, entry.heading, FILL_FONT, face=SANS_BOLD, va="baseline")
                 continue
             slots = bd.by_slot(spec.game, entry.box, spec.fill(entry.box))
-            canvas.text(x, baseline, _fill_row_text(entry.box, colours, digits, slots), FILL_FONT,
-                        family="DejaVu Sans Mono")
+            canvas.text(x, baseline, _fill_row_text(entry.box, colours, digits, slots), FILL_FONT, face=MONO)
             if entry.box.number % 5 == 0:
                 rule = row_top - FILL_ROW * 1.02
                 canvas.line([(x, rule), (x + width, rule)], 0.2, "#999999")
-    canvas.flush(ax)
-    return fig
+    return canvas
 
 
-def _shelf_page(rows: list[ShelfRow], index: int, boxes: Sequence[Box], spec: KitSpec, plan: _Plan) -> Figure:
-    fig, ax = _page_figure(spec)
-    canvas = _Canvas()
+def _shelf_page(rows: list[ShelfRow], index: int, boxes: Sequence[Box], spec: KitSpec, plan: _Plan) -> Canvas:
+    canvas = _page(spec)
     number = plan.first_shelf_page + index
-    _header(ax, spec, number, plan, f"shelf map {index + 1} of {len(plan.shelves)}")
+    _header(canvas, spec, number, plan, f"shelf map {index + 1} of {len(plan.shelves)}")
     title = "Shelf map" if index == 0 else "Shelf map (continued)"
-    _title(ax, spec, title, f"Boxes as they stand on the shelves, {SHELF_WIDTH} to a row, a section per move")
+    _title(canvas, spec, title, f"Boxes as they stand on the shelves, {SHELF_WIDTH} to a row, a section per move")
     w, h = SHELF_CELL
     x0 = _CLEAR + 14.0
     y = spec.paper.height - _BODY_TOP
@@ -846,18 +604,17 @@ def _shelf_page(rows: list[ShelfRow], index: int, boxes: Sequence[Box], spec: Ki
         if row.title is not None:
             if i:
                 y -= _SHELF_GAP
-            ax.text(_CLEAR, y - SHELF_HEADING + 2.0, row.title, fontsize=10, weight="bold", va="bottom")
+            canvas.text(_CLEAR, y - SHELF_HEADING + 2.0, row.title, 10, face=SANS_BOLD, va="bottom")
             y -= SHELF_HEADING
-        ax.text(x0 - 2.0, y - h / 2, f"row {row.row_number}", fontsize=6.5, ha="right", va="center_baseline",
-                color="#555555")
+        canvas.text(x0 - 2.0, y - h / 2, f"row {row.row_number}", 6.5, ha="right", va="center_baseline",
+                    colour="#555555")
         for c, box_number in enumerate(row.boxes):
             cell = Rect(x0 + c * w, y - h, w, h)
-            canvas.rect(cell, 0.4)
-            canvas.text(cell.x + w / 2, cell.y + h / 2, str(box_number), 9, weight="bold", ha="center",
+            _rect(canvas, cell, 0.4)
+            canvas.text(cell.x + w / 2, cell.y + h / 2, str(box_number), 9, face=SANS_BOLD, ha="center",
                         va="center_baseline")
         y -= h
-    canvas.flush(ax)
-    return fig
+    return canvas
 
 
 def iter_labels(pages: Sequence[Page]) -> Iterator[LabelSlot]:

@@ -1,7 +1,7 @@
 """Files a front end hands out as downloads: the build kit's PDF and the plots, as bytes.
 
 The commands write these to a path the user names; a web page needs the bytes instead.
-matplotlib is imported only when one is asked for.
+The drawing code (matplotlib for the plots) is imported only when one is asked for.
 """
 
 from __future__ import annotations
