@@ -25,7 +25,7 @@ from pathlib import Path
 
 COMMANDS: list[tuple[str, list[str]]] = [
     ("python -c pass (Python alone)", ["-c", "pass"]),
-    ("python -c 'import sqlalchemy.orm'", ["-c", "import sqlalchemy.orm"]),
+    ("python -c 'import sqlalchemy'", ["-c", "import sqlalchemy"]),
     ("menace --help", ["-m", "menace", "--help"]),
     ("menace tournament --help", ["-m", "menace", "tournament", "--help"]),
     ("menace stats", ["-m", "menace", "stats"]),

@@ -288,7 +288,6 @@ def _import(url: str, holder: list[dict[str, Any]], rename: str | None, replace:
                     raise repo.MachineExistsError(f"a machine named {dump.name!r} exists")
                 acquire_lease(s, repo.machine_id(s, dump.name), dump.name, "an import replacing it")
                 repo.delete_machine(s, dump.name)
-                s.flush()
             load_machine_dump(s, dump)
     finally:
         db.dispose()

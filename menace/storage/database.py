@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, make_url
-from sqlalchemy.orm import Session
 
 from menace.core.errors import DamagedError, MenaceError, UnavailableError
 
@@ -349,12 +348,15 @@ def database_bytes(path: Path) -> int:
 
 
 @contextmanager
-def session_scope(engine: Engine, write: bool = False) -> Iterator[Session]:
-    """A session in one transaction: committed at the end, rolled back on any error."""
+def session_scope(engine: Engine, write: bool = False) -> Iterator[Connection]:
+    """A connection in one transaction: committed at the end, rolled back on any error.
+
+    ``write``: take SQLite's write lock when the transaction begins (see :func:`writer`).
+    """
     bind = writer(engine) if write else engine
     try:
-        with Session(bind, expire_on_commit=False) as session, session.begin():
-            yield session
+        with bind.begin() as conn:
+            yield conn
     except MenaceError:
         raise
     except sa_exc.DBAPIError as exc:
