@@ -408,24 +408,27 @@ class Learner:
         self.states, self.index, self.root = tree.states, tree.index, tree.root
         self.result, self.kids = tree.result, tree.kids
         self.to_move = tree.to_move
-        states = tree.states
+        states, result, to_move, legal_of = tree.states, tree.result, tree.to_move, tree.legal
+        forced = not self.settings.forced_boxes
+        symmetric = self.settings.symmetry
+        identity = game.symmetries[0].moves
+        box_at, counts = self.index_of_position, self.counts
         self.entry: dict[Side, list[tuple[list[int], tuple[int, ...], int] | int | None]] = {}
         for side in self.settings.sides:
             table: list[tuple[list[int], tuple[int, ...], int] | int | None] = [None] * len(states)
             for i, s in enumerate(states):
-                if self.result[i] or tree.to_move[i] is not side:
+                if result[i] or to_move[i] is not side:
                     continue
-                legal = tree.legal[i]
-                if len(legal) == 1 and not self.settings.forced_boxes:
+                legal = legal_of[i]
+                if forced and len(legal) == 1:
                     table[i] = legal[0]
-                    continue
-                if self.settings.symmetry:
+                elif symmetric:
                     c, sym = canonical(game, s)
-                    b = self.index_of_position[c]
-                    table[i] = (self.counts[b], sym.moves, b)
+                    b = box_at[c]
+                    table[i] = (counts[b], sym.moves, b)
                 else:
-                    b = self.index_of_position[s]
-                    table[i] = (self.counts[b], game.symmetries[0].moves, b)
+                    b = box_at[s]
+                    table[i] = (counts[b], identity, b)
             self.entry[side] = table
         self._fast_tables()
 
@@ -434,6 +437,8 @@ class Learner:
         forced move and the position after it, or the box's counts with only its colours to scan
         and, per bead, the real move and the position it leads to."""
         kids = self.kids
+        colours_of: dict[int, tuple[int, ...]] = {}
+        """Per box, the colours it holds or starts with (the same in every position it stands for)."""
         self.fast: dict[Side, list[Fast]] = {}
         for side, table in self.entry.items():
             rows: list[Fast] = []
@@ -444,9 +449,11 @@ class Learner:
                     rows.append((e, kids[k][e]))
                 else:
                     counts, real, b = e
-                    colours = tuple(m for m in range(len(real)) if self.initial[b][m] or counts[m])
-                    nexts = tuple(kids[k][real[m]] for m in range(len(real)))
-                    rows.append((counts, colours, real, nexts, b))
+                    colours = colours_of.get(b)
+                    if colours is None:
+                        initial = self.initial[b]
+                        colours = colours_of[b] = tuple(m for m in range(len(real)) if initial[m] or counts[m])
+                    rows.append((counts, colours, real, tuple(map(kids[k].__getitem__, real)), b))
             self.fast[side] = rows
 
     # -- choosing -------------------------------------------------------------------------
@@ -610,7 +617,9 @@ class Learner:
         for the last opponent table seen, which a tournament passes game after game)."""
         if self._opponent is None or self._opponent[0] is not opponent:
             kids = self.kids
-            self._opponent = (opponent, [(e, len(e), tuple(kids[k][x] for x in e)) for k, e in enumerate(opponent)])
+            none: OpponentRow = ((), 0, ())
+            self._opponent = (opponent, [(e, len(e), tuple(map(kids[k].__getitem__, e))) if e else none
+                                         for k, e in enumerate(opponent)])
         return self._opponent[1]
 
     def counts_changed(self) -> None:
