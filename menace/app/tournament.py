@@ -175,8 +175,7 @@ def _play_tournament(
     flush_seconds: float, keep_games: int | None = KEEP_GAMES, waiting: Waiting | None = None,
 ) -> TournamentResult:
     learner = machine.learner
-    table = learner.options_table(player.options, {side.other for side in sides}) \
-        if isinstance(player, RulePlayer) else None
+    table = learner.opponent_table(player.options, sides) if isinstance(player, RulePlayer) else None
     # Fast loops for the players that cannot be tabulated: another machine, and any player that can
     # move by tree position (td). Decided once here, not per game.
     partner = player if isinstance(player, LearningPartner) else None
