@@ -33,8 +33,15 @@ from menace.core.game import (
     State,
     canonical,
     distinct_moves,
-    once_per_game,
 )
+
+# The result codes live with the tree and are the learner's too: imported from here everywhere.
+from menace.core.tree import DRAWN as DRAWN
+from menace.core.tree import O_WINS as O_WINS
+from menace.core.tree import ONGOING as ONGOING
+from menace.core.tree import WINNER_CODE as WINNER_CODE
+from menace.core.tree import X_WINS as X_WINS
+from menace.core.tree import game_tree
 
 
 class SettingsError(InvalidInputError):
@@ -267,11 +274,6 @@ def check_schedule(settings: Settings, boxes: Sequence[Box]) -> None:
             f"number for every move")
 
 
-# Results of a position in the engine's tables.
-ONGOING, X_WINS, O_WINS, DRAWN = 0, 1, 2, 3
-WINNER_CODE = {Side.X: X_WINS, Side.O: O_WINS, None: DRAWN}
-
-
 def outcome_of(code: int) -> Outcome:
     return Outcome({X_WINS: Side.X, O_WINS: Side.O, DRAWN: None}[code])
 
@@ -302,47 +304,6 @@ class Draw:
 
     box: int
     bead: Move
-
-
-@dataclass(frozen=True)
-class GameTree:
-    """Every position reachable from the start, with dense indices: ``kids[i][move]`` is the
-    position after ``move`` (-1 where the move is not legal), ``result[i]`` its outcome code."""
-
-    states: list[State]
-    index: dict[State, int]
-    root: int
-    result: list[int]
-    kids: list[list[int]]
-    to_move: list[Side]
-    legal: list[tuple[Move, ...]]
-
-
-@once_per_game
-def game_tree(game: Game) -> GameTree:
-    """The game's tree, built once per process (breadth first, each move played once)."""
-    start = game.initial()
-    states = [start]
-    index = {start: 0}
-    kids: list[list[int]] = []
-    legal_of: list[tuple[Move, ...]] = []
-    i = 0
-    while i < len(states):
-        state = states[i]
-        legal = game.legal_moves(state)
-        row = [-1] * game.move_count
-        for m in legal:
-            child = game.play(state, m)
-            k = index.get(child)
-            if k is None:
-                k = index[child] = len(states)
-                states.append(child)
-            row[m] = k
-        kids.append(row)
-        legal_of.append(legal)
-        i += 1
-    result = [WINNER_CODE[o.winner] if (o := game.outcome(s)) else ONGOING for s in states]
-    return GameTree(states, index, 0, result, kids, [game.to_move(s) for s in states], legal_of)
 
 
 OpponentRow = tuple[tuple[int, ...], int, tuple[int, ...]]
