@@ -223,14 +223,23 @@ def _check_path(path: Path, create: bool) -> None:
 
 
 def open_database(url: str, create: bool = False) -> Engine:
-    """An engine on a database whose schema is current (created at head if ``create``)."""
+    """An engine on a database whose schema is current (created at head if ``create``).
+
+    Refused or failing, it closes what it opened before it raises: a SQLite connection left for the
+    garbage collector keeps the file's ``-wal`` and ``-shm`` beside it until the collector runs, and
+    at the end of a command it never does (``menace.__main__`` freezes the heap).
+    """
     check_location(url, create)
     engine = make_engine(url)
-    state, rev = schema_state(engine)
-    if state is SchemaState.EMPTY and create:
-        upgrade(engine)
-        return engine
-    _refuse(engine, state, rev)
+    try:
+        state, rev = schema_state(engine)
+        if state is SchemaState.EMPTY and create:
+            upgrade(engine)
+            return engine
+        _refuse(engine, state, rev)
+    except BaseException:
+        engine.dispose()
+        raise
     return engine
 
 
