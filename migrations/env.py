@@ -5,10 +5,10 @@ from __future__ import annotations
 from alembic import context
 
 from menace.storage.database import make_engine
-from menace.storage.models import Base
+from menace.storage.models import metadata
 
 config = context.config
-target_metadata = Base.metadata
+target_metadata = metadata
 
 
 def run_migrations_offline() -> None:

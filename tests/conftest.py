@@ -4,6 +4,7 @@ import os
 import shutil
 import signal
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -27,6 +28,22 @@ sys.dont_write_bytecode = False
 # wait for a signal that never arrives. The tests run with the disposition a person at a terminal has.
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+# Commands keep game trees in the user's cache folder (menace.app.tree_cache); the tests keep theirs
+# in a folder of their own, shared by the workers and every process they start, removed at the end.
+_OWN_CACHE: str | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _OWN_CACHE
+    if "MENACE_CACHE_DIR" not in os.environ:  # the first process of the run (xdist workers inherit it)
+        _OWN_CACHE = os.environ["MENACE_CACHE_DIR"] = tempfile.mkdtemp(prefix="menace-test-cache-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _OWN_CACHE is not None:
+        shutil.rmtree(_OWN_CACHE, ignore_errors=True)
+
 
 DATABASES = ["sqlite", "postgres"]
 """The kinds of database a test taking ``db_url`` runs against, once each."""

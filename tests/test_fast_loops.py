@@ -113,3 +113,39 @@ def test_play_table_keeps_box_totals_true_whatever_changes_the_beads_between_gam
                 games.append(learner.play_table(Side.X, table, rng))
         assert kept.counts == fresh_each.counts and games[:1] == games[1:], step
     assert rng_kept.random() == rng_fresh.random()
+
+
+@pytest.mark.parametrize("settings", [MICHIE, SECOND, Settings(side="both"), Settings(all_squares=True, symmetry=False),
+                                      Settings(schedule=(1,), loss=-2)],
+                         ids=["michie", "second", "both", "every-square-no-symmetry", "resigning"])
+@pytest.mark.parametrize("opponent", ["smart", "random", "perfect", "posswin"])
+def test_the_opponent_tabulated_where_it_can_be_reached_plays_the_same_games(settings: Settings,
+                                                                            opponent: str) -> None:
+    """A tournament asks its opponent only in the positions a game against this machine can reach
+    (following every colour of every box): the same choices there as the whole table, and the same
+    games, beads and all, game after game as the machine learns."""
+    from menace.players import RulePlayer, find_player
+
+    reached, whole = fresh(settings), fresh(settings)
+    player = find_player(opponent).create(TICTACTOE, random.Random(1))
+    assert isinstance(player, RulePlayer)
+    sides = settings.sides
+    part = reached.opponent_table(player.options, sides)
+    full = whole.options_table(player.options, {side.other for side in sides})
+    asked = [k for k, e in enumerate(part) if e]
+    assert asked and all(part[k] == full[k] for k in asked)
+    rng_part, rng_full = random.Random(8), random.Random(8)
+    for i in range(3000):
+        side = sides[i % len(sides)]
+        assert reached.play_table(side, part, rng_part) == whole.play_table(side, full, rng_full)
+    assert reached.counts == whole.counts
+
+
+def test_smart_is_asked_in_few_positions_against_michies_machine() -> None:
+    from menace.players import RulePlayer, find_player
+
+    player = find_player("smart").create(TICTACTOE, random.Random(1))
+    assert isinstance(player, RulePlayer)
+    learner = fresh(MICHIE)
+    assert sum(1 for e in learner.opponent_table(player.options, (Side.X,)) if e) == 592
+    assert sum(1 for e in learner.options_table(player.options, {Side.O}) if e) == 2097

@@ -397,7 +397,6 @@ def test_a_writer_asking_while_another_takes_the_lock_is_refused(db_url: str, mo
     try:
         with session_scope(engine, write=True) as s:
             acquire_lease(s, repo.machine_id(s, "menace"), "menace", "A")
-            s.flush()
             other = threading.Thread(target=b)
             other.start()
             if engine.dialect.name == "postgresql":  # B is waiting on A's transaction

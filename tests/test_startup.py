@@ -1,9 +1,11 @@
-"""Start-up stays light: listing commands and reading help load no heavy library.
+"""Start-up stays light: listing commands and reading help load no heavy library, and no command
+loads SQLAlchemy's ORM.
 
 ``menace --help`` and ``menace CMD --help`` run in a fresh interpreter (so nothing another test
 imported counts) and report the modules they loaded; none of matplotlib, SQLAlchemy, Alembic,
-Starlette, uvicorn, NumPy or Dask may be among them. Not timed: the times are in
-``benchmarks/startup.py``.
+Starlette, uvicorn, NumPy or Dask may be among them. ``menace stats`` and ``menace tournament -n 1``
+on a machine, likewise in a fresh interpreter, must not load ``sqlalchemy.orm``. Not timed: the times
+are in ``benchmarks/startup.py``.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -27,23 +30,31 @@ with contextlib.redirect_stdout(io.StringIO()) as out:
         main()
     except SystemExit as exc:
         code = exc.code
-print(json.dumps({"code": code, "out": out.getvalue(), "modules": sorted({m.split(".")[0] for m in sys.modules})}))
+print(json.dumps({"code": code, "out": out.getvalue(), "modules": sorted(sys.modules)}))
 """
 
 
-def loaded(*args: str) -> tuple[str, set[str]]:
-    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(list(args))], capture_output=True, text=True,
-                          check=True)
+def probe(*args: str, before: str = "") -> tuple[str, list[str]]:
+    """What ``menace ARGS`` printed and every module it loaded, in a fresh interpreter that first runs
+    ``before``."""
+    done = subprocess.run([sys.executable, "-c", before + PROBE, json.dumps(list(args))], capture_output=True,
+                          text=True, check=True)
     report = json.loads(done.stdout)
-    assert report["code"] in (0, None), done.stderr
-    return report["out"], set(report["modules"])
+    assert report["code"] in (0, None), done.stderr + report["out"]
+    return report["out"], report["modules"]
+
+
+def loaded(*args: str) -> tuple[str, set[str]]:
+    """What ``menace ARGS`` printed and the top-level packages it loaded."""
+    out, modules = probe(*args)
+    return out, {m.split(".")[0] for m in modules}
 
 
 def test_the_probe_sees_a_heavy_import() -> None:
     """The check can fail: a command that does load SQLAlchemy (stats on a missing database) shows it."""
     done = subprocess.run([sys.executable, "-c", PROBE.replace('"code": code', '"code": 0'),
                            json.dumps(["--db", "/nonexistent/x.db", "stats"])], capture_output=True, text=True)
-    assert "sqlalchemy" in json.loads(done.stdout)["modules"]
+    assert "sqlalchemy" in {m.split(".")[0] for m in json.loads(done.stdout)["modules"]}
 
 
 def test_menace_help_loads_no_heavy_library() -> None:
@@ -57,3 +68,35 @@ def test_command_help_loads_no_heavy_library(command: str) -> None:
     out, modules = loaded(command, "--help")
     assert "Usage:" in out
     assert modules.isdisjoint(HEAVY), sorted(modules & set(HEAVY))
+
+
+WORKING_COMMANDS = [("stats",), ("tournament", "-n", "1", "--seed", "1")]
+"""Commands that read and write a machine, for the check that no command imports the ORM."""
+
+
+def orm_modules(db: str, *args: str, before: str = "") -> tuple[str, list[str]]:
+    """What ``menace --db DB ARGS`` printed and the modules of ``sqlalchemy.orm`` it loaded."""
+    out, modules = probe("--db", db, *args, before=before)
+    return out, [m for m in modules if m == "sqlalchemy.orm" or m.startswith("sqlalchemy.orm.")]
+
+
+@pytest.fixture
+def one_machine(tmp_path: Path) -> str:
+    db = str(tmp_path / "menace.db")
+    done = subprocess.run([sys.executable, "-m", "menace", "--db", db, "init"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return db
+
+
+def test_the_orm_probe_sees_the_orm(one_machine: str) -> None:
+    """The check can fail: a process that has imported ``sqlalchemy.orm`` shows it."""
+    _, orm = orm_modules(one_machine, "stats", before="import sqlalchemy.orm\n")
+    assert "sqlalchemy.orm" in orm
+
+
+@pytest.mark.parametrize("args", WORKING_COMMANDS, ids=" ".join)
+def test_commands_on_a_machine_never_import_the_orm(one_machine: str, args: tuple[str, ...]) -> None:
+    """Storage is SQLAlchemy Core: the ORM's import alone would cost a command about 60 ms."""
+    out, orm = orm_modules(one_machine, *args)
+    assert "menace" in out
+    assert orm == []

@@ -158,7 +158,7 @@ def test_counters_past_two_to_the_31(db_url: str) -> None:
     big seed) must not overflow a 32-bit column, which PostgreSQL would refuse."""
     from menace.storage import repository as repo
     from menace.storage.database import session_scope
-    from menace.storage.models import BeadRow, BoxRow, CorrectionRow, GameBlockRow, RunRow
+    from menace.storage.models import bead_table, block_table, box_table, correction_table, run_table
 
     big = 2**31 + 12_345
     init_machine(db_url, "menace", MICHIE, None)
@@ -166,19 +166,31 @@ def test_counters_past_two_to_the_31(db_url: str) -> None:
     try:
         with session_scope(engine, write=True) as s:
             mid = repo.machine_id(s, "menace")
-            box_id = s.scalar(select(BoxRow.id).where(BoxRow.machine_id == mid, BoxRow.number == 1))
+            box, bead = box_table.c, bead_table.c
+            box_id = s.scalar(select(box.id).where(box.machine_id == mid, box.number == 1))
             run_id = repo.start_run(s, mid, "tournament", "random", 2**63 - 1)
-            s.execute(insert(GameBlockRow).values(machine_id=mid, run_id=run_id, first_game=big, n_games=big,
-                                                  wins=big, draws=big, losses=big, data=b""))
-            s.execute(update(BeadRow).where(BeadRow.box_id == box_id, BeadRow.move == 0)
+            s.execute(insert(block_table).values(machine_id=mid, run_id=run_id, first_game=big, n_games=big,
+                                                 wins=big, draws=big, losses=big, data=b""))
+            s.execute(update(bead_table).where(bead.box_id == box_id, bead.move == 0)
                       .values(count=big, initial=big))
             repo.add_corrections(s, mid, big, [(box_id, 4, big)], "a big recount")
         with session_scope(engine) as s:
             assert repo.games_played(s, mid) == 2 * big - 1
             assert repo.totals(s, mid) == (big, big, big)
-            assert s.scalar(select(BeadRow.count).where(BeadRow.box_id == box_id, BeadRow.move == 0)) == big
-            assert s.scalar(select(BeadRow.count).where(BeadRow.box_id == box_id, BeadRow.move == 4)) == big
-            assert s.scalar(select(CorrectionRow.after_game)) == big
-            assert s.scalar(select(RunRow.seed).where(RunRow.id == run_id)) == 2**63 - 1
+            assert s.scalar(select(bead.count).where(bead.box_id == box_id, bead.move == 0)) == big
+            assert s.scalar(select(bead.count).where(bead.box_id == box_id, bead.move == 4)) == big
+            assert s.scalar(select(correction_table.c.after_game)) == big
+            assert s.scalar(select(run_table.c.seed).where(run_table.c.id == run_id)) == 2**63 - 1
     finally:
         engine.dispose()
+
+
+def test_bead_counts_with_no_row_are_damage_and_roll_back(db_url: str) -> None:
+    """Bead counts are written by primary key in one statement; a row gone since the machine was read
+    is refused as damage (no count is silently lost) and the block of games goes with it."""
+    init_machine(db_url, "menace", MICHIE, None)
+    with open_machine(db_url, "menace", holder="a test") as m:
+        query(db_url, "DELETE FROM beads WHERE box_id = :b", b=m.stored.box_ids[0])  # the opening box
+        with pytest.raises(DatabaseDamagedError, match="bead counts to write have no row"):
+            run_tournament(m, "random", games=5, seed=1)
+    assert query(db_url, "SELECT count(*) FROM game_blocks") == [(0,)]

@@ -9,6 +9,7 @@ from datetime import datetime
 
 import pytest
 from history_helpers import play_person_games, stored_beads, stored_corrections, stored_machine, stored_records
+from sqlalchemy import insert
 
 from menace.app.check import check_database
 from menace.app.history import NothingToUndoError, list_games, undo_games
@@ -21,7 +22,7 @@ from menace.games.tictactoe import TICTACTOE
 from menace.storage import repository as repo
 from menace.storage.database import open_database, session_scope
 from menace.storage.leases import MachineBusyError
-from menace.storage.models import GameBlockRow, MachineLockRow, RunRow
+from menace.storage.models import block_table, lock_table, run_table
 
 FLOORING = Settings(schedule=(1,), loss=-3, empty_policy=EmptyPolicy.RESTOCK)
 """A loss takes up to 3 beads from a colour holding 1: counts floor at 0 all the time."""
@@ -35,8 +36,8 @@ def rows(url: str) -> tuple[int, int, int]:
     try:
         with session_scope(db) as s:
             mid = repo.machine_id(s, "menace")
-            blocks = s.scalar(select(func.count()).select_from(GameBlockRow).where(GameBlockRow.machine_id == mid))
-            runs = s.scalar(select(func.count()).select_from(RunRow).where(RunRow.machine_id == mid))
+            blocks = s.scalar(select(func.count()).select_from(block_table).where(block_table.c.machine_id == mid))
+            runs = s.scalar(select(func.count()).select_from(run_table).where(run_table.c.machine_id == mid))
             return repo.games_played(s, mid), int(blocks or 0), int(runs or 0)
     finally:
         db.dispose()
@@ -166,8 +167,9 @@ def test_undo_is_refused_while_another_process_holds_the_machine(db_url: str) ->
     try:
         with session_scope(db, write=True) as s:
             now = datetime.now()
-            s.add(MachineLockRow(machine_id=repo.machine_id(s, "menace"), holder="a tournament",
-                                 host=socket.gethostname(), pid=os.getppid(), acquired_at=now, heartbeat_at=now))
+            s.execute(insert(lock_table).values(machine_id=repo.machine_id(s, "menace"), holder="a tournament",
+                                                host=socket.gethostname(), pid=os.getppid(), acquired_at=now,
+                                                heartbeat_at=now))
     finally:
         db.dispose()
     with pytest.raises(MachineBusyError, match="in use by a tournament"):

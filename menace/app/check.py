@@ -20,9 +20,8 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from sqlalchemy import Connection, func, inspect, select, text
 from sqlalchemy import exc as sa_exc
-from sqlalchemy import func, inspect, select, text
-from sqlalchemy.orm import Session
 
 from menace.app.machines import CHECKPOINT_GAMES
 from menace.core.game import IllegalMoveError, canonical
@@ -51,7 +50,7 @@ from menace.storage.database import (
     schema_state,
     session_scope,
 )
-from menace.storage.models import Base, GameBlockRow
+from menace.storage.models import block_table, metadata
 
 CHANGED = "has changed since it was verified"
 
@@ -95,7 +94,7 @@ def check_database(url: str, machine: str | None = None, full: bool = False) -> 
             report.faults.append(f"schema is {state.value} (revision {rev}, this menace expects {head_revision()})")
             return report
         with db.connect() as conn:
-            missing = sorted(set(Base.metadata.tables) - set(inspect(conn).get_table_names()))
+            missing = sorted(set(metadata.tables) - set(inspect(conn).get_table_names()))
             if db.dialect.name == "sqlite":
                 for (line,) in conn.exec_driver_sql("PRAGMA quick_check(20)"):
                     if line != "ok":
@@ -140,7 +139,7 @@ def check_database(url: str, machine: str | None = None, full: bool = False) -> 
     return report
 
 
-def _check_machine(s: Session, name: str, report: CheckReport, full: bool) -> _Outcome:
+def _check_machine(s: Connection, name: str, report: CheckReport, full: bool) -> _Outcome:
     out = _Outcome()
     faults = report.faults
     try:
@@ -182,8 +181,8 @@ def _check_machine(s: Session, name: str, report: CheckReport, full: bool) -> _O
                 faults.append(f"{where}: stored for side {box.side.name}, but it is {exp.side.name}'s box")
     fixes = repo.corrections(s, stored.id)
     trusted_at = None if full else s.scalar(
-        select(func.max(GameBlockRow.first_game)).where(GameBlockRow.machine_id == stored.id,
-                                                        GameBlockRow.digest.is_not(None)))
+        select(func.max(block_table.c.first_game)).where(block_table.c.machine_id == stored.id,
+                                                         block_table.c.digest.is_not(None)))
     with gc_paused():
         replayer = _replay(s, name, stored.id, Replayer(game, settings, expected, fixes), fixes, trusted_at, report,
                            out)
@@ -208,7 +207,7 @@ def _corrections_text(fixes: list[repo.Correction], lo: int, hi: int) -> str:
     return "".join(f";{c.after_game},{c.box_number},{c.move},{c.count}" for c in fixes if lo <= c.after_game < hi)
 
 
-def _replay(s: Session, name: str, machine_id: int, r: Replayer, fixes: list[repo.Correction],
+def _replay(s: Connection, name: str, machine_id: int, r: Replayer, fixes: list[repo.Correction],
             trusted_at: int | None, report: CheckReport, out: _Outcome) -> Replayer | None:
     """Replay the machine's history on ``r`` (trusting the checkpoint verified at the block starting at
     game ``trusted_at``, if its checksum still holds); None when the history cannot be replayed."""
@@ -290,7 +289,7 @@ def _time_ok(value: object) -> bool:
     return True
 
 
-def _lock_faults(s: Session) -> list[str]:
+def _lock_faults(s: Connection) -> list[str]:
     out = []
     for machine_id, acquired, beat, pid in s.execute(
             text("SELECT machine_id, acquired_at, heartbeat_at, pid FROM machine_locks")):
@@ -299,7 +298,7 @@ def _lock_faults(s: Session) -> list[str]:
     return out
 
 
-def raw_faults(s: Session, name: str, trust_verified: bool = False) -> list[str]:
+def raw_faults(s: Connection, name: str, trust_verified: bool = False) -> list[str]:
     """Faults found by reading the machine's rows as they are stored, before anything trusts
     them: values menace never writes, rows pointing at nothing, figures that do not add up.
 

@@ -15,7 +15,7 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from itertools import islice
 
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection
 
 from menace.app import series
 from menace.core.errors import DamagedError, InvalidInputError, NotFoundError
@@ -57,7 +57,7 @@ def _summary_message(block: hrepo.BlockInfo, what: str) -> str:
             f"(wins, draws, losses and the beads after game {block.last_game:,})")
 
 
-def replay_to(s: Session, stored: repo.StoredMachine, game_number: int) -> Replayer:
+def replay_to(s: Connection, stored: repo.StoredMachine, game_number: int) -> Replayer:
     """A replayer holding the beads after game ``game_number`` (with the corrections made after it),
     started from the nearest checkpoint at or before it: at most one checkpoint's interval of games
     is replayed, whatever the history's length."""
@@ -70,7 +70,7 @@ def replay_to(s: Session, stored: repo.StoredMachine, game_number: int) -> Repla
     return r
 
 
-def advance(s: Session, machine_id: int, r: Replayer, stop: int) -> None:
+def advance(s: Connection, machine_id: int, r: Replayer, stop: int) -> None:
     """Replay stored games on ``r`` up to game ``stop``, straight from the stored bytes; a summarized
     block is crossed by its checkpoint (so ``stop`` may not fall inside one)."""
     if r.games >= stop:
@@ -93,7 +93,7 @@ def advance(s: Session, machine_id: int, r: Replayer, stop: int) -> None:
 
 
 @contextmanager
-def _reading(url: str, name: str) -> Iterator[tuple[Session, repo.StoredMachine]]:
+def _reading(url: str, name: str) -> Iterator[tuple[Connection, repo.StoredMachine]]:
     db = open_database(url)
     try:
         with session_scope(db) as s:
@@ -159,7 +159,8 @@ def list_games(
     return GameList(find_game(stored.game), name, played, games, fixes, stored.colours)
 
 
-def _corrections_among(s: Session, stored: repo.StoredMachine, games: list[repo.StoredGame]) -> list[ShownCorrection]:
+def _corrections_among(s: Connection, stored: repo.StoredMachine,
+                       games: list[repo.StoredGame]) -> list[ShownCorrection]:
     """The corrections made after game ``games[0]`` (or before any game when it is game 1) up to after
     ``games[-1]``, with the counts they replaced, found by replaying that stretch of the history."""
     every = repo.corrections(s, stored.id)
@@ -258,7 +259,7 @@ class UndoResult:
     boxes: list[Box] = field(default_factory=list)
 
 
-def _undo_bounds(s: Session, name: str, n: int) -> tuple[repo.StoredMachine, int, int]:
+def _undo_bounds(s: Connection, name: str, n: int) -> tuple[repo.StoredMachine, int, int]:
     """The machine, its games and the games kept by undoing ``n``; refused when that cannot be done."""
     stored = repo.load_machine(s, name)
     played = repo.games_played(s, stored.id)
@@ -331,7 +332,7 @@ asked for: a tournament writes one every 20,000 games at most), plus the replay 
 checkpoint's interval at each end."""
 
 
-def _opponents(s: Session, machine_id: int, first: int, last: int) -> list[tuple[int, str]]:
+def _opponents(s: Connection, machine_id: int, first: int, last: int) -> list[tuple[int, str]]:
     """``(first game, opponent)`` at ``first`` and wherever the opponent changes up to ``last``."""
     known = hrepo.runs(s, machine_id)
     changes: list[tuple[int, str]] = []
@@ -391,7 +392,7 @@ def _record(out: BeadSeries, game: int, row: list[int]) -> None:
         out.counts.append(values)
 
 
-def _beads_by_replay(s: Session, stored: repo.StoredMachine, index: int, at: list[int], out: BeadSeries) -> None:
+def _beads_by_replay(s: Connection, stored: repo.StoredMachine, index: int, at: list[int], out: BeadSeries) -> None:
     r = replay_to(s, stored, at[0])
     row = r.counts[index]
     _record(out, at[0], row)
@@ -416,7 +417,7 @@ def _beads_by_replay(s: Session, stored: repo.StoredMachine, index: int, at: lis
             r.apply_packed(raw, i)
 
 
-def _beads_from_checkpoints(s: Session, stored: repo.StoredMachine, index: int, at: list[int],
+def _beads_from_checkpoints(s: Connection, stored: repo.StoredMachine, index: int, at: list[int],
                             out: BeadSeries) -> None:
     first, last = at[0], at[-1]
     r = replay_to(s, stored, first)

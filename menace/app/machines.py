@@ -8,8 +8,8 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from sqlalchemy import Connection
 from sqlalchemy import Engine as DbEngine
-from sqlalchemy.orm import Session
 
 from menace.core.errors import ConflictError, InvalidInputError, NotFoundError
 from menace.core.game import Game, IllegalMoveError, Side, canonical
@@ -182,7 +182,7 @@ class OpenMachine:
         return self.stored.name
 
     @contextmanager
-    def writing(self) -> Iterator[Session]:
+    def writing(self) -> Iterator[Connection]:
         """A write transaction that first proves this holder still has the machine's lease."""
         if self.lease is None:
             raise RuntimeError("this machine was opened to read, not to write")

@@ -175,8 +175,7 @@ def _play_tournament(
     flush_seconds: float, keep_games: int | None = KEEP_GAMES, waiting: Waiting | None = None,
 ) -> TournamentResult:
     learner = machine.learner
-    table = _rule_table(learner, player, opponent, {side.other for side in sides}) \
-        if isinstance(player, RulePlayer) else None
+    table = learner.opponent_table(player.options, sides) if isinstance(player, RulePlayer) else None
     # Fast loops for the players that cannot be tabulated: another machine, and any player that can
     # move by tree position (td). Decided once here, not per game.
     partner = player if isinstance(player, LearningPartner) else None
@@ -253,21 +252,6 @@ def _play_tournament(
     return TournamentResult(
         machine.name, opponent, seed, done, wins, draws, losses, elapsed, stopped, machine.games_played, s,
     )
-
-
-_RULE_TABLES: dict[tuple[str, str, frozenset[Side]], list[tuple[int, ...]]] = {}
-"""Rule players' tabulated choices, by game, player name and the sides it moves for: a rule player's
-move depends on the position alone, so a process (a server, a test run) tabulates each once."""
-
-
-def _rule_table(learner: Learner, player: RulePlayer, opponent: str, movers: set[Side]) -> list[tuple[int, ...]]:
-    key = (learner.game.name, opponent, frozenset(movers))
-    table = _RULE_TABLES.get(key)
-    if table is None:
-        if len(_RULE_TABLES) >= 64:
-            _RULE_TABLES.clear()
-        table = _RULE_TABLES[key] = learner.options_table(player.options, movers)
-    return table
 
 
 def _fast_batch(learner: Learner, side: Side, table: list[tuple[int, ...]], rng: random.Random, batch: int,

@@ -312,7 +312,6 @@ def _import(url: str, body: dict[str, Any], rename: str | None, replace: bool) -
                     raise repo.MachineExistsError(f"a machine named {dump.name!r} exists")
                 acquire_lease(s, repo.machine_id(s, dump.name), dump.name, "an import replacing it")
                 repo.delete_machine(s, dump.name)
-                s.flush()
             load_machine_dump(s, dump, blocks)
     finally:
         db.dispose()

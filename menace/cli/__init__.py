@@ -14,7 +14,7 @@ import click
 
 from menace import __version__
 from menace.__main__ import interrupted, pause_point
-from menace.cli.common import DEFAULT_MACHINE, AppContext, machine_option, one_line
+from menace.cli.common import DEFAULT_MACHINE, AppContext, machine_option, one_line, use_user_tree_cache
 from menace.core.errors import MenaceError
 
 COMMANDS = {
@@ -115,6 +115,7 @@ def cli(ctx: click.Context, db: str | None, machine: str) -> None:
     --db and -m work before or after the command name.
     """
     ctx.obj = AppContext(db, machine)
+    use_user_tree_cache()
     pause_point("command")
 
 

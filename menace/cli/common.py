@@ -53,6 +53,16 @@ class AppContext:
 
 pass_app = click.make_pass_decorator(AppContext, ensure=True)
 
+
+def use_user_tree_cache() -> None:
+    """Keep game trees in the user's cache folder between runs (``$MENACE_CACHE_DIR`` chooses another
+    folder; empty: none), so that a command does not build the tree of its game every time."""
+    from menace.app.tree_cache import user_tree_cache
+    from menace.core.tree import use_tree_cache
+
+    use_tree_cache(user_tree_cache())
+
+
 def check_machine_name(value: str) -> str:
     """The name, or :class:`click.BadParameter` saying what a name may be (the rule of
     :mod:`menace.core.names`, the same for ``-m``, ``--as``, ``--store`` and imported files)."""

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Protocol, TypeVar
 
 from menace.core.errors import InvalidInputError
@@ -65,10 +66,22 @@ class Symmetry:
     name: str
     cells: tuple[int, ...]
     moves: tuple[int, ...]
+    _image: Callable[[State], State] = field(init=False, repr=False, compare=False)
+    """``apply`` done in C (``operator.itemgetter``): canonical forms are taken thousands of
+    times when a machine is loaded."""
+
+    def __post_init__(self) -> None:
+        cells = self.cells
+        image: Callable[[State], State]
+        if len(cells) > 1:
+            image = itemgetter(*cells)
+        else:  # itemgetter of one index gives the item, not a tuple: a slice keeps it a tuple
+            image = itemgetter(slice(cells[0], cells[0] + 1) if cells else slice(0))
+        object.__setattr__(self, "_image", image)
 
     def apply(self, state: State) -> State:
         """The image of ``state`` under this symmetry."""
-        return tuple(state[i] for i in self.cells)
+        return self._image(state)
 
     def real_move(self, image_move: Move) -> Move:
         """The real move that the image's ``image_move`` stands for."""
@@ -188,7 +201,7 @@ def canonical(game: Game, state: State) -> tuple[State, Symmetry]:
     best = state
     best_sym = game.symmetries[0]
     for sym in game.symmetries[1:]:
-        image = sym.apply(state)
+        image = sym._image(state)
         if image > best:
             best, best_sym = image, sym
     return best, best_sym

@@ -37,6 +37,14 @@ from menace.core.game import (
     once_per_game,
 )
 
+# The result codes live with the tree and are the learner's too: imported from here everywhere.
+from menace.core.tree import DRAWN as DRAWN
+from menace.core.tree import O_WINS as O_WINS
+from menace.core.tree import ONGOING as ONGOING
+from menace.core.tree import WINNER_CODE as WINNER_CODE
+from menace.core.tree import X_WINS as X_WINS
+from menace.core.tree import game_tree
+
 
 class SettingsError(InvalidInputError):
     """Machine settings that make no sense (a bad schedule, an unknown preset, ...)."""
@@ -298,11 +306,6 @@ def check_schedule(settings: Settings, boxes: Sequence[Box]) -> None:
             f"number for every move")
 
 
-# Results of a position in the engine's tables.
-ONGOING, X_WINS, O_WINS, DRAWN = 0, 1, 2, 3
-WINNER_CODE = {Side.X: X_WINS, Side.O: O_WINS, None: DRAWN}
-
-
 def outcome_of(code: int) -> Outcome:
     return Outcome({X_WINS: Side.X, O_WINS: Side.O, DRAWN: None}[code])
 
@@ -335,70 +338,16 @@ class Draw:
     bead: Move
 
 
-@dataclass(frozen=True)
-class GameTree:
-    """Every position reachable from the start, with dense indices: ``kids[i][move]`` is the
-    position after ``move`` (-1 where the move is not legal), ``result[i]`` its outcome code."""
-
-    states: list[State]
-    index: dict[State, int]
-    root: int
-    result: list[int]
-    kids: list[list[int]]
-    to_move: list[Side]
-    legal: list[tuple[Move, ...]]
-
-
 @once_per_game
-def game_tree(game: Game) -> GameTree:
-    """The game's tree, built once per process (breadth first, each move played once)."""
-    start = game.initial()
-    states = [start]
-    index = {start: 0}
-    kids: list[list[int]] = []
-    legal_of: list[tuple[Move, ...]] = []
-    i = 0
-    while i < len(states):
-        state = states[i]
-        legal = game.legal_moves(state)
-        row = [-1] * game.move_count
-        for m in legal:
-            child = game.play(state, m)
-            k = index.get(child)
-            if k is None:
-                k = index[child] = len(states)
-                states.append(child)
-            row[m] = k
-        kids.append(row)
-        legal_of.append(legal)
-        i += 1
-    result = [WINNER_CODE[o.winner] if (o := game.outcome(s)) else ONGOING for s in states]
-    return GameTree(states, index, 0, result, kids, [game.to_move(s) for s in states], legal_of)
-
-
-@once_per_game
-def canonical_forms(game: Game) -> list[tuple[State, Symmetry]]:
-    """:func:`~menace.core.game.canonical` of every position of :func:`game_tree`, in its order: a
-    learner on a machine with symmetry finds each position's box through it, and a process builds
-    it once per game however many learners it makes."""
-    return [canonical(game, s) for s in game_tree(game).states]
+def _canonical_forms(game: Game) -> dict[State, tuple[State, Symmetry]]:
+    """:func:`~menace.core.game.canonical` of the positions learners have looked up so far: a learner
+    on a machine with symmetry finds each position's box through it, and a process works each out
+    once per game however many learners it makes."""
+    return {}
 
 
 OpponentRow = tuple[tuple[int, ...], int, tuple[int, ...]]
 """A tabulated opponent in one position: its choices, how many, and the position each leads to."""
-
-_ROWS: dict[tuple[str, int], tuple[Sequence[tuple[int, ...]], list[OpponentRow]]] = {}
-""":func:`_opponent_rows` by game and table; each entry holds its table, so the table's id stays its own."""
-
-
-def _opponent_rows(game: Game, kids: list[list[int]], opponent: Sequence[tuple[int, ...]]) -> list[OpponentRow]:
-    key = (game.name, id(opponent))
-    known = _ROWS.get(key)
-    if known is None or known[0] is not opponent:
-        if len(_ROWS) >= 16:
-            _ROWS.clear()
-        known = _ROWS[key] = (opponent, [(e, len(e), tuple([kids[k][x] for x in e])) for k, e in enumerate(opponent)])
-    return known[1]
 
 
 class StopSignal(Protocol):
@@ -460,25 +409,30 @@ class Learner:
         self.states, self.index, self.root = tree.states, tree.index, tree.root
         self.result, self.kids = tree.result, tree.kids
         self.to_move = tree.to_move
-        states = tree.states
-        forms = canonical_forms(game) if self.settings.symmetry else None
+        states, result, to_move, legal_of = tree.states, tree.result, tree.to_move, tree.legal
+        forced = not self.settings.forced_boxes
+        forms = _canonical_forms(game) if self.settings.symmetry else None
+        identity = game.symmetries[0].moves
+        box_at, counts = self.index_of_position, self.counts
         self.entry: dict[Side, list[tuple[list[int], tuple[int, ...], int] | int | None]] = {}
         for side in self.settings.sides:
             table: list[tuple[list[int], tuple[int, ...], int] | int | None] = [None] * len(states)
             for i, s in enumerate(states):
-                if self.result[i] or tree.to_move[i] is not side:
+                if result[i] or to_move[i] is not side:
                     continue
-                legal = tree.legal[i]
-                if len(legal) == 1 and not self.settings.forced_boxes:
+                legal = legal_of[i]
+                if forced and len(legal) == 1:
                     table[i] = legal[0]
-                    continue
-                if forms is not None:
-                    c, sym = forms[i]
-                    b = self.index_of_position[c]
-                    table[i] = (self.counts[b], sym.moves, b)
+                elif forms is not None:
+                    form = forms.get(s)
+                    if form is None:
+                        form = forms[s] = canonical(game, s)
+                    c, sym = form
+                    b = box_at[c]
+                    table[i] = (counts[b], sym.moves, b)
                 else:
-                    b = self.index_of_position[s]
-                    table[i] = (self.counts[b], game.symmetries[0].moves, b)
+                    b = box_at[s]
+                    table[i] = (counts[b], identity, b)
             self.entry[side] = table
         self._fast_tables()
 
@@ -487,9 +441,8 @@ class Learner:
         forced move and the position after it, or the box's counts with only its colours to scan
         and, per bead, the real move and the position it leads to."""
         kids = self.kids
-        # A box's colours are the same wherever it is opened (the symmetry maps only its moves).
-        colours_of = [tuple(m for m, (i, c) in enumerate(zip(initial, counts)) if i or c)
-                      for initial, counts in zip(self.initial, self.counts)]
+        colours_of: dict[int, tuple[int, ...]] = {}
+        """Per box, the colours it holds or starts with (the same in every position it stands for)."""
         self.fast: dict[Side, list[Fast]] = {}
         for side, table in self.entry.items():
             rows: list[Fast] = []
@@ -500,8 +453,11 @@ class Learner:
                     rows.append((e, kids[k][e]))
                 else:
                     counts, real, b = e
-                    row = kids[k]
-                    rows.append((counts, colours_of[b], real, tuple([row[r] for r in real]), b))
+                    colours = colours_of.get(b)
+                    if colours is None:
+                        initial = self.initial[b]
+                        colours = colours_of[b] = tuple(m for m in range(len(real)) if initial[m] or counts[m])
+                    rows.append((counts, colours, real, tuple(map(kids[k].__getitem__, real)), b))
             self.fast[side] = rows
 
     # -- choosing -------------------------------------------------------------------------
@@ -572,6 +528,45 @@ class Learner:
         to_move, result = self.to_move, self.result
         return [tuple(options(s)) if not result[i] and (movers is None or to_move[i] in movers) else ()
                 for i, s in enumerate(self.states)]
+
+    def opponent_table(
+        self, options: Callable[[State], Sequence[Move]], sides: Collection[Side],
+    ) -> list[tuple[int, ...]]:
+        """:meth:`options_table` for an opponent of this machine playing one of ``sides``, tabulated
+        only where such a game can take it: following every colour a box holds or is refilled with
+        (the colours :attr:`fast` draws from) and the opponent's own choices; () elsewhere.
+
+        Against Michie's machine as X, ``smart`` is asked in 592 of the 2,097 positions where O is to
+        move. The table is good for :meth:`play_table` and :meth:`play_batch` as long as the boxes keep
+        their colours (a learner's colours are fixed when it is made).
+        """
+        states, kids, result, to_move = self.states, self.kids, self.result, self.to_move
+        found: list[tuple[int, ...] | None] = [None] * len(states)
+        for side in sides:
+            fast = self.fast[side]
+            seen = bytearray(len(states))
+            seen[self.root] = 1
+            todo = [self.root]
+            while todo:
+                k = todo.pop()
+                if result[k]:
+                    continue
+                if to_move[k] is side:
+                    ent = fast[k]
+                    if len(ent) == 2:  # type: ignore[arg-type]
+                        after: Iterable[int] = (ent[1],)  # type: ignore[index]
+                    else:
+                        after = map(ent[3].__getitem__, ent[1])  # type: ignore[index]
+                else:
+                    opts = found[k]
+                    if opts is None:
+                        opts = found[k] = tuple(options(states[k]))
+                    after = map(kids[k].__getitem__, opts)
+                for c in after:
+                    if not seen[c]:
+                        seen[c] = 1
+                        todo.append(c)
+        return [() if t is None else t for t in found]
 
     def play_table(
         self,
@@ -662,10 +657,12 @@ class Learner:
 
     def _opponent_rows(self, opponent: Sequence[tuple[int, ...]]) -> list[OpponentRow]:
         """Per position: the opponent's choices, how many, and the position each leads to (kept
-        for the last opponent table seen, which a tournament passes game after game, and shared by
-        every learner of the game that is given the same table)."""
+        for the last opponent table seen, which a tournament passes game after game)."""
         if self._opponent is None or self._opponent[0] is not opponent:
-            self._opponent = (opponent, _opponent_rows(self.game, self.kids, opponent))
+            kids = self.kids
+            none: OpponentRow = ((), 0, ())
+            self._opponent = (opponent, [(e, len(e), tuple(map(kids[k].__getitem__, e))) if e else none
+                                         for k, e in enumerate(opponent)])
         return self._opponent[1]
 
     def counts_changed(self) -> None:

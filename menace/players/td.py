@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from menace.core.game import Game, Move, Outcome, Result, Side, State, once_per_game
-from menace.core.learner import DRAWN, game_tree
+from menace.core.tree import DRAWN, game_tree
 from menace.players import PlayerParamError
 
 UNKNOWN = 0.5

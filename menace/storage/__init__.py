@@ -1,1 +1,1 @@
-"""Storage: SQLAlchemy models, sessions and migrations. The only layer that speaks SQL."""
+"""Storage: the schema (SQLAlchemy Core tables), transactions and migrations. The only layer that speaks SQL."""

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, make_url
-from sqlalchemy.orm import Session
 
 from menace.core.errors import DamagedError, MenaceError, UnavailableError
 
@@ -224,14 +223,23 @@ def _check_path(path: Path, create: bool) -> None:
 
 
 def open_database(url: str, create: bool = False) -> Engine:
-    """An engine on a database whose schema is current (created at head if ``create``)."""
+    """An engine on a database whose schema is current (created at head if ``create``).
+
+    Refused or failing, it closes what it opened before it raises: a SQLite connection left for the
+    garbage collector keeps the file's ``-wal`` and ``-shm`` beside it until the collector runs, and
+    at the end of a command it never does (``menace.__main__`` freezes the heap).
+    """
     check_location(url, create)
     engine = make_engine(url)
-    state, rev = schema_state(engine)
-    if state is SchemaState.EMPTY and create:
-        upgrade(engine)
-        return engine
-    _refuse(engine, state, rev)
+    try:
+        state, rev = schema_state(engine)
+        if state is SchemaState.EMPTY and create:
+            upgrade(engine)
+            return engine
+        _refuse(engine, state, rev)
+    except BaseException:
+        engine.dispose()
+        raise
     return engine
 
 
@@ -349,12 +357,15 @@ def database_bytes(path: Path) -> int:
 
 
 @contextmanager
-def session_scope(engine: Engine, write: bool = False) -> Iterator[Session]:
-    """A session in one transaction: committed at the end, rolled back on any error."""
+def session_scope(engine: Engine, write: bool = False) -> Iterator[Connection]:
+    """A connection in one transaction: committed at the end, rolled back on any error.
+
+    ``write``: take SQLite's write lock when the transaction begins (see :func:`writer`).
+    """
     bind = writer(engine) if write else engine
     try:
-        with Session(bind, expire_on_commit=False) as session, session.begin():
-            yield session
+        with bind.begin() as conn:
+            yield conn
     except MenaceError:
         raise
     except sa_exc.DBAPIError as exc:

@@ -1,6 +1,6 @@
 """Queries on a machine's stored games: streaming them with filters, taking the last ones back.
 
-Games live in blocks (see :class:`~menace.storage.models.GameBlockRow`); every function here
+Games live in blocks (see :data:`~menace.storage.models.block_table`); every function here
 reads block by block, so a million games never sit in memory at once, and skips whole blocks
 where it can (a block's win/draw/loss tally, its run's opponent, its range of game numbers).
 """
@@ -12,20 +12,21 @@ from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, exists, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, delete, exists, select, update
 
 from menace.core.errors import InvalidInputError
 from menace.core.game import Result
 from menace.core.learner import GameRecord
 from menace.core.records import decode_block, encode_block
-from menace.storage.models import BeadRow, CorrectionRow, GameBlockRow, RunRow
-from menace.storage.repository import StoredGame, games_played
+from menace.storage.models import block_table, correction_table, run_table
+from menace.storage.repository import StoredGame, games_played, set_bead_counts
+
+_BLOCK, _RUN, _FIX = block_table.c, run_table.c, correction_table.c
 
 STREAM = {"yield_per": 64}
 """Fetch blocks a few at a time: a block of a tournament holds thousands of games."""
 
-_TALLY = {Result.WIN: GameBlockRow.wins, Result.DRAW: GameBlockRow.draws, Result.LOSS: GameBlockRow.losses}
+_TALLY = {Result.WIN: _BLOCK.wins, Result.DRAW: _BLOCK.draws, Result.LOSS: _BLOCK.losses}
 
 
 @dataclass(frozen=True)
@@ -36,44 +37,44 @@ class RunInfo:
     seed: int | None
 
 
-def runs(session: Session, machine_id: int) -> dict[int, RunInfo]:
+def runs(conn: Connection, machine_id: int) -> dict[int, RunInfo]:
     """Every run of the machine by id."""
-    rows = session.execute(
-        select(RunRow.id, RunRow.kind, RunRow.opponent, RunRow.seed).where(RunRow.machine_id == machine_id)
+    rows = conn.execute(
+        select(_RUN.id, _RUN.kind, _RUN.opponent, _RUN.seed).where(_RUN.machine_id == machine_id)
     )
     return {i: RunInfo(i, k, o, s) for i, k, o, s in rows}
 
 
 def iter_records(
-    session: Session, machine_id: int, start: int = 1, stop: int | None = None,
+    conn: Connection, machine_id: int, start: int = 1, stop: int | None = None,
 ) -> Generator[GameRecord, None, None]:
     """The games numbered ``start`` to ``stop`` (inclusive; None: the last), in order."""
-    with closing(stream_games(session, machine_id, start=start, stop=stop)) as games:
+    with closing(stream_games(conn, machine_id, start=start, stop=stop)) as games:
         for g in games:
             yield g.record
 
 
 def stream_games(
-    session: Session, machine_id: int, *, start: int = 1, stop: int | None = None, reverse: bool = False,
+    conn: Connection, machine_id: int, *, start: int = 1, stop: int | None = None, reverse: bool = False,
     opponent: str | None = None, result: Result | None = None,
 ) -> Generator[StoredGame, None, None]:
     """Stored games numbered ``start`` to ``stop`` (inclusive), optionally only those against
     ``opponent`` or with ``result`` (from MENACE's side), in order or (``reverse``) last first.
     """
-    known = runs(session, machine_id)
-    q = select(GameBlockRow.first_game, GameBlockRow.run_id, GameBlockRow.data).where(
-        GameBlockRow.machine_id == machine_id, GameBlockRow.first_game + GameBlockRow.n_games > start,
-        GameBlockRow.kept,  # a summary holds no games to list
+    known = runs(conn, machine_id)
+    q = select(_BLOCK.first_game, _BLOCK.run_id, _BLOCK.data).where(
+        _BLOCK.machine_id == machine_id, _BLOCK.first_game + _BLOCK.n_games > start,
+        _BLOCK.kept,  # a summary holds no games to list
     )
     if stop is not None:
-        q = q.where(GameBlockRow.first_game <= stop)
+        q = q.where(_BLOCK.first_game <= stop)
     if opponent is not None:
         ids = [r.id for r in known.values() if r.opponent == opponent]
-        q = q.where(GameBlockRow.run_id.in_(ids))
+        q = q.where(_BLOCK.run_id.in_(ids))
     if result is not None:
         q = q.where(_TALLY[result] > 0)
-    order = GameBlockRow.first_game.desc() if reverse else GameBlockRow.first_game
-    rows = session.execute(q.order_by(order).execution_options(**STREAM))
+    order = _BLOCK.first_game.desc() if reverse else _BLOCK.first_game
+    rows = conn.execute(q.order_by(order).execution_options(**STREAM))
     try:
         for first, run_id, data in rows:
             run = known[run_id]
@@ -109,8 +110,8 @@ class BlockInfo:
         return self.first_game + self.n_games - 1
 
 
-_BLOCK_COLUMNS = (GameBlockRow.id, GameBlockRow.first_game, GameBlockRow.n_games, GameBlockRow.run_id,
-                  GameBlockRow.wins, GameBlockRow.draws, GameBlockRow.losses)
+_BLOCK_COLUMNS = (_BLOCK.id, _BLOCK.first_game, _BLOCK.n_games, _BLOCK.run_id,
+                  _BLOCK.wins, _BLOCK.draws, _BLOCK.losses)
 
 
 def _info(row: Any, data: bytes = b"", beads: bytes | None = None, kept: bool = True,
@@ -119,20 +120,20 @@ def _info(row: Any, data: bytes = b"", beads: bytes | None = None, kept: bool = 
     return BlockInfo(i, first, n, run, (w, d, l_), data, beads, kept, digest)
 
 
-def stream_blocks(session: Session, machine_id: int, *, start: int = 1, stop: int | None = None,
+def stream_blocks(conn: Connection, machine_id: int, *, start: int = 1, stop: int | None = None,
                   with_data: bool = True, with_beads: bool = True) -> Generator[BlockInfo, None, None]:
     """The blocks holding games ``start`` to ``stop`` (inclusive), in order, a few at a time;
     without their bytes (``with_data``/``with_beads`` false) where a reader only wants tallies."""
-    cols: list[Any] = [*_BLOCK_COLUMNS, GameBlockRow.kept, GameBlockRow.digest]
+    cols: list[Any] = [*_BLOCK_COLUMNS, _BLOCK.kept, _BLOCK.digest]
     if with_data:
-        cols.append(GameBlockRow.data)
+        cols.append(_BLOCK.data)
     if with_beads:
-        cols.append(GameBlockRow.beads)
-    q = select(*cols).where(GameBlockRow.machine_id == machine_id,
-                            GameBlockRow.first_game + GameBlockRow.n_games > start)
+        cols.append(_BLOCK.beads)
+    q = select(*cols).where(_BLOCK.machine_id == machine_id,
+                            _BLOCK.first_game + _BLOCK.n_games > start)
     if stop is not None:
-        q = q.where(GameBlockRow.first_game <= stop)
-    rows = session.execute(q.order_by(GameBlockRow.first_game).execution_options(**STREAM))
+        q = q.where(_BLOCK.first_game <= stop)
+    rows = conn.execute(q.order_by(_BLOCK.first_game).execution_options(**STREAM))
     try:
         for row in rows:
             data: bytes = row[9] if with_data else b""
@@ -142,60 +143,60 @@ def stream_blocks(session: Session, machine_id: int, *, start: int = 1, stop: in
         rows.close()
 
 
-def checkpoint_before(session: Session, machine_id: int, game: int) -> tuple[int, bytes] | None:
+def checkpoint_before(conn: Connection, machine_id: int, game: int) -> tuple[int, bytes] | None:
     """The latest checkpoint at or before game ``game``: (its game number, the packed beads)."""
-    row = session.execute(
-        select(GameBlockRow.first_game + GameBlockRow.n_games - 1, GameBlockRow.beads)
-        .where(GameBlockRow.machine_id == machine_id, GameBlockRow.beads.is_not(None),
-               GameBlockRow.first_game + GameBlockRow.n_games - 1 <= game)
-        .order_by(GameBlockRow.first_game.desc()).limit(1)
+    row = conn.execute(
+        select(_BLOCK.first_game + _BLOCK.n_games - 1, _BLOCK.beads)
+        .where(_BLOCK.machine_id == machine_id, _BLOCK.beads.is_not(None),
+               _BLOCK.first_game + _BLOCK.n_games - 1 <= game)
+        .order_by(_BLOCK.first_game.desc()).limit(1)
     ).first()
     return None if row is None or row[1] is None else (int(row[0]), bytes(row[1]))
 
 
-def last_checkpoint_game(session: Session, machine_id: int) -> int:
+def last_checkpoint_game(conn: Connection, machine_id: int) -> int:
     """The game of the machine's latest checkpoint; 0 if it has none."""
-    found = session.execute(
-        select(GameBlockRow.first_game + GameBlockRow.n_games - 1)
-        .where(GameBlockRow.machine_id == machine_id, GameBlockRow.beads.is_not(None))
-        .order_by(GameBlockRow.first_game.desc()).limit(1)
+    found = conn.execute(
+        select(_BLOCK.first_game + _BLOCK.n_games - 1)
+        .where(_BLOCK.machine_id == machine_id, _BLOCK.beads.is_not(None))
+        .order_by(_BLOCK.first_game.desc()).limit(1)
     ).scalar()
     return int(found or 0)
 
 
-def checkpoint_games(session: Session, machine_id: int, first: int, last: int) -> list[tuple[int, int]]:
+def checkpoint_games(conn: Connection, machine_id: int, first: int, last: int) -> list[tuple[int, int]]:
     """``(game, block id)`` of every checkpoint from game ``first`` to ``last``, in order (no beads read)."""
-    end = GameBlockRow.first_game + GameBlockRow.n_games - 1
-    rows = session.execute(
-        select(end, GameBlockRow.id)
-        .where(GameBlockRow.machine_id == machine_id, GameBlockRow.beads.is_not(None), end >= first, end <= last)
-        .order_by(GameBlockRow.first_game)
+    end = _BLOCK.first_game + _BLOCK.n_games - 1
+    rows = conn.execute(
+        select(end, _BLOCK.id)
+        .where(_BLOCK.machine_id == machine_id, _BLOCK.beads.is_not(None), end >= first, end <= last)
+        .order_by(_BLOCK.first_game)
     )
     return [(int(g), int(i)) for g, i in rows]
 
 
-def checkpoints_by_id(session: Session, block_ids: Sequence[int]) -> Generator[tuple[int, bytes], None, None]:
+def checkpoints_by_id(conn: Connection, block_ids: Sequence[int]) -> Generator[tuple[int, bytes], None, None]:
     """``(block id, packed beads)`` of the given blocks' checkpoints, a few hundred per query."""
     for at in range(0, len(block_ids), 500):
         chunk = block_ids[at:at + 500]
-        for i, beads in session.execute(
-            select(GameBlockRow.id, GameBlockRow.beads).where(GameBlockRow.id.in_(chunk)).order_by(GameBlockRow.id)
+        for i, beads in conn.execute(
+            select(_BLOCK.id, _BLOCK.beads).where(_BLOCK.id.in_(chunk)).order_by(_BLOCK.id)
         ):
             if beads is not None:
                 yield int(i), bytes(beads)
 
 
-def summarized_block_at(session: Session, machine_id: int, game: int) -> BlockInfo | None:
+def summarized_block_at(conn: Connection, machine_id: int, game: int) -> BlockInfo | None:
     """The summarized block that game ``game`` falls in (None if the game is kept or absent)."""
-    row = session.execute(
+    row = conn.execute(
         select(*_BLOCK_COLUMNS).where(
-            GameBlockRow.machine_id == machine_id, ~GameBlockRow.kept, GameBlockRow.first_game <= game,
-            GameBlockRow.first_game + GameBlockRow.n_games > game)
+            _BLOCK.machine_id == machine_id, ~_BLOCK.kept, _BLOCK.first_game <= game,
+            _BLOCK.first_game + _BLOCK.n_games > game)
     ).first()
     return None if row is None else _info(row, kept=False)
 
 
-def set_block_extras(session: Session, updates: Sequence[tuple[int, int, bytes | None, str | None]]) -> None:
+def set_block_extras(conn: Connection, updates: Sequence[tuple[int, int, bytes | None, str | None]]) -> None:
     """Give blocks a checkpoint and/or a verified checksum: ``(block id, its n_games, beads or None,
     digest or None)``; a None leaves that column as it is, and a block whose length changed since it
     was read (an undo cut it) is left alone."""
@@ -206,17 +207,16 @@ def set_block_extras(session: Session, updates: Sequence[tuple[int, int, bytes |
         if digest is not None:
             values["digest"] = digest
         if values:
-            session.execute(update(GameBlockRow).where(GameBlockRow.id == block_id,
-                                                       GameBlockRow.n_games == n_games).values(**values))
+            conn.execute(update(block_table).where(_BLOCK.id == block_id, _BLOCK.n_games == n_games)
+                         .values(**values))
 
 
-def write_beads(session: Session, updates: Sequence[tuple[int, int, int]]) -> None:
+def write_beads(conn: Connection, updates: Sequence[tuple[int, int, int]]) -> None:
     """Set bead counts in bulk: ``(box_id, move, count)``."""
-    if updates:
-        session.execute(update(BeadRow), [{"box_id": b, "move": m, "count": c} for b, m, c in updates])
+    set_bead_counts(conn, updates)
 
 
-def remove_last_games(session: Session, machine_id: int, n: int) -> list[StoredGame]:
+def remove_last_games(conn: Connection, machine_id: int, n: int) -> list[StoredGame]:
     """Take the last ``n`` games out of the history; the games removed, in order.
 
     Blocks after the new last game go; the block holding it is cut short and re-packed with
@@ -224,13 +224,12 @@ def remove_last_games(session: Session, machine_id: int, n: int) -> list[StoredG
     entirely) goes too, and so do bead counts set by hand after the new last game. The beads
     themselves are the caller's business (see :func:`write_beads`).
     """
-    keep = max(games_played(session, machine_id) - n, 0)
-    known = runs(session, machine_id)
-    blocks = session.execute(
-        select(GameBlockRow.id, GameBlockRow.first_game, GameBlockRow.run_id, GameBlockRow.data,
-               GameBlockRow.kept, GameBlockRow.n_games)
-        .where(GameBlockRow.machine_id == machine_id, GameBlockRow.first_game + GameBlockRow.n_games - 1 > keep)
-        .order_by(GameBlockRow.first_game)
+    keep = max(games_played(conn, machine_id) - n, 0)
+    known = runs(conn, machine_id)
+    blocks = conn.execute(
+        select(_BLOCK.id, _BLOCK.first_game, _BLOCK.run_id, _BLOCK.data, _BLOCK.kept, _BLOCK.n_games)
+        .where(_BLOCK.machine_id == machine_id, _BLOCK.first_game + _BLOCK.n_games - 1 > keep)
+        .order_by(_BLOCK.first_game)
     ).all()
     removed: list[StoredGame] = []
     emptied: set[int] = set()
@@ -239,7 +238,7 @@ def remove_last_games(session: Session, machine_id: int, n: int) -> list[StoredG
             if first <= keep:
                 raise InvalidInputError(
                     f"game {keep} is inside a summarized block (games {first} to {first + n_games - 1})")
-            session.execute(delete(GameBlockRow).where(GameBlockRow.id == block_id))
+            conn.execute(delete(block_table).where(_BLOCK.id == block_id))
             emptied.add(run_id)
             continue
         games = decode_block(data)
@@ -248,23 +247,23 @@ def remove_last_games(session: Session, machine_id: int, n: int) -> list[StoredG
         removed.extend(StoredGame(first + i, run_id, run.kind, run.opponent, record)
                        for i, record in enumerate(games) if i >= cut)
         if cut == 0:
-            session.execute(delete(GameBlockRow).where(GameBlockRow.id == block_id))
+            conn.execute(delete(block_table).where(_BLOCK.id == block_id))
             continue
         kept = games[:cut]
         tally = {r: 0 for r in Result}
         for record in kept:
             tally[record.result] += 1
-        session.execute(update(GameBlockRow).where(GameBlockRow.id == block_id).values(
+        conn.execute(update(block_table).where(_BLOCK.id == block_id).values(
             n_games=len(kept), wins=tally[Result.WIN], draws=tally[Result.DRAW], losses=tally[Result.LOSS],
             data=encode_block(kept), beads=None, digest=None,  # its checkpoint was for its old last game
         ))
     emptied |= {g.run_id for g in removed}
     if emptied:
-        session.execute(delete(RunRow).where(
-            RunRow.id.in_(emptied), ~exists().where(GameBlockRow.run_id == RunRow.id),
+        conn.execute(delete(run_table).where(
+            _RUN.id.in_(emptied), ~exists().where(_BLOCK.run_id == _RUN.id),
         ))
-    session.execute(delete(CorrectionRow).where(
-        CorrectionRow.machine_id == machine_id, CorrectionRow.after_game > keep,
+    conn.execute(delete(correction_table).where(
+        _FIX.machine_id == machine_id, _FIX.after_game > keep,
     ))
     return removed
 

@@ -21,12 +21,12 @@ import socket
 import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
-from sqlalchemy import ColumnElement, Engine, delete, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, Connection, Engine, Row, delete, insert, select, update
 
 from menace.core.errors import ConflictError
-from menace.storage.models import MachineLockRow, MachineRow
+from menace.storage.models import lock_table, machine_table
 
 
 def _lease_seconds() -> float:
@@ -81,32 +81,37 @@ class Lease:
     acquired_at: datetime
 
     def _mine(self) -> list[ColumnElement[bool]]:
+        lock = lock_table.c
         return [
-            MachineLockRow.machine_id == self.machine_id, MachineLockRow.host == self.host,
-            MachineLockRow.pid == self.pid, MachineLockRow.acquired_at == self.acquired_at,
+            lock.machine_id == self.machine_id, lock.host == self.host,
+            lock.pid == self.pid, lock.acquired_at == self.acquired_at,
         ]
 
-    def prove(self, session: Session) -> None:
+    def prove(self, conn: Connection) -> None:
         """Renew the lease inside the caller's transaction, or raise :class:`LeaseLostError`.
 
         Call it first in every transaction that writes to the machine: the write and the proof
         commit together or not at all.
         """
-        renewed = session.execute(update(MachineLockRow).where(*self._mine()).values(heartbeat_at=now()))
-        if renewed.rowcount != 1:  # type: ignore[attr-defined]
+        renewed = conn.execute(update(lock_table).where(*self._mine()).values(heartbeat_at=now()))
+        if renewed.rowcount != 1:
             raise LeaseLostError(
                 f"machine {self.machine!r} was taken over by another writer while {self.holder} held it; "
                 f"nothing more of it is written"
             )
 
-    def release(self, session: Session) -> None:
-        session.execute(delete(MachineLockRow).where(*self._mine()))
+    def release(self, conn: Connection) -> None:
+        conn.execute(delete(lock_table).where(*self._mine()))
 
 
-def _refuse_if_held(session: Session, machine_id: int, machine: str) -> MachineLockRow | None:
+def _lock_row(conn: Connection, machine_id: int) -> Row[Any] | None:
+    return conn.execute(select(lock_table).where(lock_table.c.machine_id == machine_id)).first()
+
+
+def _refuse_if_held(conn: Connection, machine_id: int, machine: str) -> Row[Any] | None:
     """Raise :class:`MachineBusyError` if a live holder has the machine; else the lease row that may
     be taken over (expired, or its process on this host is gone), if any."""
-    row = session.get(MachineLockRow, machine_id, populate_existing=True)
+    row = _lock_row(conn, machine_id)
     if row is None:
         return None
     expired = now() - row.heartbeat_at > timedelta(seconds=LEASE_SECONDS)
@@ -120,13 +125,13 @@ def _refuse_if_held(session: Session, machine_id: int, machine: str) -> MachineL
     return row
 
 
-def refuse_if_held(session: Session, machine_id: int, machine: str) -> None:
+def refuse_if_held(conn: Connection, machine_id: int, machine: str) -> None:
     """What :func:`acquire` would refuse, refused without writing anything (before asking a person
     questions whose answers will need the machine)."""
-    _refuse_if_held(session, machine_id, machine)
+    _refuse_if_held(conn, machine_id, machine)
 
 
-def acquire(session: Session, machine_id: int, machine: str, holder: str) -> Lease:
+def acquire(conn: Connection, machine_id: int, machine: str, holder: str) -> Lease:
     """Take the machine, or raise :class:`MachineBusyError` naming who holds it.
 
     A live lease is refused even when this very process holds it: a server holds one lease per
@@ -136,14 +141,11 @@ def acquire(session: Session, machine_id: int, machine: str, holder: str) -> Lea
     # Writers queue on the machine's row (SELECT ... FOR UPDATE on a server; SQLite's BEGIN
     # IMMEDIATE already queues every writer), so a second one reads the first one's lease
     # instead of inserting its own.
-    session.execute(select(MachineRow.id).where(MachineRow.id == machine_id).with_for_update())
-    row = _refuse_if_held(session, machine_id, machine)
-    if row is not None:
-        session.delete(row)
-        session.flush()
-    session.add(MachineLockRow(machine_id=machine_id, holder=holder, host=host, pid=pid, acquired_at=t,
-                               heartbeat_at=t))
-    session.flush()
+    conn.execute(select(machine_table.c.id).where(machine_table.c.id == machine_id).with_for_update())
+    if _refuse_if_held(conn, machine_id, machine) is not None:
+        conn.execute(delete(lock_table).where(lock_table.c.machine_id == machine_id))
+    conn.execute(insert(lock_table).values(machine_id=machine_id, holder=holder, host=host, pid=pid, acquired_at=t,
+                                           heartbeat_at=t))
     return Lease(machine_id, machine, holder, host, pid, t)
 
 
@@ -164,9 +166,9 @@ class HeldLease:
         return f"{self.holder} (pid {self.pid} on {self.host})"
 
 
-def lease_on(session: Session, machine_id: int) -> HeldLease | None:
+def lease_on(conn: Connection, machine_id: int) -> HeldLease | None:
     """The machine's lease if it has not expired (an expired one is taken over by the next writer)."""
-    row = session.get(MachineLockRow, machine_id)
+    row = _lock_row(conn, machine_id)
     if row is None:
         return None
     age = (now() - row.heartbeat_at).total_seconds()
@@ -176,13 +178,14 @@ def lease_on(session: Session, machine_id: int) -> HeldLease | None:
                      row.host == socket.gethostname() and _alive(row.pid))
 
 
-def break_lease(session: Session, machine_id: int, seen: HeldLease) -> bool:
+def break_lease(conn: Connection, machine_id: int, seen: HeldLease) -> bool:
     """Remove the lease ``seen`` (``menace unlock``), and only it: False when the machine's lease
     has changed hands since (a new holder is never thrown out unasked)."""
-    gone = session.execute(delete(MachineLockRow).where(
-        MachineLockRow.machine_id == machine_id, MachineLockRow.host == seen.host,
-        MachineLockRow.pid == seen.pid, MachineLockRow.acquired_at == seen.acquired_at))
-    return bool(gone.rowcount == 1)  # type: ignore[attr-defined]
+    lock = lock_table.c
+    gone = conn.execute(delete(lock_table).where(
+        lock.machine_id == machine_id, lock.host == seen.host, lock.pid == seen.pid,
+        lock.acquired_at == seen.acquired_at))
+    return gone.rowcount == 1
 
 
 class Heartbeat:

@@ -1,11 +1,29 @@
-"""The database schema as SQLAlchemy 2 typed ORM models. Alembic migrations create it."""
+"""The database schema as SQLAlchemy Core tables on one :data:`metadata`. Alembic migrations create it.
+
+Core, not the ORM: every query is a Core statement already, and ``sqlalchemy.orm`` alone costs a
+command about 60 ms of start-up (``tests/test_startup.py`` checks that no command imports it).
+A row read back is a :class:`sqlalchemy.Row`, its columns by name (``row.name``, ``row.side``).
+"""
 
 from __future__ import annotations
 
-from datetime import datetime
-
-from sqlalchemy import BigInteger, ForeignKey, Index, LargeBinary, MetaData, String, Text, UniqueConstraint, false, true
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    false,
+    true,
+)
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -15,146 +33,116 @@ NAMING_CONVENTION = {
     "pk": "pk_%(table_name)s",
 }
 
-
-class Base(DeclarativeBase):
-    metadata = MetaData(naming_convention=NAMING_CONVENTION)
-
-
-class MachineRow(Base):
-    """A MENACE machine: its name and the settings it was built with."""
-
-    __tablename__ = "machines"
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(64), unique=True)
-    game: Mapped[str] = mapped_column(String(32))
-    side: Mapped[str] = mapped_column(String(4))
-    schedule: Mapped[str] = mapped_column(String(64))
-    reward_win: Mapped[int]
-    reward_draw: Mapped[int]
-    reward_loss: Mapped[int]
-    all_squares: Mapped[bool]
-    symmetry: Mapped[bool]
-    empty_policy: Mapped[str] = mapped_column(String(16))
-    preset: Mapped[str | None] = mapped_column(String(32))
-    created_at: Mapped[datetime]
-    scope: Mapped[str] = mapped_column(String(8), server_default="every")
-    """Which beads a result reinforces: ``every`` bead drawn (Michie) or the ``last`` (Gardner)."""
-    forced_boxes: Mapped[bool] = mapped_column(server_default=false())
-    """Boxes also for positions with one legal move."""
-    colours: Mapped[str | None] = mapped_column(Text)
-    """The builder's bead colours as given to ``--colours``; None: the standard set."""
-
-    boxes: Mapped[list[BoxRow]] = relationship(
-        back_populates="machine", cascade="all, delete-orphan", passive_deletes=True,
-        order_by="BoxRow.number",
-    )
+metadata = MetaData(naming_convention=NAMING_CONVENTION)
+"""Every table of menace's schema (Alembic's ``target_metadata``)."""
 
 
-class BoxRow(Base):
-    """A matchbox: a position where MENACE is to move, with a stable number 1..N."""
+machine_table = Table(
+    "machines", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(64), nullable=False, unique=True),
+    Column("game", String(32), nullable=False),
+    Column("side", String(4), nullable=False),
+    Column("schedule", String(64), nullable=False),
+    Column("reward_win", Integer, nullable=False),
+    Column("reward_draw", Integer, nullable=False),
+    Column("reward_loss", Integer, nullable=False),
+    Column("all_squares", Boolean, nullable=False),
+    Column("symmetry", Boolean, nullable=False),
+    Column("empty_policy", String(16), nullable=False),
+    Column("preset", String(32)),
+    Column("created_at", DateTime, nullable=False),
+    Column("scope", String(8), nullable=False, server_default="every",
+           doc="Which beads a result reinforces: ``every`` bead drawn (Michie) or the ``last`` (Gardner)."),
+    Column("forced_boxes", Boolean, nullable=False, server_default=false(),
+           doc="Boxes also for positions with one legal move."),
+    Column("colours", Text, doc="The builder's bead colours as given to ``--colours``; None: the standard set."),
+)
+"""A MENACE machine: its name and the settings it was built with."""
 
-    __tablename__ = "boxes"
-    __table_args__ = (
-        UniqueConstraint("machine_id", "number"),
-        UniqueConstraint("machine_id", "position"),
-    )
+box_table = Table(
+    "boxes", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("machine_id", Integer, ForeignKey("machines.id", ondelete="CASCADE"), nullable=False),
+    Column("number", Integer, nullable=False),
+    Column("position", String(16), nullable=False),
+    Column("side", String(1), nullable=False),
+    Column("move_number", Integer, nullable=False),
+    UniqueConstraint("machine_id", "number"),
+    UniqueConstraint("machine_id", "position"),
+)
+"""A matchbox: a position where MENACE is to move, with a stable number 1..N."""
 
-    id: Mapped[int] = mapped_column(primary_key=True)
-    machine_id: Mapped[int] = mapped_column(ForeignKey("machines.id", ondelete="CASCADE"))
-    number: Mapped[int]
-    position: Mapped[str] = mapped_column(String(16))
-    side: Mapped[str] = mapped_column(String(1))
-    move_number: Mapped[int]
+bead_table = Table(
+    "beads", metadata,
+    Column("box_id", Integer, ForeignKey("boxes.id", ondelete="CASCADE"), primary_key=True),
+    Column("move", Integer, primary_key=True),
+    Column("count", BigInteger, nullable=False),
+    Column("initial", BigInteger, nullable=False),
+)
+"""One bead colour in a box: the move it stands for (in the box's frame) and how many."""
 
-    machine: Mapped[MachineRow] = relationship(back_populates="boxes")
-    beads: Mapped[list[BeadRow]] = relationship(
-        back_populates="box", cascade="all, delete-orphan", passive_deletes=True,
-        order_by="BeadRow.move",
-    )
+run_table = Table(
+    "runs", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("machine_id", Integer, ForeignKey("machines.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("kind", String(16), nullable=False),
+    Column("opponent", String(64), nullable=False),
+    Column("seed", BigInteger),
+    Column("started_at", DateTime, nullable=False),
+    Column("ended_at", DateTime),
+)
+"""A session of games: a tournament, a game at the terminal, an operated game, ..."""
 
+block_table = Table(
+    "game_blocks", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("machine_id", Integer, ForeignKey("machines.id", ondelete="CASCADE"), nullable=False),
+    Column("run_id", Integer, ForeignKey("runs.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("first_game", BigInteger, nullable=False),
+    Column("n_games", BigInteger, nullable=False),
+    Column("wins", BigInteger, nullable=False),
+    Column("draws", BigInteger, nullable=False),
+    Column("losses", BigInteger, nullable=False),
+    Column("data", LargeBinary, nullable=False,
+           doc="The games, packed; empty when the block is a summary (``kept`` false)."),
+    Column("beads", LargeBinary,
+           doc="A checkpoint: every box's beads after the block's last game (packed, see "
+               ":func:`menace.core.records.pack_beads`), before corrections made after that game."),
+    Column("kept", Boolean, nullable=False, server_default=true(),
+           doc="Every game is stored; false: only the tally and the checkpoint (see the history policy)."),
+    Column("digest", String(64),
+           doc="The running checksum of the history up to this block, set when ``check`` verified it."),
+    Index("ix_game_blocks_machine_first", "machine_id", "first_game", unique=True),
+)
+"""Consecutive games of one run, packed (see :mod:`menace.core.records`).
 
-class BeadRow(Base):
-    """One bead colour in a box: the move it stands for (in the box's frame) and how many."""
+Games are numbered per machine from 1; a block holds games ``first_game`` to
+``first_game + n_games - 1``. Tournaments write one block per batch, so a million games
+take a few megabytes; a game at the terminal is a block of one.
+"""
 
-    __tablename__ = "beads"
+correction_table = Table(
+    "corrections", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("machine_id", Integer, ForeignKey("machines.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("after_game", BigInteger, nullable=False),
+    Column("box_id", Integer, ForeignKey("boxes.id", ondelete="CASCADE"), nullable=False),
+    Column("move", Integer, nullable=False),
+    Column("count", BigInteger, nullable=False),
+    Column("reason", String(200), nullable=False),
+    Column("created_at", DateTime, nullable=False),
+)
+"""A bead count set by hand so the database follows the real machine (``reconcile``, an operator's
+correction). It takes effect after game ``after_game`` of the history."""
 
-    box_id: Mapped[int] = mapped_column(ForeignKey("boxes.id", ondelete="CASCADE"), primary_key=True)
-    move: Mapped[int] = mapped_column(primary_key=True)
-    count: Mapped[int] = mapped_column(BigInteger)
-    initial: Mapped[int] = mapped_column(BigInteger)
-
-    box: Mapped[BoxRow] = relationship(back_populates="beads")
-
-
-class RunRow(Base):
-    """A session of games: a tournament, a game at the terminal, an operated game, ..."""
-
-    __tablename__ = "runs"
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    machine_id: Mapped[int] = mapped_column(ForeignKey("machines.id", ondelete="CASCADE"), index=True)
-    kind: Mapped[str] = mapped_column(String(16))
-    opponent: Mapped[str] = mapped_column(String(64))
-    seed: Mapped[int | None] = mapped_column(BigInteger)
-    started_at: Mapped[datetime]
-    ended_at: Mapped[datetime | None]
-
-
-class GameBlockRow(Base):
-    """Consecutive games of one run, packed (see :mod:`menace.core.records`).
-
-    Games are numbered per machine from 1; a block holds games ``first_game`` to
-    ``first_game + n_games - 1``. Tournaments write one block per batch, so a million games
-    take a few megabytes; a game at the terminal is a block of one.
-    """
-
-    __tablename__ = "game_blocks"
-    __table_args__ = (Index("ix_game_blocks_machine_first", "machine_id", "first_game", unique=True),)
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    machine_id: Mapped[int] = mapped_column(ForeignKey("machines.id", ondelete="CASCADE"))
-    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), index=True)
-    first_game: Mapped[int] = mapped_column(BigInteger)
-    n_games: Mapped[int] = mapped_column(BigInteger)
-    wins: Mapped[int] = mapped_column(BigInteger)
-    draws: Mapped[int] = mapped_column(BigInteger)
-    losses: Mapped[int] = mapped_column(BigInteger)
-    data: Mapped[bytes] = mapped_column(LargeBinary)
-    """The games, packed; empty when the block is a summary (``kept`` false)."""
-    beads: Mapped[bytes | None] = mapped_column(LargeBinary)
-    """A checkpoint: every box's beads after the block's last game (packed, see
-    :func:`menace.core.records.pack_beads`), before corrections made after that game."""
-    kept: Mapped[bool] = mapped_column(server_default=true())
-    """Every game is stored; false: only the tally and the checkpoint (see the history policy)."""
-    digest: Mapped[str | None] = mapped_column(String(64))
-    """The running checksum of the history up to this block, set when ``check`` verified it."""
-
-
-class CorrectionRow(Base):
-    """A bead count set by hand so the database follows the real machine (``reconcile``,
-    an operator's correction). It takes effect after game ``after_game`` of the history."""
-
-    __tablename__ = "corrections"
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    machine_id: Mapped[int] = mapped_column(ForeignKey("machines.id", ondelete="CASCADE"), index=True)
-    after_game: Mapped[int] = mapped_column(BigInteger)
-    box_id: Mapped[int] = mapped_column(ForeignKey("boxes.id", ondelete="CASCADE"))
-    move: Mapped[int]
-    count: Mapped[int] = mapped_column(BigInteger)
-    reason: Mapped[str] = mapped_column(String(200))
-    created_at: Mapped[datetime]
-
-
-class MachineLockRow(Base):
-    """Who is writing to a machine now (a tournament, a game at the terminal, ...)."""
-
-    __tablename__ = "machine_locks"
-
-    machine_id: Mapped[int] = mapped_column(ForeignKey("machines.id", ondelete="CASCADE"), primary_key=True)
-    holder: Mapped[str] = mapped_column(String(200))
-    host: Mapped[str] = mapped_column(String(200))
-    pid: Mapped[int]
-    acquired_at: Mapped[datetime]
-    heartbeat_at: Mapped[datetime]
+lock_table = Table(
+    "machine_locks", metadata,
+    Column("machine_id", Integer, ForeignKey("machines.id", ondelete="CASCADE"), primary_key=True),
+    Column("holder", String(200), nullable=False),
+    Column("host", String(200), nullable=False),
+    Column("pid", Integer, nullable=False),
+    Column("acquired_at", DateTime, nullable=False),
+    Column("heartbeat_at", DateTime, nullable=False),
+)
+"""Who is writing to a machine now (a tournament, a game at the terminal, ...)."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, Row, Table, bindparam, delete, func, insert, select, update
 
 from menace.core.errors import ConflictError, NotFoundError
 from menace.core.game import Game, Side
@@ -26,7 +26,7 @@ from menace.core.names import check_machine_name
 from menace.core.records import GameBuffer
 from menace.games import find_game
 from menace.storage.database import DatabaseDamagedError
-from menace.storage.models import BeadRow, BoxRow, GameBlockRow, MachineRow, RunRow
+from menace.storage.models import bead_table, block_table, box_table, correction_table, machine_table, run_table
 
 DEFAULT_MACHINE = "menace"
 
@@ -56,7 +56,8 @@ class StoredMachine:
     """The builder's bead colours, as given to ``--colours`` (None: the standard set)."""
 
 
-def settings_of(row: MachineRow) -> Settings:
+def settings_of(row: Row[Any]) -> Settings:
+    """The settings a machine's row holds."""
     return Settings(
         side=row.side,
         schedule=parse_numbers(row.schedule),
@@ -71,83 +72,94 @@ def settings_of(row: MachineRow) -> Settings:
     )
 
 
-def machine_names(session: Session) -> list[str]:
-    return list(session.scalars(select(MachineRow.name).order_by(MachineRow.id)))
+def machine_names(conn: Connection) -> list[str]:
+    return list(conn.scalars(select(machine_table.c.name).order_by(machine_table.c.id)))
 
 
-def machine_names_for_game(session: Session, game: str) -> list[str]:
+def machine_names_for_game(conn: Connection, game: str) -> list[str]:
     """The machines that play ``game``, oldest first."""
-    return list(session.scalars(select(MachineRow.name).where(MachineRow.game == game).order_by(MachineRow.id)))
+    return list(conn.scalars(
+        select(machine_table.c.name).where(machine_table.c.game == game).order_by(machine_table.c.id)))
 
 
-def machine_row(session: Session, name: str) -> MachineRow:
-    row = session.scalar(select(MachineRow).where(MachineRow.name == name))
+def machine_row(conn: Connection, name: str) -> Row[Any]:
+    """The machine's row (every column of ``machines``, by name); :class:`UnknownMachineError` naming
+    the machines there are otherwise."""
+    row = conn.execute(select(machine_table).where(machine_table.c.name == name)).first()
     if row is None:
-        known = machine_names(session)
+        known = machine_names(conn)
         hint = f"; machines here: {', '.join(known)}" if known else "; create one with: menace init"
         raise UnknownMachineError(f"no machine named {name!r}{hint}")
     return row
 
 
-def machine_id(session: Session, name: str) -> int:
-    return machine_row(session, name).id
+def machine_id(conn: Connection, name: str) -> int:
+    found: int = machine_row(conn, name).id
+    return found
 
 
-def machine_settings(session: Session, name: str) -> tuple[int, Settings]:
+def machine_settings(conn: Connection, name: str) -> tuple[int, Settings]:
     """A machine's id and settings, without its boxes (a reader of its history only)."""
-    row = machine_row(session, name)
+    row = machine_row(conn, name)
     return row.id, settings_of(row)
 
 
+def insert_row(conn: Connection, table: Table, **values: Any) -> int:
+    """Insert one row into ``table`` (a table whose key is an ``id``); the id it was given."""
+    new_id: int = conn.execute(insert(table).returning(table.c.id), values).scalar_one()
+    return new_id
+
+
 def create_machine(
-    session: Session, name: str, game: Game, settings: Settings, preset: str | None,
+    conn: Connection, name: str, game: Game, settings: Settings, preset: str | None,
     replace: bool = False, colours: str | None = None,
 ) -> StoredMachine:
     """Build a machine's boxes and store them (all rows in bulk)."""
     check_machine_name(name)
     boxes = build_boxes(game, settings)
     check_schedule(settings, boxes)
-    existing = session.scalar(select(MachineRow).where(MachineRow.name == name))
+    existing = conn.scalar(select(machine_table.c.id).where(machine_table.c.name == name))
     if existing is not None:
         if not replace:
             raise MachineExistsError(f"a machine named {name!r} exists")
-        session.execute(delete(MachineRow).where(MachineRow.id == existing.id))
-    row = MachineRow(
+        conn.execute(delete(machine_table).where(machine_table.c.id == existing))
+    created_at = datetime.now()
+    mid = insert_row(
+        conn, machine_table,
         name=name, game=game.name, side=settings.side, schedule=format_numbers(settings.schedule),
         reward_win=settings.win, reward_draw=settings.draw, reward_loss=settings.loss,
         all_squares=settings.all_squares, symmetry=settings.symmetry,
-        empty_policy=settings.empty_policy.value, preset=preset, created_at=datetime.now(),
+        empty_policy=settings.empty_policy.value, preset=preset, created_at=created_at,
         scope=settings.scope.value, forced_boxes=settings.forced_boxes, colours=colours,
     )
-    session.add(row)
-    session.flush()
     box_rows = [
-        {"machine_id": row.id, "number": b.number, "position": game.encode(b.position),
+        {"machine_id": mid, "number": b.number, "position": game.encode(b.position),
          "side": b.side.name, "move_number": b.move_number}
         for b in boxes
     ]
-    ids = list(session.scalars(insert(BoxRow).returning(BoxRow.id, sort_by_parameter_order=True), box_rows))
-    session.execute(insert(BeadRow), [
+    ids = list(conn.scalars(insert(box_table).returning(box_table.c.id, sort_by_parameter_order=True), box_rows))
+    conn.execute(insert(bead_table), [
         {"box_id": box_id, "move": move, "count": count, "initial": box.initial[move]}
         for box_id, box in zip(ids, boxes)
         for move, count in box.beads.items()
     ])
-    return StoredMachine(row.id, name, game.name, settings, preset, row.created_at, boxes, ids, colours)
+    return StoredMachine(mid, name, game.name, settings, preset, created_at, boxes, ids, colours)
 
 
-def load_machine(session: Session, name: str) -> StoredMachine:
+def load_machine(conn: Connection, name: str) -> StoredMachine:
     """A machine with every box and bead, in two queries."""
-    row = machine_row(session, name)
+    row = machine_row(conn, name)
     game = find_game(row.game)
-    box_rows = session.execute(
-        select(BoxRow.id, BoxRow.number, BoxRow.position, BoxRow.side, BoxRow.move_number)
-        .where(BoxRow.machine_id == row.id).order_by(BoxRow.number)
+    box, bead = box_table.c, bead_table.c
+    box_rows = conn.execute(
+        select(box.id, box.number, box.position, box.side, box.move_number)
+        .where(box.machine_id == row.id).order_by(box.number)
     ).all()
     beads: dict[int, list[tuple[int, int, int]]] = {}
-    for box_id, move, count, initial in session.execute(
-        select(BeadRow.box_id, BeadRow.move, BeadRow.count, BeadRow.initial)
-        .join(BoxRow, BoxRow.id == BeadRow.box_id).where(BoxRow.machine_id == row.id)
-        .order_by(BeadRow.box_id, BeadRow.move)
+    for box_id, move, count, initial in conn.execute(
+        select(bead.box_id, bead.move, bead.count, bead.initial)
+        .join(box_table, box.id == bead.box_id).where(box.machine_id == row.id)
+        .order_by(bead.box_id, bead.move)
     ):
         beads.setdefault(box_id, []).append((move, count, initial))
     boxes = []
@@ -167,33 +179,53 @@ def load_machine(session: Session, name: str) -> StoredMachine:
     )
 
 
-def delete_machine(session: Session, name: str) -> None:
-    row = machine_row(session, name)
-    session.execute(delete(MachineRow).where(MachineRow.id == row.id))
+def delete_machine(conn: Connection, name: str) -> None:
+    row = machine_row(conn, name)
+    conn.execute(delete(machine_table).where(machine_table.c.id == row.id))
 
 
-def start_run(session: Session, machine_id: int, kind: str, opponent: str, seed: int | None) -> int:
-    run = RunRow(machine_id=machine_id, kind=kind, opponent=opponent, seed=seed, started_at=datetime.now())
-    session.add(run)
-    session.flush()
-    return run.id
+def start_run(conn: Connection, machine_id: int, kind: str, opponent: str, seed: int | None) -> int:
+    return insert_row(conn, run_table, machine_id=machine_id, kind=kind, opponent=opponent, seed=seed,
+                      started_at=datetime.now())
 
 
-def end_run(session: Session, run_id: int) -> None:
-    session.execute(update(RunRow).where(RunRow.id == run_id).values(ended_at=datetime.now()))
+def end_run(conn: Connection, run_id: int) -> None:
+    conn.execute(update(run_table).where(run_table.c.id == run_id).values(ended_at=datetime.now()))
 
 
-def games_played(session: Session, machine_id: int) -> int:
-    last = session.execute(
-        select(GameBlockRow.first_game, GameBlockRow.n_games)
-        .where(GameBlockRow.machine_id == machine_id)
-        .order_by(GameBlockRow.first_game.desc()).limit(1)
+def games_played(conn: Connection, machine_id: int) -> int:
+    block = block_table.c
+    last = conn.execute(
+        select(block.first_game, block.n_games)
+        .where(block.machine_id == machine_id)
+        .order_by(block.first_game.desc()).limit(1)
     ).first()
-    return 0 if last is None else last[0] + last[1] - 1
+    return 0 if last is None else int(last[0] + last[1] - 1)
+
+
+_SET_COUNT = (
+    update(bead_table)
+    .where(bead_table.c.box_id == bindparam("b_box"), bead_table.c.move == bindparam("b_move"))
+    .values(count=bindparam("b_count"))
+)
+
+
+def set_bead_counts(conn: Connection, updates: Sequence[tuple[int, int, int]]) -> None:
+    """Set bead counts by primary key in one executemany: ``(box_id, move, count)``.
+
+    Every row must be there: a bead row gone (a damaged database) raises
+    :class:`DatabaseDamagedError` and the transaction rolls back, instead of a count silently lost.
+    """
+    if not updates:
+        return
+    done = conn.execute(_SET_COUNT, [{"b_box": b, "b_move": m, "b_count": c} for b, m, c in updates])
+    if done.rowcount != len(updates):
+        raise DatabaseDamagedError(f"{len(updates) - done.rowcount} of {len(updates)} bead counts to write have "
+                                   f"no row in the database; run 'menace check' to see what is damaged")
 
 
 def save_games(
-    session: Session, machine_id: int, run_id: int, first_game: int,
+    conn: Connection, machine_id: int, run_id: int, first_game: int,
     games: Sequence[GameRecord] | GameBuffer, bead_updates: Sequence[tuple[int, int, int]],
     checkpoint: bytes | None = None, kept: bool = True,
 ) -> None:
@@ -210,24 +242,21 @@ def save_games(
     if games.games and not kept and checkpoint is None:
         raise ValueError("a summarized block needs its checkpoint")
     if games.games:
-        session.execute(insert(GameBlockRow), [{
+        conn.execute(insert(block_table), [{
             "machine_id": machine_id, "run_id": run_id, "first_game": first_game,
             "n_games": games.games, "wins": games.wins, "draws": games.draws,
             "losses": games.losses, "data": games.block() if kept else b"", "beads": checkpoint, "kept": kept,
         }])
-    if bead_updates:
-        session.execute(
-            update(BeadRow),
-            [{"box_id": b, "move": m, "count": c} for b, m, c in bead_updates],
-        )
+    set_bead_counts(conn, bead_updates)
 
 
-def totals(session: Session, machine_id: int) -> tuple[int, int, int]:
+def totals(conn: Connection, machine_id: int) -> tuple[int, int, int]:
     """Wins, draws and losses over every stored game."""
-    w, d, l_ = session.execute(
-        select(func.coalesce(func.sum(GameBlockRow.wins), 0), func.coalesce(func.sum(GameBlockRow.draws), 0),
-               func.coalesce(func.sum(GameBlockRow.losses), 0))
-        .where(GameBlockRow.machine_id == machine_id)
+    block = block_table.c
+    w, d, l_ = conn.execute(
+        select(func.coalesce(func.sum(block.wins), 0), func.coalesce(func.sum(block.draws), 0),
+               func.coalesce(func.sum(block.losses), 0))
+        .where(block.machine_id == machine_id)
     ).one()
     return int(w), int(d), int(l_)
 
@@ -251,31 +280,30 @@ class Correction:
     reason: str
 
 
-def add_corrections(session: Session, machine_id: int, after_game: int,
+def add_corrections(conn: Connection, machine_id: int, after_game: int,
                     changes: Sequence[tuple[int, int, int]], reason: str) -> None:
     """Record bead counts set by hand, ``(box_id, move, count)``, and apply them."""
-    from menace.storage.models import CorrectionRow
-
+    if not changes:
+        return
     now = datetime.now()
-    for box_id, move, count in changes:
-        session.add(CorrectionRow(machine_id=machine_id, after_game=after_game, box_id=box_id, move=move,
-                                  count=count, reason=reason, created_at=now))
-    if changes:
-        session.execute(update(BeadRow), [{"box_id": b, "move": m, "count": c} for b, m, c in changes])
+    conn.execute(insert(correction_table), [
+        {"machine_id": machine_id, "after_game": after_game, "box_id": box_id, "move": move, "count": count,
+         "reason": reason, "created_at": now}
+        for box_id, move, count in changes
+    ])
+    set_bead_counts(conn, changes)
 
 
-def corrections(session: Session, machine_id: int) -> list[Correction]:
-    from menace.storage.models import CorrectionRow
-
-    rows = session.execute(
-        select(CorrectionRow.after_game, BoxRow.number, CorrectionRow.move, CorrectionRow.count,
-               CorrectionRow.reason)
-        .join(BoxRow, BoxRow.id == CorrectionRow.box_id)
-        .where(CorrectionRow.machine_id == machine_id).order_by(CorrectionRow.id)
+def corrections(conn: Connection, machine_id: int) -> list[Correction]:
+    fix, box = correction_table.c, box_table.c
+    rows = conn.execute(
+        select(fix.after_game, box.number, fix.move, fix.count, fix.reason)
+        .join(box_table, box.id == fix.box_id)
+        .where(fix.machine_id == machine_id).order_by(fix.id)
     ).all()
     return [Correction(*r) for r in rows]
 
 
-def set_colours(session: Session, machine_id: int, colours: str | None) -> None:
+def set_colours(conn: Connection, machine_id: int, colours: str | None) -> None:
     """Keep the builder's bead colours with the machine (None: back to the standard set)."""
-    session.execute(update(MachineRow).where(MachineRow.id == machine_id).values(colours=colours))
+    conn.execute(update(machine_table).where(machine_table.c.id == machine_id).values(colours=colours))

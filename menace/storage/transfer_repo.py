@@ -6,12 +6,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, insert, select
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, func, insert, select
 
 from menace.core.names import check_machine_name
-from menace.storage.models import BeadRow, BoxRow, CorrectionRow, GameBlockRow, MachineRow, RunRow
-from menace.storage.repository import machine_row
+from menace.storage.models import bead_table, block_table, box_table, correction_table, machine_table, run_table
+from menace.storage.repository import insert_row, machine_row
+
+_BLOCK = block_table.c
 
 
 @dataclass
@@ -89,29 +90,31 @@ BYTES_AT_ONCE = 1 << 18
 gains nothing from more when its rows are this large."""
 
 
-def dump_machine(session: Session, name: str, with_blocks: bool = True) -> MachineDump:
+def dump_machine(conn: Connection, name: str, with_blocks: bool = True) -> MachineDump:
     """A whole machine; without ``with_blocks``, its history's blocks are left out (see
     :func:`stream_blocks`, which reads them a few at a time)."""
-    m = machine_row(session, name)
-    boxes = session.execute(
-        select(BoxRow.id, BoxRow.number, BoxRow.position, BoxRow.side, BoxRow.move_number)
-        .where(BoxRow.machine_id == m.id).order_by(BoxRow.number)
+    m = machine_row(conn, name)
+    box, bead, run, fix = box_table.c, bead_table.c, run_table.c, correction_table.c
+    boxes = conn.execute(
+        select(box.id, box.number, box.position, box.side, box.move_number)
+        .where(box.machine_id == m.id).order_by(box.number)
     ).all()
     beads: dict[int, list[tuple[int, int, int]]] = {}
-    for box_id, move, initial, count in session.execute(
-        select(BeadRow.box_id, BeadRow.move, BeadRow.initial, BeadRow.count)
-        .join(BoxRow, BoxRow.id == BeadRow.box_id).where(BoxRow.machine_id == m.id)
-        .order_by(BeadRow.box_id, BeadRow.move)
+    for box_id, move, initial, count in conn.execute(
+        select(bead.box_id, bead.move, bead.initial, bead.count)
+        .join(box_table, box.id == bead.box_id).where(box.machine_id == m.id)
+        .order_by(bead.box_id, bead.move)
     ):
         beads.setdefault(box_id, []).append((move, initial, count))
-    runs = list(session.scalars(select(RunRow).where(RunRow.machine_id == m.id).order_by(RunRow.id)))
+    runs = conn.execute(select(run_table).where(run.machine_id == m.id).order_by(run.id)).all()
     run_index = {r.id: i for i, r in enumerate(runs)}
-    blocks = list(_blocks(session, m.id, run_index)) if with_blocks else []
+    blocks = list(_blocks(conn, m.id, run_index)) if with_blocks else []
     number_of = {box_id: number for box_id, number, *_ in boxes}
     fixes = [
-        CorrectionDump(c.after_game, number_of[c.box_id], c.move, c.count, c.reason, c.created_at)
-        for c in session.scalars(select(CorrectionRow).where(CorrectionRow.machine_id == m.id)
-                                 .order_by(CorrectionRow.id))
+        CorrectionDump(after, number_of[box_id], move, count, reason, created)
+        for after, box_id, move, count, reason, created in conn.execute(
+            select(fix.after_game, fix.box_id, fix.move, fix.count, fix.reason, fix.created_at)
+            .where(fix.machine_id == m.id).order_by(fix.id))
     ]
     return MachineDump(
         m.name, m.game, m.side, m.schedule, m.reward_win, m.reward_draw, m.reward_loss, m.all_squares,
@@ -123,75 +126,72 @@ def dump_machine(session: Session, name: str, with_blocks: bool = True) -> Machi
     )
 
 
-def _blocks(session: Session, machine_id: int, run_index: dict[int, int]) -> Iterator[BlockDump]:
-    rows = session.execute(
-        select(GameBlockRow.run_id, GameBlockRow.first_game, GameBlockRow.n_games, GameBlockRow.wins,
-               GameBlockRow.draws, GameBlockRow.losses, GameBlockRow.data, GameBlockRow.beads, GameBlockRow.kept)
-        .where(GameBlockRow.machine_id == machine_id).order_by(GameBlockRow.first_game)
+def _blocks(conn: Connection, machine_id: int, run_index: dict[int, int]) -> Iterator[BlockDump]:
+    rows = conn.execute(
+        select(_BLOCK.run_id, _BLOCK.first_game, _BLOCK.n_games, _BLOCK.wins, _BLOCK.draws, _BLOCK.losses,
+               _BLOCK.data, _BLOCK.beads, _BLOCK.kept)
+        .where(_BLOCK.machine_id == machine_id).order_by(_BLOCK.first_game)
         .execution_options(yield_per=BLOCKS_AT_ONCE))
     for run_id, first, n, wins, draws, losses, data, beads, kept in rows:
         yield BlockDump(run_index[run_id], first, n, wins, draws, losses, data, beads, kept)
 
 
-def stream_blocks(session: Session, name: str) -> Iterator[BlockDump]:
+def stream_blocks(conn: Connection, name: str) -> Iterator[BlockDump]:
     """The machine's blocks in order, as :func:`dump_machine` gives them, read a few at a time."""
-    m = machine_row(session, name)
-    runs = session.scalars(select(RunRow.id).where(RunRow.machine_id == m.id).order_by(RunRow.id))
-    yield from _blocks(session, m.id, {r: i for i, r in enumerate(runs)})
+    m = machine_row(conn, name)
+    runs = conn.scalars(select(run_table.c.id).where(run_table.c.machine_id == m.id).order_by(run_table.c.id))
+    yield from _blocks(conn, m.id, {r: i for i, r in enumerate(runs)})
 
 
-def history_size(session: Session, name: str) -> tuple[int, int]:
+def history_size(conn: Connection, name: str) -> tuple[int, int]:
     """The machine's stored blocks and the games in them."""
-    m = machine_row(session, name)
-    blocks, games = session.execute(select(func.count(), func.coalesce(func.sum(GameBlockRow.n_games), 0))
-                                    .where(GameBlockRow.machine_id == m.id)).one()
+    m = machine_row(conn, name)
+    blocks, games = conn.execute(select(func.count(), func.coalesce(func.sum(_BLOCK.n_games), 0))
+                                 .where(_BLOCK.machine_id == m.id)).one()
     return int(blocks), int(games)
 
 
-def load_machine_dump(session: Session, d: MachineDump, blocks: Iterable[BlockDump] | None = None) -> None:
+def load_machine_dump(conn: Connection, d: MachineDump, blocks: Iterable[BlockDump] | None = None) -> None:
     """Insert a whole machine (its name must be free), all rows in bulk; its history's blocks are
     ``blocks`` if given (instead of ``d.blocks``: read as they are stored), a few at a time
     (:data:`BLOCKS_AT_ONCE`, :data:`BYTES_AT_ONCE`)."""
     check_machine_name(d.name)
-    m = MachineRow(
+    mid = insert_row(
+        conn, machine_table,
         name=d.name, game=d.game, side=d.side, schedule=d.schedule, reward_win=d.reward_win,
         reward_draw=d.reward_draw, reward_loss=d.reward_loss, all_squares=d.all_squares, symmetry=d.symmetry,
         empty_policy=d.empty_policy, preset=d.preset, created_at=d.created_at, scope=d.scope,
         forced_boxes=d.forced_boxes, colours=d.colours,
     )
-    session.add(m)
-    session.flush()
-    ids = list(session.scalars(
-        insert(BoxRow).returning(BoxRow.id, sort_by_parameter_order=True),
-        [{"machine_id": m.id, "number": b.number, "position": b.position, "side": b.side,
+    ids = list(conn.scalars(
+        insert(box_table).returning(box_table.c.id, sort_by_parameter_order=True),
+        [{"machine_id": mid, "number": b.number, "position": b.position, "side": b.side,
           "move_number": b.move_number} for b in d.boxes],
     ))
     bead_rows = [{"box_id": i, "move": mv, "initial": ini, "count": c}
                  for i, b in zip(ids, d.boxes) for mv, ini, c in b.beads]
     if bead_rows:
-        session.execute(insert(BeadRow), bead_rows)
-    run_ids = []
-    for r in d.runs:
-        row = RunRow(machine_id=m.id, kind=r.kind, opponent=r.opponent, seed=r.seed, started_at=r.started_at,
-                     ended_at=r.ended_at)
-        session.add(row)
-        session.flush()
-        run_ids.append(row.id)
+        conn.execute(insert(bead_table), bead_rows)
+    run_ids = [
+        insert_row(conn, run_table, machine_id=mid, kind=r.kind, opponent=r.opponent, seed=r.seed,
+                   started_at=r.started_at, ended_at=r.ended_at)
+        for r in d.runs
+    ]
     rows: list[dict[str, object]] = []
     held = 0
     for b in d.blocks if blocks is None else blocks:
-        rows.append({"machine_id": m.id, "run_id": run_ids[b.run], "first_game": b.first_game, "n_games": b.n_games,
+        rows.append({"machine_id": mid, "run_id": run_ids[b.run], "first_game": b.first_game, "n_games": b.n_games,
                      "wins": b.wins, "draws": b.draws, "losses": b.losses, "data": b.data, "beads": b.beads,
                      "kept": b.kept})
         held += len(b.data) + len(b.beads or b"")
         if len(rows) == BLOCKS_AT_ONCE or held >= BYTES_AT_ONCE:
-            session.execute(insert(GameBlockRow), rows)
+            conn.execute(insert(block_table), rows)
             rows, held = [], 0
     if rows:
-        session.execute(insert(GameBlockRow), rows)
+        conn.execute(insert(block_table), rows)
     box_id = {b.number: i for i, b in zip(ids, d.boxes)}
     if d.corrections:
-        session.execute(insert(CorrectionRow), [
-            {"machine_id": m.id, "after_game": c.after_game, "box_id": box_id[c.box_number], "move": c.move,
+        conn.execute(insert(correction_table), [
+            {"machine_id": mid, "after_game": c.after_game, "box_id": box_id[c.box_number], "move": c.move,
              "count": c.count, "reason": c.reason, "created_at": c.created_at} for c in d.corrections
         ])
