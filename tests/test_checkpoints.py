@@ -3,6 +3,7 @@ beads are, and the commands that read it start from the nearest checkpoint."""
 
 from __future__ import annotations
 
+import gc
 import random
 import subprocess
 import sys
@@ -432,14 +433,19 @@ def test_export_streams_the_file_byte_for_byte_in_memory_that_does_not_grow(
 
 def test_import_holds_the_file_once(sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """menace import reads the file a chunk at a time and holds a few blocks of it at a time (hashing the
-    checksum as it goes, storing the blocks in batches of 256 kB): its memory grows by well under half a
+    checksum as it goes, storing the blocks in batches of bounded size): its memory grows by well under half a
     byte per byte of file between these two small files, and not at all beyond (see the next test). It
     grew by 1.6 bytes when import held the file's JSON whole, and by more than two before that. On
     SQLite: a server's driver holds the rows it sends on its own."""
     import menace.core.replay as replay
     from menace.app.transfer import export_to_file, import_file
 
+    import menace.storage.transfer_repo as transfer_repo
+
     monkeypatch.setattr(replay, "CACHE_GAMES", 100)  # the replay's cache of distinct games: bounded apart
+    # ...and so are the batches the blocks are stored in: at 256 kB a batch is as large as the small file,
+    # and a batch's rows held while they are inserted would pass for growth between these two sizes.
+    monkeypatch.setattr(transfer_repo, "BYTES_AT_ONCE", 16_384)
     db_url = sqlite_url
     init_machine(db_url, "menace", MICHIE, None)
     points = []
@@ -447,6 +453,7 @@ def test_import_holds_the_file_once(sqlite_url: str, tmp_path: Path, monkeypatch
         train(db_url, games - (points and 40_000 or 0), seed=len(points) + 1)
         path = tmp_path / f"m{games}.json"
         export_to_file(db_url, "menace", path)
+        gc.collect()  # both imports start with no garbage of the training waiting to be collected
         tracemalloc.start()
         import_file(f"sqlite:///{tmp_path / f'imported{games}.db'}", path)
         points.append((path.stat().st_size, tracemalloc.get_traced_memory()[1]))
