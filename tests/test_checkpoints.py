@@ -438,9 +438,8 @@ def test_import_holds_the_file_once(sqlite_url: str, tmp_path: Path, monkeypatch
     grew by 1.6 bytes when import held the file's JSON whole, and by more than two before that. On
     SQLite: a server's driver holds the rows it sends on its own."""
     import menace.core.replay as replay
-    from menace.app.transfer import export_to_file, import_file
-
     import menace.storage.transfer_repo as transfer_repo
+    from menace.app.transfer import export_to_file, import_file
 
     monkeypatch.setattr(replay, "CACHE_GAMES", 100)  # the replay's cache of distinct games: bounded apart
     # ...and so are the batches the blocks are stored in: at 256 kB a batch is as large as the small file,
