@@ -15,28 +15,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from datetime import date
 from pathlib import Path
 
-
-def run_once(args: list[str], cwd: Path) -> tuple[float, float, int]:
-    """Wall seconds, CPU seconds and peak RSS (KiB) of one ``python -m menace ARGS`` process."""
-    start = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "menace", *args], cwd=cwd, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - start
-    assert child.stderr is not None
-    err = child.stderr.read()
-    child.stderr.close()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"menace {' '.join(args)} failed: {err.decode()[-400:]}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from processes import run_once, summarise  # noqa: E402
 
 
 def main() -> None:
@@ -52,12 +38,10 @@ def main() -> None:
               f"median wall (min-max), CPU, peak RSS, PDF size")
         for label, machine, runs in (("304 labels", "menace", args.runs), ("2,201 labels", "big", args.big_runs)):
             out = cwd / f"{machine}.pdf"
-            samples = [run_once(["-m", machine, "labels", "--out", str(out)], cwd) for _ in range(runs)]
-            walls = [w for w, _, _ in samples]
-            cpu = statistics.median(c for _, c, _ in samples)
-            rss = max(r for _, _, r in samples)
-            print(f"  {label:<13} {statistics.median(walls):6.2f} s ({min(walls):.2f}-{max(walls):.2f})  "
-                  f"CPU {cpu:6.2f} s  {rss / 1024:6.1f} MiB  {out.stat().st_size / 1e6:5.2f} MB")
+            r = summarise([run_once(["-m", "menace", "-m", machine, "labels", "--out", str(out)], cwd)
+                           for _ in range(runs)])
+            print(f"  {label:<13} {r.wall:6.2f} s ({r.fastest:.2f}-{r.slowest:.2f})  "
+                  f"CPU {r.cpu:6.2f} s  {r.peak_mib:6.1f} MiB  {out.stat().st_size / 1e6:5.2f} MB")
 
 
 if __name__ == "__main__":

@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from datetime import date
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from processes import run_once as run_process  # noqa: E402
+from processes import summarise  # noqa: E402
 
 COMMANDS: list[tuple[str, list[str]]] = [
     ("python -c pass (Python alone)", ["-c", "pass"]),
@@ -35,20 +37,8 @@ COMMANDS: list[tuple[str, list[str]]] = [
 
 
 def run_once(args: list[str], cwd: Path) -> tuple[float, float, int]:
-    """Wall seconds, CPU seconds (user + system) and peak RSS (KiB) of one ``python ARGS`` process."""
-    env = {**os.environ, "MENACE_CACHE_DIR": str(cwd / "cache")}
-    start = time.perf_counter()
-    child = subprocess.Popen([sys.executable, *args], cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - start
-    child.returncode = os.waitstatus_to_exitcode(status)
-    assert child.stderr is not None
-    err = child.stderr.read()
-    child.stderr.close()
-    if child.returncode != 0:
-        raise SystemExit(f"python {' '.join(args)} failed ({child.returncode}): {err.decode()[-400:]}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss  # KiB on Linux
+    """One ``python ARGS`` process with the scratch folder's tree cache (see :mod:`processes`)."""
+    return run_process(args, cwd, {**os.environ, "MENACE_CACHE_DIR": str(cwd / "cache")})
 
 
 def main() -> None:
@@ -65,12 +55,9 @@ def main() -> None:
               f"median of {args.runs} runs: wall (min-max), CPU (user + system), peak RSS")
         for label, command in COMMANDS:
             # Interleaving would mix the commands' caches; each runs its rounds back to back.
-            samples = [run_once(command, cwd) for _ in range(args.runs)]
-            walls = [w for w, _, _ in samples]
-            cpu = statistics.median(c for _, c, _ in samples)
-            rss = max(r for _, _, r in samples)
-            print(f"  {label:<36} {statistics.median(walls):6.3f} s  ({min(walls):.3f}-{max(walls):.3f})  "
-                  f"CPU {cpu:6.3f} s  {rss / 1024:6.1f} MiB")
+            r = summarise([run_once(command, cwd) for _ in range(args.runs)])
+            print(f"  {label:<36} {r.wall:6.3f} s  ({r.fastest:.3f}-{r.slowest:.3f})  "
+                  f"CPU {r.cpu:6.3f} s  {r.peak_mib:6.1f} MiB")
 
 
 if __name__ == "__main__":
