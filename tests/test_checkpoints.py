@@ -431,6 +431,7 @@ def test_export_streams_the_file_byte_for_byte_in_memory_that_does_not_grow(
     assert large < small * 1.5 + 200_000
 
 
+@pytest.mark.slow
 def test_import_holds_the_file_once(sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """menace import reads the file a chunk at a time and holds a few blocks of it at a time (hashing the
     checksum as it goes, storing the blocks in batches of bounded size): its memory grows by well under half a
@@ -478,6 +479,7 @@ print(peak() - start)
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the peak from /proc (Linux)")
 def test_import_runs_in_memory_that_does_not_grow_with_the_file(sqlite_url: str, tmp_path: Path) -> None:
     """menace import holds a few blocks of the history at a time, never the file: in a process of its

@@ -46,11 +46,13 @@ def first_block_stored(url: str) -> Callable[[], bool]:
     return lambda: stored_games(url) > 0
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_never_leaves_an_inconsistent_database(db_url: str) -> None:
-    # Ten kills at random moments (the lock held before the first game, play, the once-a-second
-    # write), each followed by the full `menace check`. Against `perfect` (a few thousand games a second, against
-    # random's 200,000) the history each check replays stays small, so the test is quick; a restocking
-    # machine never stops on an empty opening box.
+    # Ten kills at random moments in the first second (the lock held before the first game, play,
+    # and the writes, which come at about 0.125, 0.375 and 0.875 s), each followed by the full
+    # `menace check`. Against `perfect` (far slower than random's 200,000 games a second) the history
+    # each check replays stays small, so the test is quick; a restocking machine never stops on an
+    # empty opening box.
     env = db_env(db_url)
     init_here(db_url, "--empty-box", "restock")
     rng = random.Random(2026)
@@ -62,7 +64,7 @@ def test_sigkill_at_random_moments_never_leaves_an_inconsistent_database(db_url:
         # the random moment counts from when the tournament holds the machine, however slow the start-up
         wait_until(lambda p=proc: p.poll() is not None  # type: ignore[misc]
                    or query(db_url, "SELECT pid FROM machine_locks") == [(p.pid,)], "the tournament's lock")
-        time.sleep(rng.uniform(0.0, 2.0))  # the random moment itself, not a wait for readiness
+        time.sleep(rng.uniform(0.0, 1.0))  # the random moment itself, not a wait for readiness
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
         assert proc.returncode == -signal.SIGKILL
@@ -315,6 +317,7 @@ def test_newer_and_older_schemas(tmp_path: Path) -> None:
     assert runner_result(older, "check")[0] == 0
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.text(max_size=12))
 def test_random_text_at_the_move_prompt_never_breaks_play(tmp_path_factory: pytest.TempPathFactory,

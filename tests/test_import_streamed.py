@@ -100,6 +100,7 @@ INSERTS = st.sampled_from(['"', "\\", "{", "}", "[", "]", ",", ":", " ", "\n", "
                            "\x00", "\\u0000", "\\ud800", "\udc00", "[" * 33, "9" * 31, '{"x": ' * 3, "\ufeff"])
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_the_streamed_reading_refuses_and_reads_what_the_whole_reading_does(

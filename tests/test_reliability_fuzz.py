@@ -69,6 +69,7 @@ def command_lines(draw: st.DrawFn) -> list[str]:
     return args
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(args=command_lines())
 def test_no_option_crashes_and_refusals_change_nothing(base_db: Path, tmp_path: Path, args: list[str]) -> None:
@@ -107,6 +108,7 @@ def machine_body(base_db: Path) -> dict[str, Any]:
     return export_machine(f"sqlite:///{base_db}", "menace")
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_no_machine_file_crashes_an_import(machine_body: dict[str, Any], tmp_path: Path, data: st.DataObject) -> None:

@@ -53,6 +53,7 @@ def _lock_rows(db: Path) -> list[tuple[str, int]]:
         con.close()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not _can_unshare(), reason="needs unshare -u (root or user namespaces)")
 def test_a_lease_holds_across_hosts_and_a_holder_that_lost_it_keeps_its_game(tmp_path: Path) -> None:
     db = tmp_path / "shared.db"
@@ -113,6 +114,7 @@ def short_busy_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tour, "BUSY_RETRY_SECONDS", 0.05)
 
 
+@pytest.mark.slow
 def test_a_long_writer_on_another_machine_never_drops_a_tournaments_games(
         tmp_path: Path, short_busy_timeout: None) -> None:
     path = tmp_path / "two.db"
@@ -142,6 +144,7 @@ def test_a_long_writer_on_another_machine_never_drops_a_tournaments_games(
     assert check_database(url, "b").ok
 
 
+@pytest.mark.slow
 def test_a_database_busy_past_the_bound_stops_with_one_line_and_shows_only_stored_games(
         tmp_path: Path, short_busy_timeout: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tour, "BUSY_WAIT_SECONDS", 0.4)
