@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import wait_until
 
 from menace.app import tournament as tour
 from menace.app.check import check_database
@@ -53,6 +54,36 @@ def _lock_rows(db: Path) -> list[tuple[str, int]]:
         con.close()
 
 
+def _write_lock_free(db: Path) -> bool:
+    con = sqlite3.connect(db, timeout=0, isolation_level=None)
+    try:
+        con.execute("BEGIN IMMEDIATE")
+        con.execute("ROLLBACK")
+        return True
+    except sqlite3.OperationalError:
+        return False
+    finally:
+        con.close()
+
+
+def _stopped(pid: int) -> bool:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in ("T", "t")
+
+
+def _suspend_between_writes(proc: subprocess.Popen[str], db: Path) -> None:
+    """SIGSTOP ``proc`` at a moment it holds no write lock on ``db``. Stopped inside its heartbeat's
+    transaction, it would keep SQLite's lock while suspended, and the other host would find the file
+    busy rather than the lease run out."""
+    for _ in range(200):
+        proc.send_signal(signal.SIGSTOP)
+        wait_until(lambda: _stopped(proc.pid), "the holder to stop")
+        if _write_lock_free(db):
+            return
+        proc.send_signal(signal.SIGCONT)
+        time.sleep(0.01)  # a poll interval: let the heartbeat finish its write
+    pytest.fail("the holder was inside a write each of 200 times it was stopped")
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not _can_unshare(), reason="needs unshare -u (root or user namespaces)")
 def test_a_lease_holds_across_hosts_and_a_holder_that_lost_it_keeps_its_game(tmp_path: Path) -> None:
@@ -66,14 +97,14 @@ def test_a_lease_holds_across_hosts_and_a_holder_that_lost_it_keeps_its_game(tmp
         while not _lock_rows(db):
             assert time.monotonic() < deadline and a.poll() is None, "the game never took the machine"
             time.sleep(0.1)
-        time.sleep(3.0)  # longer than the lease: only the heartbeat keeps it
+        time.sleep(2.5)  # longer than the lease: only the heartbeat keeps it
         b = subprocess.run(_other_host("reconcile", "1", "--count", "W=50"), env=env, capture_output=True,
                            text=True, timeout=60)
         assert b.returncode == 1, b.stdout + b.stderr
         assert "is in use by a game at the terminal" in b.stderr and "Traceback" not in b.stderr
         # The holder falls silent (a suspended laptop, a network cut): the other host takes over.
-        a.send_signal(signal.SIGSTOP)
-        time.sleep(3.0)
+        _suspend_between_writes(a, db)
+        time.sleep(2.5)  # longer than the lease since its last heartbeat (a sixth of it before the stop)
         b = subprocess.run(_other_host("reconcile", "1", "--count", "W=50"), env=env, capture_output=True,
                            text=True, timeout=60, input="\n\n\n")
         assert b.returncode == 0, b.stdout + b.stderr
@@ -82,6 +113,7 @@ def test_a_lease_holds_across_hosts_and_a_holder_that_lost_it_keeps_its_game(tmp
     finally:
         if a.poll() is None:
             a.kill()
+            a.communicate()  # and its pipes closed: a failure here is this test's, not the next one's
     assert a.returncode == 1, out + err
     assert "Traceback" not in err
     assert "This game was NOT stored" in err  # the moves, for the person to keep
@@ -96,14 +128,19 @@ def test_a_lease_holds_across_hosts_and_a_holder_that_lost_it_keeps_its_game(tmp
         con.close()
 
 
-def _hold_write_lock(path: Path, start: threading.Event, seconds: float,
+def _hold_write_lock(path: Path, start: threading.Event, release: threading.Event | float,
                      held: threading.Event | None = None) -> None:
+    """Hold SQLite's write lock on ``path`` from ``start`` for ``release`` seconds, or until
+    ``release`` is set (a test's signal that it has seen what it waited for)."""
     con = sqlite3.connect(path, isolation_level=None, timeout=30)
     start.wait()
     con.execute("BEGIN IMMEDIATE")
     if held is not None:
         held.set()  # the readiness signal: the write lock is taken
-    time.sleep(seconds)
+    if isinstance(release, threading.Event):
+        release.wait(30)
+    else:
+        time.sleep(release)  # a writer that takes this long: the duration is what the test is about
     con.execute("ROLLBACK")
     con.close()
 
@@ -123,13 +160,13 @@ def test_a_long_writer_on_another_machine_never_drops_a_tournaments_games(
     init_machine(url, "b", MICHIE, "michie")
     go = threading.Event()
     # A write transaction much longer than the busy timeout (an undo of millions of games, say).
-    long_writer = threading.Thread(target=_hold_write_lock, args=(path, go, 1.5))
+    long_writer = threading.Thread(target=_hold_write_lock, args=(path, go, 0.8))
     long_writer.start()
     waits: list[tuple[float, float, int]] = []
     shown: list[Progress] = []
     with open_machine(url, "b", holder="a tournament") as m:
         go.set()
-        result = run_tournament(m, "random", seconds=2.5, seed=1, flush_seconds=0.1,
+        result = run_tournament(m, "random", seconds=1.5, seed=1, flush_seconds=0.1,
                                 waiting=lambda *w: waits.append(w), progress=shown.append)
     long_writer.join()
     assert waits, "the flush never met the busy database"
@@ -151,8 +188,8 @@ def test_a_database_busy_past_the_bound_stops_with_one_line_and_shows_only_store
     path = tmp_path / "busy.db"
     url = f"sqlite:///{path}"
     init_machine(url, "b", MICHIE, "michie")
-    go, held = threading.Event(), threading.Event()
-    long_writer = threading.Thread(target=_hold_write_lock, args=(path, go, 4.0, held))
+    go, held, seen = threading.Event(), threading.Event(), threading.Event()
+    long_writer = threading.Thread(target=_hold_write_lock, args=(path, go, seen, held))
     shown: list[Progress] = []
     with open_machine(url, "b", holder="a tournament") as m:
         run = m.start_run  # the run starts before the long writer
@@ -165,8 +202,11 @@ def test_a_database_busy_past_the_bound_stops_with_one_line_and_shows_only_store
             return run_id
 
         m.start_run = start_run  # type: ignore[method-assign]
-        with pytest.raises(SaveWaitError, match=r"stayed busy .* could not be stored"):
-            run_tournament(m, "random", seconds=3.0, seed=1, flush_seconds=0.1, progress=shown.append)
+        try:
+            with pytest.raises(SaveWaitError, match=r"stayed busy .* could not be stored"):
+                run_tournament(m, "random", seconds=3.0, seed=1, flush_seconds=0.1, progress=shown.append)
+        finally:
+            seen.set()  # the long writer lets go once the tournament has given up (or failed)
     long_writer.join()
     con = sqlite3.connect(path)
     try:
