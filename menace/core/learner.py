@@ -346,6 +346,52 @@ def _canonical_forms(game: Game) -> dict[State, tuple[State, Symmetry]]:
     return {}
 
 
+_SideLayout = tuple[list[int | None], list["Fast"], list[tuple[int, tuple[int, ...], tuple[int, ...], int]]]
+_layouts: dict[tuple[str, tuple[Side, ...], bool, bool, tuple[State, ...]], dict[Side, _SideLayout]] = {}
+
+
+def _layout(game: Game, settings: Settings, boxes: Sequence[Box]) -> dict[Side, _SideLayout]:
+    """Per side, what a learner's tables hold whatever its beads: per position of the game tree
+    where this side is to move, None (no move), the move when it is forced, or (in a third list)
+    the box's index, the real move each bead colour stands for and the position it leads to.
+    A learner fills in its own counts; a process works this out once per machine shape."""
+    key = (game.name, tuple(settings.sides), settings.forced_boxes, settings.symmetry,
+           tuple(box.position for box in boxes))
+    layout = _layouts.get(key)
+    if layout is not None:
+        return layout
+    tree = game_tree(game)
+    states, result, to_move, legal_of, kids = tree.states, tree.result, tree.to_move, tree.legal, tree.kids
+    forced = not settings.forced_boxes
+    forms = _canonical_forms(game) if settings.symmetry else None
+    identity = game.symmetries[0].moves
+    box_at = {position: b for b, position in enumerate(key[4])}
+    layout = {}
+    for side in settings.sides:
+        entry_rows: list[int | None] = [None] * len(states)
+        fast_rows: list[Fast] = [None] * len(states)
+        box_rows: list[tuple[int, tuple[int, ...], tuple[int, ...], int]] = []
+        for i, s in enumerate(states):
+            if result[i] or to_move[i] is not side:
+                continue
+            legal = legal_of[i]
+            if forced and len(legal) == 1:
+                entry_rows[i] = legal[0]
+                fast_rows[i] = (legal[0], kids[i][legal[0]])
+                continue
+            if forms is not None:
+                form = forms.get(s)
+                if form is None:
+                    form = forms[s] = canonical(game, s)
+                b, real = box_at[form[0]], form[1].moves
+            else:
+                b, real = box_at[s], identity
+            box_rows.append((i, real, tuple(map(kids[i].__getitem__, real)), b))
+        layout[side] = (entry_rows, fast_rows, box_rows)
+    _layouts[key] = layout
+    return layout
+
+
 OpponentRow = tuple[tuple[int, ...], int, tuple[int, ...]]
 """A tabulated opponent in one position: its choices, how many, and the position each leads to."""
 
@@ -404,61 +450,26 @@ class Learner:
         self._tabulate()
 
     def _tabulate(self) -> None:
-        game = self.game
-        tree = game_tree(game)
+        tree = game_tree(self.game)
         self.states, self.index, self.root = tree.states, tree.index, tree.root
         self.result, self.kids = tree.result, tree.kids
         self.to_move = tree.to_move
-        states, result, to_move, legal_of = tree.states, tree.result, tree.to_move, tree.legal
-        forced = not self.settings.forced_boxes
-        forms = _canonical_forms(game) if self.settings.symmetry else None
-        identity = game.symmetries[0].moves
-        box_at, counts = self.index_of_position, self.counts
+        counts, initial = self.counts, self.initial
+        colours = [tuple(m for m in self._width if start[m] or now[m]) for start, now in zip(initial, counts)]
+        """Per box, the colours it holds or starts with (the same in every position it stands for)."""
         self.entry: dict[Side, list[tuple[list[int], tuple[int, ...], int] | int | None]] = {}
-        for side in self.settings.sides:
-            table: list[tuple[list[int], tuple[int, ...], int] | int | None] = [None] * len(states)
-            for i, s in enumerate(states):
-                if result[i] or to_move[i] is not side:
-                    continue
-                legal = legal_of[i]
-                if forced and len(legal) == 1:
-                    table[i] = legal[0]
-                elif forms is not None:
-                    form = forms.get(s)
-                    if form is None:
-                        form = forms[s] = canonical(game, s)
-                    c, sym = form
-                    b = box_at[c]
-                    table[i] = (counts[b], sym.moves, b)
-                else:
-                    b = box_at[s]
-                    table[i] = (counts[b], identity, b)
-            self.entry[side] = table
-        self._fast_tables()
-
-    def _fast_tables(self) -> None:
+        self.fast: dict[Side, list[Fast]] = {}
         """The tables of the hot loops (:meth:`play_table`, :func:`play_learners`): per position, a
         forced move and the position after it, or the box's counts with only its colours to scan
         and, per bead, the real move and the position it leads to."""
-        kids = self.kids
-        colours_of: dict[int, tuple[int, ...]] = {}
-        """Per box, the colours it holds or starts with (the same in every position it stands for)."""
-        self.fast: dict[Side, list[Fast]] = {}
-        for side, table in self.entry.items():
-            rows: list[Fast] = []
-            for k, e in enumerate(table):
-                if e is None:
-                    rows.append(None)
-                elif isinstance(e, int):
-                    rows.append((e, kids[k][e]))
-                else:
-                    counts, real, b = e
-                    colours = colours_of.get(b)
-                    if colours is None:
-                        initial = self.initial[b]
-                        colours = colours_of[b] = tuple(m for m in range(len(real)) if initial[m] or counts[m])
-                    rows.append((counts, colours, real, tuple(map(kids[k].__getitem__, real)), b))
-            self.fast[side] = rows
+        for side, (entry_rows, fast_rows, box_rows) in _layout(self.game, self.settings, self.boxes).items():
+            entry: list[tuple[list[int], tuple[int, ...], int] | int | None] = [*entry_rows]
+            fast = fast_rows.copy()
+            for k, real, after, b in box_rows:
+                c = counts[b]
+                entry[k] = (c, real, b)
+                fast[k] = (c, colours[b], real, after, b)
+            self.entry[side], self.fast[side] = entry, fast
 
     # -- choosing -------------------------------------------------------------------------
     def box_for(self, state: State) -> tuple[int, tuple[int, ...]] | None:

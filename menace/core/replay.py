@@ -133,17 +133,16 @@ class Replayer:
         # Per side and position: (the box's counts, real square -> bead, box index) or None
         # (not MENACE's turn, finished, or a forced move without a box).
         self._tables: dict[Side, list[tuple[list[int], tuple[int, ...], int] | None]] = {}
+        inverses: dict[tuple[int, ...], tuple[int, ...]] = {}  # one per symmetry of the board
         for side, entries in self.learner.entry.items():
-            table: list[tuple[list[int], tuple[int, ...], int] | None] = []
-            for e in entries:
+            table: list[tuple[list[int], tuple[int, ...], int] | None] = [None] * len(entries)
+            for k, e in enumerate(entries):
                 if isinstance(e, tuple):
                     counts, real, b = e
-                    inverse = [0] * len(real)
-                    for bead, square in enumerate(real):
-                        inverse[square] = bead
-                    table.append((counts, tuple(inverse), b))
-                else:
-                    table.append(None)
+                    inverse = inverses.get(real)
+                    if inverse is None:
+                        inverse = inverses[real] = tuple(sorted(range(len(real)), key=real.__getitem__))
+                    table[k] = (counts, inverse, b)
             self._tables[side] = table
         self._paths: dict[bytes, Path] = {}
         self._win, self._draw, self._loss = settings.win, settings.draw, settings.loss
