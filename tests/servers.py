@@ -31,7 +31,7 @@ SELECT md5(string_agg(x, '|' ORDER BY x)) FROM (
     SELECT 'relation ' || relname || ' ' || relkind::text FROM pg_class
      WHERE relnamespace = 'public'::regnamespace
     UNION ALL
-    SELECT 'column ' || c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
+    SELECT 'column ' || c.relname || '.' || a.attnum || ' ' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
            || ' ' || a.attnotnull::text || ' ' || coalesce(pg_get_expr(d.adbin, d.adrelid), '')
       FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
       LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
@@ -41,7 +41,7 @@ SELECT md5(string_agg(x, '|' ORDER BY x)) FROM (
       FROM pg_constraint WHERE connamespace = 'public'::regnamespace
     UNION ALL SELECT 'index ' || indexdef FROM pg_indexes WHERE schemaname = 'public'
     UNION ALL SELECT 'function ' || oid::regprocedure::text FROM pg_proc WHERE pronamespace = 'public'::regnamespace
-    UNION ALL SELECT 'trigger ' || tgname FROM pg_trigger WHERE NOT tgisinternal
+    UNION ALL SELECT 'trigger ' || pg_get_triggerdef(oid) FROM pg_trigger WHERE NOT tgisinternal
     UNION ALL SELECT 'schema ' || nspname FROM pg_namespace
     UNION ALL SELECT 'type ' || typname FROM pg_type WHERE typnamespace = 'public'::regnamespace
 ) AS parts(x)
@@ -198,9 +198,11 @@ class PostgresServer:
     def give_back(self, url: str) -> None:
         """A test is done with the database at ``url``: if nobody is connected to it and its schema
         and revision are still the template's, empty its tables (``TRUNCATE ... RESTART IDENTITY``:
-        the same rows and the same next ids as a new copy) for :meth:`new_database` to hand out
-        again. Anything else (a migration test's downgrade, a damaged table, a connection left
-        open) and it is left alone: never handed out again."""
+        the same rows and the same next ids as a new copy) and rename it, for :meth:`new_database`
+        to hand out under its new name. The rename fails while anyone is connected, and a process
+        of the old test that connects later finds no database of its name: nothing of one test
+        reaches the next. Anything else (a migration test's downgrade, a damaged table, a
+        connection left open) and it is left alone: never handed out again."""
         name = url.rsplit("/", 1)[1]
         if not self._reusable:
             return
@@ -213,9 +215,13 @@ class PostgresServer:
                     return
                 conn.execute("SET lock_timeout = '2s'")
                 conn.execute(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY")
+                if conn.execute("SELECT count(*) FROM pg_sequences WHERE last_value IS NOT NULL").fetchone()[0]:
+                    return  # a sequence the TRUNCATE did not start over
+            renamed = f"test_{next(self._names)}"
+            self.sql(f"ALTER DATABASE {name} RENAME TO {renamed}")
         except Exception:  # noqa: BLE001 - whatever went wrong, this database is not handed out again
             return
-        self._emptied.append(name)
+        self._emptied.append(renamed)
 
     def make_copy(self, url: str, source_url: str) -> None:
         """Make the database at ``url`` a copy of the one at ``source_url`` (nobody may be connected

@@ -161,18 +161,18 @@ def test_signals_while_td_trains_stop_cleanly_with_nothing_stored(db_url: str) -
 
 def test_the_first_games_are_stored_and_shown_within_a_fraction_of_a_second(
         sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The writes start a tenth of a second apart and space out to once a second: a person (or the
-    web page's curve, or `stats` in another terminal) sees the first games at once, not after the
-    first second, and a run killed early loses a fraction of a second of games."""
+    """The first write comes after an eighth of a second and the gaps double up to a second: a
+    person (or the web page's curve, or `stats` in another terminal) sees the first games within a
+    fraction of a second, not after the first second, and a run killed early loses less."""
     monkeypatch.setattr(tournament, "FLUSH_GAMES", 10**9)  # only the clock decides when to write
     monkeypatch.setattr(tournament, "FLUSH_BYTES", 10**12)
     init_machine(sqlite_url, "menace", MICHIE, "michie")
     shown: list[tuple[float, int]] = []
     with open_machine(sqlite_url, "menace", holder="a test") as m:
-        run_tournament(m, "perfect", seconds=1.2, seed=1,
+        run_tournament(m, "perfect", seconds=1.5, seed=1,
                        progress=lambda p: shown.append((p.seconds, p.games)))
         blocks = [int(n) for (n,) in query(sqlite_url, "SELECT n_games FROM game_blocks ORDER BY first_game")]
-    first_shown = min(t for t, games in shown if games > 0)
-    assert first_shown < 0.5, shown
+    first_shown = min((t for t, games in shown if games > 0), default=None)
+    assert first_shown is not None and first_shown < 0.5, shown
     # writes at about 0.125, 0.375 and 0.875 s, then at the end (once a second from the start: 2)
-    assert 4 <= len(blocks) <= 5, blocks
+    assert 3 <= len(blocks) <= 5, blocks

@@ -67,7 +67,10 @@ def _write_lock_free(db: Path) -> bool:
 
 
 def _stopped(pid: int) -> bool:
-    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in ("T", "t")
+    """Every thread of ``pid`` stopped (the heartbeat runs in a thread of its own, and each thread
+    stops on its own: the process's state is its main thread's)."""
+    return all(stat.read_text().rsplit(")", 1)[1].split()[0] in ("T", "t")
+               for stat in Path(f"/proc/{pid}/task").glob("*/stat"))
 
 
 def _suspend_between_writes(proc: subprocess.Popen[str], db: Path) -> None:
