@@ -1,7 +1,7 @@
 """Tic-tac-toe: board, lines, the eight symmetries, outcome. Pure, no I/O.
 
 Squares are numbered 0..8 row by row. People name them ``a1``..``c3`` (rows a-c, columns 1-3,
-as in the Ruby MENACE of seed 000) or ``1``..``9`` (row by row).
+as in the Ruby Quiz MENACE) or ``1``..``9`` (row by row).
 
 >>> board = TICTACTOE.decode("XO..X....")
 >>> TICTACTOE.legal_moves(board)

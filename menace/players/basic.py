@@ -1,4 +1,4 @@
-"""The two players of seed 000's Ruby MENACE: a random player and its SmartPlayer."""
+"""The two players of the Ruby Quiz MENACE: a random player and its SmartPlayer."""
 
 from __future__ import annotations
 

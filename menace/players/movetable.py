@@ -1,4 +1,4 @@
-"""Rich & Knight's Program 1: a table of 19,683 boards, one for every board read in base 3 (seed 001).
+"""Rich & Knight's Program 1: a table of 19,683 boards, one for every board read in base 3.
 
 A board's index is the number its nine cells spell in base 3, with the seed's digits (0 blank,
 1 X, 2 O, which are also ours) and square 1 (``a1``) the most significant digit, square 9 (``c3``)

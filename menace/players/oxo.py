@@ -1,4 +1,4 @@
-"""W. W. McLean's OXO, the APL noughts-and-crosses player (seed 002).
+"""W. W. McLean's OXO, the APL noughts-and-crosses player.
 
 In order: complete its own line, else block the opponent's (the first such line in the APL's
 order, rows then columns then diagonals, which is :data:`~menace.games.tictactoe.LINES`), else the

@@ -1,4 +1,4 @@
-"""Rich & Knight's Program 3: minimax over the whole game tree (seed 001).
+"""Rich & Knight's Program 3: minimax over the whole game tree.
 
 Every position's worth is worked out once per process and kept. A score is from the point of
 view of the side to move: positive wins, negative loses, zero draws, and the further from zero

@@ -1,4 +1,4 @@
-"""Rich & Knight's Program 2 and 2': a rule for each turn, built on Make2, Posswin and Go (seed 001).
+"""Rich & Knight's Program 2 and 2': a rule for each turn, built on Make2, Posswin and Go.
 
 The turn number is the count of marks on the board plus one: odd turns are X's, even turns O's.
 The seed's squares are numbered 1 to 9 row by row, and so are they here until :func:`Go` turns

@@ -1,4 +1,4 @@
-"""TTTML's temporal-difference learner: a value for each afterstate, learned by self-play (seed 004).
+"""TTTML's temporal-difference learner: a value for each afterstate, learned by self-play.
 
 An afterstate is the board just after a move; its value is how good that board has turned out to
 be for the player who made the move: towards 1 a win, towards 0 a loss, 0.5 a draw or not known
