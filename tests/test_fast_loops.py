@@ -149,3 +149,20 @@ def test_smart_is_asked_in_few_positions_against_michies_machine() -> None:
     learner = fresh(MICHIE)
     assert sum(1 for e in learner.opponent_table(player.options, (Side.X,)) if e) == 592
     assert sum(1 for e in learner.options_table(player.options, {Side.O}) if e) == 2097
+
+
+def test_learners_given_the_same_opponent_table_play_as_if_each_had_its_own() -> None:
+    """The rows a learner makes of an opponent table are shared with the next learner given the same
+    table (a sweep trains hundreds on one): what each plays is what it plays on a table of its own."""
+    from menace.players import RulePlayer, find_player
+
+    player = find_player("smart").create(TICTACTOE, random.Random(0))
+    assert isinstance(player, RulePlayer)
+    shared = fresh(MICHIE).opponent_table(player.options, (Side.X,))
+
+    def games(table: list[tuple[int, ...]], seed: int) -> list[tuple[int, list[int]]]:
+        learner, rng = fresh(MICHIE), random.Random(seed)
+        return [learner.play_table(Side.X, table, rng) for _ in range(300)]
+
+    for seed in range(3):
+        assert games(shared, seed) == games([tuple(row) for row in shared], seed)

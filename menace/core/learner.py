@@ -394,6 +394,9 @@ def _layout(game: Game, settings: Settings, boxes: Sequence[Box]) -> dict[Side, 
 
 OpponentRow = tuple[tuple[int, ...], int, tuple[int, ...]]
 """A tabulated opponent in one position: its choices, how many, and the position each leads to."""
+_opponent_rows_of: dict[tuple[int, int], tuple[object, object, list[OpponentRow]]] = {}
+"""The rows of the last few opponent tables, by the table and the game tree they were made for
+(the objects themselves are kept, so that an id is never another table's)."""
 
 
 class StopSignal(Protocol):
@@ -668,12 +671,21 @@ class Learner:
 
     def _opponent_rows(self, opponent: Sequence[tuple[int, ...]]) -> list[OpponentRow]:
         """Per position: the opponent's choices, how many, and the position each leads to (kept
-        for the last opponent table seen, which a tournament passes game after game)."""
+        for the last opponent table seen, which a tournament passes game after game, and shared
+        with the other learners of the process that are given the same table: a sweep's)."""
         if self._opponent is None or self._opponent[0] is not opponent:
             kids = self.kids
-            none: OpponentRow = ((), 0, ())
-            self._opponent = (opponent, [(e, len(e), tuple(map(kids[k].__getitem__, e))) if e else none
-                                         for k, e in enumerate(opponent)])
+            known = _opponent_rows_of.get((id(opponent), id(kids)))
+            if known is not None and known[0] is opponent and known[1] is kids:
+                rows = known[2]
+            else:
+                none: OpponentRow = ((), 0, ())
+                rows = [(e, len(e), tuple(map(kids[k].__getitem__, e))) if e else none
+                        for k, e in enumerate(opponent)]
+                if len(_opponent_rows_of) >= 16:
+                    _opponent_rows_of.clear()
+                _opponent_rows_of[id(opponent), id(kids)] = (opponent, kids, rows)
+            self._opponent = (opponent, rows)
         return self._opponent[1]
 
     def counts_changed(self) -> None:
