@@ -25,6 +25,9 @@ from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from processes import run_once  # noqa: E402
+
 from menace.core.game import Side
 from menace.core.learner import MICHIE, Learner, build_boxes
 from menace.core.records import GameBuffer
@@ -84,17 +87,10 @@ def run(cmd: list[str], db: Path) -> subprocess.CompletedProcess[str]:
 
 
 def timed_process(cmd: list[str], db: Path) -> tuple[float, int]:
-    """Wall seconds and peak resident memory (KiB) of a whole menace process."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen([*cmd[:3], "--db", str(db), *cmd[3:]], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, cwd=db.parent)
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - t0
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr.read().decode() if proc.stderr else ''}")
-    return elapsed, usage.ru_maxrss
-
-
+    """Wall seconds and peak resident memory (KiB) of a whole menace process (its own, not this
+    benchmark's: see ``processes.run_once``)."""
+    wall, _, peak = run_once([*cmd[1:3], "--db", str(db), *cmd[3:]], db.parent)
+    return wall, peak
 
 
 def median_of(rounds: int, f: Callable[[], float]) -> float:
