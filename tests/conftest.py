@@ -85,6 +85,14 @@ def sqlite_url(db_path: Path) -> str:
     return f"sqlite:///{db_path}"
 
 
+def postgres_database(request: pytest.FixtureRequest) -> str:
+    """A fresh migrated database on the session's server, given back to it when the test is done."""
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    url = server.new_database()
+    request.addfinalizer(lambda: server.give_back(url))
+    return url
+
+
 @pytest.fixture
 def new_db_url(request: pytest.FixtureRequest, db_url: str, tmp_path: Path) -> Callable[[], str]:
     """Make another fresh database of the kind ``db_url`` is (for a test that needs two)."""
@@ -92,10 +100,7 @@ def new_db_url(request: pytest.FixtureRequest, db_url: str, tmp_path: Path) -> C
 
     def make() -> str:
         if not is_sqlite(db_url):
-            server: PostgresServer = request.getfixturevalue("postgres_server")
-            url = server.new_database()
-            request.addfinalizer(lambda: server.give_back(url))
-            return url
+            return postgres_database(request)
         return f"sqlite:///{tmp_path / f'other-{next(made)}.db'}"
 
     return make
@@ -120,10 +125,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     migrations themselves are tested in ``test_storage`` and ``test_reliability_migrations``, and
     creating a file from nothing by the tests that take ``db_path`` or ``sqlite_url``.)"""
     if request.param == "postgres":
-        server: PostgresServer = request.getfixturevalue("postgres_server")
-        url = server.new_database()
-        request.addfinalizer(lambda: server.give_back(url))
-        return url
+        return postgres_database(request)
     path = tmp_path / "menace.db"
     shutil.copyfile(request.getfixturevalue("sqlite_template"), path)
     return f"sqlite:///{path}"
