@@ -36,6 +36,8 @@ _OWN_CACHE: str | None = None
 
 def pytest_configure(config: pytest.Config) -> None:
     global _OWN_CACHE
+    # The person's own database is never the tests' (a test that means a database names it).
+    os.environ.pop("MENACE_DB", None)
     if "MENACE_CACHE_DIR" not in os.environ:  # the first process of the run (xdist workers inherit it)
         _OWN_CACHE = os.environ["MENACE_CACHE_DIR"] = tempfile.mkdtemp(prefix="menace-test-cache-")
 

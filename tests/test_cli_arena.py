@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from menace.cli.arena import arena, opponents
@@ -45,7 +46,10 @@ def test_arena_is_reproducible_with_a_seed() -> None:
     assert "td:300" in first.stdout
 
 
-def test_arena_defaults_to_every_registered_player() -> None:
+def test_arena_defaults_to_every_registered_player(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # In a folder of its own: a menace.db where the tests run (README's main job leaves one in the
+    # checkout) adds its machines to the players.
+    monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(arena, ["-n", "1", "--seed", "1"], catch_exceptions=False)
     assert result.exit_code == 0
     assert result.stdout.startswith(f"{len(all_players())} players, 1 game per pairing")
