@@ -6,6 +6,7 @@ import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import Invoke, built_database, train_300, wait_until
@@ -15,6 +16,7 @@ from menace.app.history import learning_series
 from menace.app.machines import init_machine, settings_for
 from menace.app.transfer import export_machine
 from menace.web.app import create_app
+from menace.web.training import Trainer
 
 
 @pytest.fixture
@@ -225,6 +227,24 @@ def test_train_runs_the_tournament_and_stops(client: TestClient) -> None:
     played = client.get("/api/machines/menace").json()["games"]
     assert played == 300 + stopped["games"] and stopped["games"] > 0
     assert stopped["wins"] + stopped["draws"] + stopped["losses"] == stopped["games"]
+
+
+def test_the_tournaments_states_are_numbered_so_a_page_can_drop_an_older_one(trained: str) -> None:
+    """The stop's answer and the events travel apart, so a page can be handed the last progress
+    (running) after the stop's answer (stopped). Every state published and answered is numbered in
+    the order it was published, so the page drops the older one; the answers are the newest."""
+    published: list[dict[str, Any]] = []
+    trainer = Trainer(lambda event, data, *, remember=True: published.append(data) if event == "train" else None)
+    started = trainer.start(trained, "menace", "random", games=None, seconds=60.0, seed=3)
+    wait_until(lambda: len(published) >= 3, "the tournament's progress")
+    stopped = trainer.stop()
+    numbers = [state["update"] for state in published]
+    assert numbers == sorted(set(numbers)), numbers
+    assert published[0] == started and started["running"]
+    assert published[-1] == stopped == trainer.latest() and not stopped["running"]
+    assert stopped["stopped"] == "stopped from the page"
+    assert {state["server"] for state in published} == {stopped["server"]}
+    assert Trainer(published.append).latest()["server"] != stopped["server"]  # a restarted server is told apart
 
 
 def test_train_refuses_bad_requests(client: TestClient) -> None:

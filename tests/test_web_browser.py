@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 from conftest import Invoke
 from web_browser_helpers import launch_browser
 
+from menace.app.machines import find_box, list_machines
 from menace.app.transfer import export_machine
 from menace.web.server import BackgroundServer
 
@@ -22,15 +24,21 @@ def browser() -> Iterator[Any]:
     yield from launch_browser()
 
 
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
+@contextmanager
+def pages(browser: Any, count: int = 1) -> Iterator[list[Any]]:
+    """``count`` pages in a browser context of their own. Used inside the server's ``with``, so they
+    are closed before the server stops (never left asking a server that has gone); a script error
+    on any of them fails the test."""
     context = browser.new_context(viewport={"width": 1366, "height": 768})
     context.set_default_timeout(10_000)
-    pg = context.new_page()
     errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    context.close()
+    made = [context.new_page() for _ in range(count)]
+    for pg in made:
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        yield made
+    finally:
+        context.close()
     assert not errors, errors
 
 
@@ -40,8 +48,8 @@ def machine(menace: Invoke, db_url: str) -> str:
     return db_url
 
 
-def test_wall_draws_every_box(machine: str, page: Any) -> None:
-    with BackgroundServer(machine, "menace") as srv:
+def test_wall_draws_every_box(machine: str, browser: Any) -> None:
+    with BackgroundServer(machine, "menace") as srv, pages(browser) as [page]:
         page.goto(srv.base + "/")
         page.wait_for_selector("#wall[data-ready='1']")
         assert page.locator("section.wall-group").count() == 4
@@ -51,8 +59,34 @@ def test_wall_draws_every_box(machine: str, page: Any) -> None:
         assert "Box 1" in page.inner_text("#detail-title")
 
 
-def test_training_from_the_page_with_the_curve_updated(machine: str, page: Any) -> None:
-    with BackgroundServer(machine, "menace") as srv:
+# An event stream that lags (a busy page on a loaded machine): each message is handled a little
+# late, so the stop's answer, on its own connection, comes before the last progress events.
+LAGGING_EVENTS = """
+const RealEventSource = window.EventSource;
+window.EventSource = function (...args) {
+  const source = new RealEventSource(...args);
+  const listen = source.addEventListener.bind(source);
+  source.addEventListener = (name, handler, ...rest) => listen(name, (e) => setTimeout(() => handler(e), 120), ...rest);
+  return source;
+};
+"""
+
+# Every state #train-state shows, in order.
+RECORD_TRAIN_STATE = """
+window.trainStates = [];
+new MutationObserver(() => {
+  const e = document.getElementById("train-state");
+  const now = e && [e.dataset.running, e.textContent];
+  const last = window.trainStates[window.trainStates.length - 1];
+  if (now && (!last || last[0] !== now[0] || last[1] !== now[1])) window.trainStates.push(now);
+}).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+"""
+
+
+def test_training_from_the_page_with_the_curve_updated(machine: str, browser: Any) -> None:
+    with BackgroundServer(machine, "menace") as srv, pages(browser) as [page]:
+        page.add_init_script(LAGGING_EVENTS)
+        page.add_init_script(RECORD_TRAIN_STATE)
         page.goto(srv.base + "/train")
         page.wait_for_selector("#opponent option[value='random']", state="attached")
         page.select_option("#opponent", "random")
@@ -60,19 +94,24 @@ def test_training_from_the_page_with_the_curve_updated(machine: str, page: Any) 
         page.click("#train-start")
         page.wait_for_function("Number(document.getElementById('count-games').textContent.replace(/,/g, '')) >= 2000")
         page.click("#train-stop")
-        page.wait_for_selector("#train-state[data-running='0']")
-        assert "stopped from the page" in page.inner_text("#train-state")
+        page.wait_for_function("""(() => { const e = document.getElementById('train-state');
+            return e.dataset.running === '0' && e.textContent.includes('stopped from the page'); })()""")
         played = srv.app.state.menace.trainer.status.total_games
         assert played >= 2000
         page.wait_for_function(f"document.getElementById('learning-chart').dataset.games === '{played}'")
+        # The curve is drawn a second after the stop: by then the lagging events have all been
+        # handled, and once stopped the page never went back to "Playing" on an older one.
+        states = page.evaluate("window.trainStates")
+        stopped_at = next(i for i, (running, text) in enumerate(states) if running == "0" and "stopped" in text)
+        assert all(running == "0" for running, _text in states[stopped_at:]), states[stopped_at:]
 
 
-def test_a_damaged_machine_file_is_refused_with_the_message(machine: str, page: Any, tmp_path: Path) -> None:
+def test_a_damaged_machine_file_is_refused_with_the_message(machine: str, browser: Any, tmp_path: Path) -> None:
     body = export_machine(machine, "menace")
     body["boxes"][0]["beads"]["b2"]["count"] = 99
     bad = tmp_path / "damaged.json"
     bad.write_text(json.dumps(body))
-    with BackgroundServer(machine, "menace") as srv:
+    with BackgroundServer(machine, "menace") as srv, pages(browser) as [page]:
         page.goto(srv.base + "/machines")
         page.wait_for_selector("#machine-table tbody tr")
         page.set_input_files("#import-file", str(bad))
@@ -81,11 +120,11 @@ def test_a_damaged_machine_file_is_refused_with_the_message(machine: str, page: 
         page.wait_for_selector("#import-result.error")
         text = page.inner_text("#import-result")
         assert "Refused" in text and "damaged.json is damaged: its checksum does not match" in text
-        assert page.locator("#machine-table tbody tr").count() == 1
+        assert [m.name for m in list_machines(machine)] == ["menace"]  # nothing stored
 
 
-def test_a_visitor_without_the_token_is_refused_a_write(machine: str, page: Any) -> None:
-    with BackgroundServer(machine, "menace", token="tea-time") as srv:
+def test_a_visitor_without_the_token_is_refused_a_write(machine: str, browser: Any) -> None:
+    with BackgroundServer(machine, "menace", token="tea-time") as srv, pages(browser) as [page]:
         page.goto(srv.base + "/machines")
         page.wait_for_selector("#machine-table tbody tr")
         page.fill("#create-form input[name=name]", "visitor")
@@ -123,13 +162,11 @@ def _click_through_game(page: Any) -> None:
 
 
 def test_a_whole_game_by_clicks_and_the_wall_shows_the_reinforcement(machine: str, browser: Any) -> None:
-    with BackgroundServer(machine, "menace") as srv:
-        context = browser.new_context(viewport={"width": 1366, "height": 768})
-        context.set_default_timeout(10_000)
-        wall, play = context.new_page(), context.new_page()
+    with BackgroundServer(machine, "menace") as srv, pages(browser, 2) as [wall, play]:
         play.add_init_script(SLOW_PAGE)
         wall.goto(srv.base + "/")
         wall.wait_for_selector("#wall[data-ready='1']")
+        wall.wait_for_selector("#wall[data-live='1']")  # the game's events are not kept for a late page
         before = wall.evaluate("window.menaceWallBox(1).beads.map(b => b.count)")
         play.goto(srv.base + "/play")
         play.wait_for_selector("body[data-ready='1']")
@@ -151,14 +188,10 @@ def test_a_whole_game_by_clicks_and_the_wall_shows_the_reinforcement(machine: st
         changed = rows[0][2].split()[0] != rows[0][2].split()[-1]
         assert (wall.evaluate("window.menaceWallBox(1).beads.map(b => b.count)") != before) == changed
         assert srv.app.state.menace.tables.busy_machines() == set()
-        context.close()
 
 
 def test_an_operated_game_followed_by_the_audience_view(machine: str, browser: Any) -> None:
-    with BackgroundServer(machine, "menace") as srv:
-        context = browser.new_context(viewport={"width": 1366, "height": 768})
-        context.set_default_timeout(10_000)
-        audience, console = context.new_page(), context.new_page()
+    with BackgroundServer(machine, "menace") as srv, pages(browser, 2) as [audience, console]:
         console.add_init_script(SLOW_PAGE)
         audience.goto(srv.base + "/audience")
         audience.wait_for_selector("body[data-ready='1']")
@@ -185,11 +218,10 @@ def test_an_operated_game_followed_by_the_audience_view(machine: str, browser: A
         assert "bead ledger" in console.inner_text("#end")
         audience.wait_for_function("document.getElementById('last-result').textContent.length > 0")
         audience.wait_for_function("document.getElementById('learning-caption').textContent.includes('after 1 games')")
-        context.close()
 
 
-def test_a_box_recounted_from_the_wall_with_the_token(machine: str, page: Any) -> None:
-    with BackgroundServer(machine, "menace", token="tea-time") as srv:
+def test_a_box_recounted_from_the_wall_with_the_token(machine: str, browser: Any) -> None:
+    with BackgroundServer(machine, "menace", token="tea-time") as srv, pages(browser) as [page]:
         page.goto(srv.base + "/")
         page.wait_for_selector("#wall[data-ready='1']")
         page.locator("canvas.wall-canvas").first.click(position={"x": 40, "y": 60})
@@ -199,7 +231,7 @@ def test_a_box_recounted_from_the_wall_with_the_token(machine: str, page: Any) -
         page.click("#recount-form button[type=submit]")
         page.wait_for_selector("#recount-result.error")
         assert "access token" in page.inner_text("#recount-result")
-        assert page.evaluate("window.menaceWallBox(1).beads.find(b => b.bead === 4).count") == 4
+        assert find_box(machine, "menace", "1").box.beads[4] == 4  # nothing stored
         page.evaluate("sessionStorage.setItem('menace-token', 'tea-time')")
         page.click("#recount-form button[type=submit]")
         page.wait_for_selector("#recount-result.ok")
@@ -207,9 +239,9 @@ def test_a_box_recounted_from_the_wall_with_the_token(machine: str, page: Any) -
         assert page.evaluate("window.menaceWallBox(1).beads.find(b => b.bead === 4).count") == 9
 
 
-def test_a_hexapawn_move_by_clicking_a_pawn_then_its_square(menace: Invoke, db_url: str, page: Any) -> None:
+def test_a_hexapawn_move_by_clicking_a_pawn_then_its_square(menace: Invoke, db_url: str, browser: Any) -> None:
     menace("-m", "her", "init", "--game", "hexapawn")
-    with BackgroundServer(db_url, "her") as srv:
+    with BackgroundServer(db_url, "her") as srv, pages(browser) as [page]:
         page.goto(srv.base + "/play")
         page.wait_for_selector("body[data-ready='1']")
         page.click("#new-game")

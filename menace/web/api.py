@@ -116,7 +116,7 @@ async def info(request: Request) -> Response:
     return JSONResponse({
         "machine": st.machine, "token_required": st.token is not None, "version": __version__,
         "shape": present.shape_json(find_game("tictactoe")), "colours": present.colours_json(),
-        "games": game_names(), "training": st.trainer.status.json(),
+        "games": game_names(), "training": st.trainer.latest(),
         "upload_limit": UPLOAD_LIMIT, "watchers": st.hub.clients,
     })
 
@@ -325,7 +325,7 @@ async def train_status(request: Request) -> Response:
     """``GET /api/train``: the tournament's state: running, games, W/D/L, games per second."""
     st = state_of(request)
     assert st.trainer is not None
-    return JSONResponse(st.trainer.status.json())
+    return JSONResponse(st.trainer.latest())
 
 
 async def train_start(request: Request) -> Response:
@@ -355,7 +355,7 @@ async def train_start(request: Request) -> Response:
         raise MachineBusyError(f"machine {name!r} is in a game here; finish it first")
     await run_in_threadpool(app_machines.machine_summary, st.url, name)  # an unknown machine: 404 now
     status = st.trainer.start(st.url, name, opponent, games, seconds, seed, Side[side_text] if side_text else None)
-    return JSONResponse(status.json(), status_code=202)
+    return JSONResponse(status, status_code=202)
 
 
 async def train_stop(request: Request) -> Response:
@@ -364,7 +364,7 @@ async def train_stop(request: Request) -> Response:
     st = state_of(request)
     assert st.trainer is not None
     status = await run_in_threadpool(st.trainer.stop)
-    return JSONResponse(status.json())
+    return JSONResponse(status)
 
 
 def routes() -> list[BaseRoute]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass
@@ -53,14 +54,38 @@ class TrainingStatus:
 
 
 class Trainer:
-    """At most one tournament at a time, run in a daemon thread."""
+    """At most one tournament at a time, run in a daemon thread.
+
+    Each state it announces is numbered (``update``, counting up in this server, named by
+    ``server``): an answer and the events travel on different connections, so a page can be handed
+    an older state after a newer one (the last progress after the stop's answer) and drops it.
+    """
 
     def __init__(self, publish: Publish) -> None:
         self._publish = publish
         self._thread: threading.Thread | None = None
         self._flag = StopFlag()
         self._lock = threading.Lock()
+        self._announcing = threading.Lock()
+        self._server = uuid.uuid4().hex[:12]
+        self._updates = 0
         self.status = TrainingStatus()
+        self._latest = self._numbered()
+
+    def _numbered(self) -> dict[str, Any]:
+        self._updates += 1
+        return self.status.json() | {"server": self._server, "update": self._updates}
+
+    def _announce(self) -> dict[str, Any]:
+        """Number the current state and publish it, in the order of the numbers."""
+        with self._announcing:
+            self._latest = self._numbered()
+            self._publish("train", self._latest)
+            return self._latest
+
+    def latest(self) -> dict[str, Any]:
+        """The state last announced, with its number."""
+        return self._latest
 
     @property
     def running(self) -> bool:
@@ -70,7 +95,7 @@ class Trainer:
         return {self.status.machine} if self.running and self.status.machine else set()
 
     def start(self, url: str, machine: str, opponent: str, games: int | None, seconds: float | None,
-              seed: int | None = None, side: Side | None = None) -> TrainingStatus:
+              seed: int | None = None, side: Side | None = None) -> dict[str, Any]:
         """Start a tournament; :class:`TrainingBusyError` if one runs. A bad opponent name fails here."""
         if split_name(opponent)[0] != "menace":
             find_player(opponent)
@@ -84,25 +109,25 @@ class Trainer:
                 target=self._run, args=(url, machine, opponent, games, seconds, seed, side, self._flag),
                 name=f"tournament-{machine}", daemon=True,
             )
+            started = self._announce()  # before the thread's first progress
             self._thread.start()
-        self._publish("train", self.status.json())
-        return self.status
+        return started
 
-    def stop(self, wait: float | None = 30.0) -> TrainingStatus:
+    def stop(self, wait: float | None = 30.0) -> dict[str, Any]:
         """Ask the tournament to stop after the current game; wait for it to save."""
         self._flag.requested = True
         self._flag.signal_name = "stopped from the page"
         thread = self._thread
         if thread is not None:
             thread.join(wait)
-        return self.status
+        return self.latest()
 
     def _progress(self, p: Progress) -> None:
         s = self.status
         s.games, s.target, s.seconds, s.limit_seconds = p.games, p.target, p.seconds, p.limit_seconds
         s.wins, s.draws, s.losses = p.wins, p.draws, p.losses
         s.rate = round(p.games / p.seconds, 1) if p.seconds > 0 else 0.0
-        self._publish("train", s.json())
+        self._announce()
 
     def _run(self, url: str, machine: str, opponent: str, games: int | None, seconds: float | None,
              seed: int | None, side: Side | None, flag: StopFlag) -> None:
@@ -126,5 +151,5 @@ class Trainer:
             s.error = str(exc) or type(exc).__name__
         finally:
             s.running = False
-            self._publish("train", s.json())
+            self._announce()
             self._publish("wall", {"machine": machine, "reason": "tournament", "at": time.time()}, remember=False)

@@ -7,12 +7,12 @@
   const turnEl = document.getElementById("turn"), resultEl = document.getElementById("last-result");
   const chart = new Chart(document.getElementById("learning-chart"), { fontSize: () => Math.max(13, Math.round(window.innerWidth / 95)) });
 
-  async function curve() {
-    const s = await M.api(`/machines/${encodeURIComponent(M.machine)}/learning?points=500`);
+  const curve = M.newest(() => M.api(`/machines/${encodeURIComponent(M.machine)}/learning?points=500`), (s) => {
     chart.set(learningChartData(s));
     document.getElementById("learning-caption").textContent = s.games_played
       ? `'${s.machine}' after ${M.fmt(s.games_played)} games: ${M.fmt(s.wins)} won, ${M.fmt(s.draws)} drawn, ${M.fmt(s.losses)} lost.` : "No games yet.";
-  }
+  });
+  const redrawCurve = () => curve().catch((err) => M.flash(err.message));
 
   function show(table) {
     if (table.machine !== M.machine) return;
@@ -24,7 +24,7 @@
     if (last) turnEl.replaceChildren(...G.turnCard(last, { size: 240, shape: table.shape }));
     if (table.end) {
       resultEl.textContent = { win: "MENACE wins!", draw: "A draw.", loss: "MENACE loses." }[table.end.result];
-      curve();
+      redrawCurve();
     } else resultEl.textContent = "";
     document.body.dataset.moves = String(table.moves.length);
     document.body.dataset.over = table.over ? "1" : "0";
@@ -33,7 +33,7 @@
   document.getElementById("fullscreen").addEventListener("click", () => {
     if (document.fullscreenElement) document.exitFullscreen(); else document.documentElement.requestFullscreen().catch(() => {});
   });
-  M.events({ table: show, machine: (m) => { M.setMachine(m.machine); curve(); } });
+  M.events({ table: show, machine: (m) => { M.setMachine(m.machine); redrawCurve(); } });
   await curve().catch((err) => M.flash(err.message));
   document.body.dataset.ready = "1";
 })();

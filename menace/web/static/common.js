@@ -28,6 +28,17 @@ const M = (() => {
     return data;
   }
 
+  // A loader whose answers can come back out of order (a slow request started first): only the
+  // newest call's answer is drawn; an older one arriving late is dropped.
+  function newest(request, draw) {
+    let calls = 0;
+    return async (...args) => {
+      const mine = ++calls;
+      const answer = await request(...args);
+      if (mine === calls) draw(answer, ...args);
+    };
+  }
+
   function flash(message, kind = "error") {
     const el = document.getElementById("flash");
     if (!el) return;
@@ -183,7 +194,7 @@ const M = (() => {
 
   initToken();
   return {
-    api, flash, events, el, board, drawBox, fmt, textOn, token, setMachine,
+    api, newest, flash, events, el, board, drawBox, fmt, textOn, token, setMachine,
     get machine() { return machine; },
   };
 })();

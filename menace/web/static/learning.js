@@ -5,45 +5,48 @@
   const summary = document.getElementById("learning-summary");
   let range = null;
   const chart = new Chart(document.getElementById("learning-chart"), {
-    onZoom: (a, b) => { range = [a, b]; load(); },
-    onReset: () => { range = null; load(); },
+    onZoom: (a, b) => { range = [a, b]; reload(); },
+    onReset: () => { range = null; reload(); },
   });
   const growth = new Chart(document.getElementById("growth-chart"));
 
-  async function load() {
-    const q = range ? `&first=${range[0]}&last=${range[1]}` : "";
-    const s = await M.api(`/machines/${encodeURIComponent(M.machine)}/learning?points=800${q}`);
+  const load = M.newest(async () => {
+    const asked = range, q = asked ? `&first=${asked[0]}&last=${asked[1]}` : "";
+    return { s: await M.api(`/machines/${encodeURIComponent(M.machine)}/learning?points=800${q}`), asked };
+  }, ({ s, asked }) => {
     chart.set(learningChartData(s));
     const n = s.games_played;
     summary.textContent = n
       ? `'${s.machine}' has played ${M.fmt(n)} games` +
-        (range ? `; games ${M.fmt(s.first)} to ${M.fmt(s.last)}: ` : ": ") +
+        (asked ? `; games ${M.fmt(s.first)} to ${M.fmt(s.last)}: ` : ": ") +
         `${M.fmt(s.wins)} won, ${M.fmt(s.draws)} drawn, ${M.fmt(s.losses)} lost. Rule ${s.rule}.` +
         (s.opponents.length > 1 ? ` Opponents: ${s.opponents.map((o) => o.opponent + " from game " + M.fmt(o.game)).join(", ")}.` : s.opponents.length ? ` Opponent: ${s.opponents[0].opponent}.` : "")
       : `'${s.machine}' has played no games yet.`;
     document.getElementById("learning-chart").dataset.games = String(n);
-  }
+  });
+  const reload = () => load().catch((err) => { summary.textContent = err.message; });
 
-  async function loadBox() {
+  const cap = document.getElementById("growth-caption");
+  const loadBox = M.newest(async () => {
     const n = Number(document.getElementById("growth-box").value) || 1;
-    const cap = document.getElementById("growth-caption");
     cap.textContent = "Replaying the history…";
-    try {
-      const d = await M.api(`/machines/${encodeURIComponent(M.machine)}/boxes/${n}/series?points=500`);
-      growth.set(beadChartData(d));
-      cap.textContent = `Box ${n} (MENACE's move ${d.box.move}): its beads of each colour after each game; now ` +
-        d.series.map((s) => `${s.letter} ${s.colour_name} ${M.fmt(s.count)}`).join(", ") + ".";
-    } catch (err) { cap.textContent = err.message; }
-  }
+    try { return { n, d: await M.api(`/machines/${encodeURIComponent(M.machine)}/boxes/${n}/series?points=500`) }; }
+    catch (err) { return { n, err }; }
+  }, ({ n, d, err }) => {
+    if (err) { cap.textContent = err.message; return; }
+    growth.set(beadChartData(d));
+    cap.textContent = `Box ${n} (MENACE's move ${d.box.move}): its beads of each colour after each game; now ` +
+      d.series.map((s) => `${s.letter} ${s.colour_name} ${M.fmt(s.count)}`).join(", ") + ".";
+  });
 
-  document.getElementById("zoom-out").addEventListener("click", () => { range = null; load(); });
+  document.getElementById("zoom-out").addEventListener("click", () => { range = null; reload(); });
   document.getElementById("growth-show").addEventListener("click", loadBox);
   let pending = null;
   M.events({
-    train: (s) => { if (s.machine === M.machine && !range && !pending) pending = setTimeout(() => { pending = null; load(); }, 1000); },
-    end: (e) => { if (e.machine === M.machine && !range) load(); },
-    machine: (m) => { M.setMachine(m.machine); range = null; load(); loadBox(); },
+    train: (s) => { if (s.machine === M.machine && !range && !pending) pending = setTimeout(() => { pending = null; reload(); }, 1000); },
+    end: (e) => { if (e.machine === M.machine && !range) reload(); },
+    machine: (m) => { M.setMachine(m.machine); range = null; reload(); loadBox(); },
   });
-  load().catch((err) => { summary.textContent = err.message; });
+  reload();
   loadBox();
 })();

@@ -4,8 +4,7 @@
 (() => {
   const tbody = document.querySelector("#machine-table tbody");
 
-  async function load() {
-    const d = await M.api("/machines");
+  const load = M.newest(() => M.api("/machines"), (d) => {
     M.setMachine(d.current);
     tbody.replaceChildren(...d.machines.map((m) => {
       const btn = m.name === d.current ? M.el("span", { class: "muted", text: "shown now" })
@@ -21,7 +20,8 @@
       ["Learning plot (PNG)", `${base}/plots/learning.png`], ["Learning plot (PDF)", `${base}/plots/learning.pdf`],
       ["Opening box's beads (PNG)", `${base}/plots/beads.png`], ["Wall of boxes (SVG)", `${base}/plots/boxes.svg`]];
     document.getElementById("downloads").replaceChildren(...links.map(([t, h]) => M.el("a", { href: h, download: "", text: t })));
-  }
+  });
+  const reload = () => load().catch((err) => M.flash(err.message));
 
   async function switchTo(name) {
     try { await M.api("/machines/current", { json: { name } }); M.flash(`Now showing '${name}'.`, "ok"); await load(); }
@@ -59,6 +59,6 @@
     } catch (err) { out.textContent = `Refused: ${err.message}`; out.className = "flash error"; }
   });
 
-  M.events({ machine: () => load(), machines: () => load() });
-  load().catch((err) => M.flash(err.message));
+  M.events({ machine: reload, machines: reload });
+  reload();
 })();

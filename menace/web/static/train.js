@@ -8,6 +8,7 @@
   const chart = new Chart(document.getElementById("learning-chart"));
   const descriptions = {};
   let curveTimer = null, lastCurve = 0;
+  let shown = { server: null, update: 0 };
 
   async function loadOpponents() {
     const [o, ms] = await Promise.all([M.api("/opponents"), M.api("/machines")]);
@@ -19,12 +20,13 @@
     sel.addEventListener("change", help); help();
   }
 
-  async function curve() {
+  const curve = M.newest(() => {
     lastCurve = performance.now();
-    const s = await M.api(`/machines/${encodeURIComponent(M.machine)}/learning?points=600`);
+    return M.api(`/machines/${encodeURIComponent(M.machine)}/learning?points=600`);
+  }, (s) => {
     chart.set(learningChartData(s));
     document.getElementById("learning-chart").dataset.games = String(s.games_played);
-  }
+  });
 
   function scheduleCurve() {
     if (curveTimer) return;
@@ -32,6 +34,9 @@
   }
 
   function show(s) {
+    // The stop's answer can come before the last progress events: a state older than the one shown is dropped.
+    if (s.server === shown.server && s.update < shown.update) return;
+    shown = { server: s.server, update: s.update };
     if (s.machine && s.machine !== M.machine) return;
     document.getElementById("count-games").textContent = M.fmt(s.games);
     document.getElementById("count-wins").textContent = M.fmt(s.wins);
@@ -63,7 +68,7 @@
     stopBtn.disabled = true;
     try { show(await M.api("/train/stop", { method: "POST" })); } catch (err) { M.flash(err.message); stopBtn.disabled = false; }
   });
-  M.events({ train: show, machine: (m) => { M.setMachine(m.machine); curve(); } });
+  M.events({ train: show, machine: (m) => { M.setMachine(m.machine); curve().catch((err) => M.flash(err.message)); } });
   loadOpponents().catch((err) => M.flash(err.message));
   M.api("/train").then(show).catch(() => {});
   curve().catch((err) => M.flash(err.message));

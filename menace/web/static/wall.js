@@ -19,7 +19,10 @@
   async function load() {
     const started = performance.now();
     wallEl.dataset.loadAt = String(Math.round(started));
-    data = expand(await M.api(`/machines/${encodeURIComponent(M.machine)}/boxes`));
+    const asked = M.machine;
+    const fresh = expand(await M.api(`/machines/${encodeURIComponent(asked)}/boxes`));
+    if (asked !== M.machine) return;  // another machine was chosen meanwhile: its own load draws it
+    data = fresh;
     wallEl.dataset.fetchMs = String(Math.round(performance.now() - started));
     layout();
     lastFetch = performance.now();
@@ -334,7 +337,9 @@
     refetchTimer = setTimeout(async () => {
       refetchTimer = null;
       try {
-        const fresh = expand(await M.api(`/machines/${encodeURIComponent(M.machine)}/boxes`));
+        const asked = M.machine;
+        const fresh = expand(await M.api(`/machines/${encodeURIComponent(asked)}/boxes`));
+        if (asked !== M.machine || !data) return;
         lastFetch = performance.now();
         if (fresh.boxes.length !== data.boxes.length) { data = fresh; layout(); return; }
         const changed = [];
