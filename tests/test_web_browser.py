@@ -66,7 +66,10 @@ const RealEventSource = window.EventSource;
 window.EventSource = function (...args) {
   const source = new RealEventSource(...args);
   const listen = source.addEventListener.bind(source);
-  source.addEventListener = (name, handler, ...rest) => listen(name, (e) => setTimeout(() => handler(e), 120), ...rest);
+  source.addEventListener = (name, handler, ...rest) => listen(name, (e) => setTimeout(() => {
+    handler(e);
+    if (name === "train") window.handledTrain = JSON.parse(e.data).update;
+  }, 120), ...rest);
   return source;
 };
 """
@@ -99,8 +102,9 @@ def test_training_from_the_page_with_the_curve_updated(machine: str, browser: An
         played = srv.app.state.menace.trainer.status.total_games
         assert played >= 2000
         page.wait_for_function(f"document.getElementById('learning-chart').dataset.games === '{played}'")
-        # The curve is drawn a second after the stop: by then the lagging events have all been
-        # handled, and once stopped the page never went back to "Playing" on an older one.
+        # Once the tournament's last state has been handled (the events keep their order, so every
+        # older one has been too), the page has never gone back to "Playing" after the stop.
+        page.wait_for_function(f"window.handledTrain === {srv.app.state.menace.trainer.latest()['update']}")
         states = page.evaluate("window.trainStates")
         stopped_at = next(i for i, (running, text) in enumerate(states) if running == "0" and "stopped" in text)
         assert all(running == "0" for running, _text in states[stopped_at:]), states[stopped_at:]

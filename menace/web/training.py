@@ -77,7 +77,9 @@ class Trainer:
         return self.status.json() | {"server": self._server, "update": self._updates}
 
     def _announce(self) -> dict[str, Any]:
-        """Number the current state and publish it, in the order of the numbers."""
+        """Number the current state and publish it. The numbers follow the states' order, but a
+        page can still receive them out of order (an answer and the events travel apart; the hub
+        sends a worker thread's events a little later than the event loop's): it keeps the newest."""
         with self._announcing:
             self._latest = self._numbered()
             self._publish("train", self._latest)

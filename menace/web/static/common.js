@@ -28,14 +28,18 @@ const M = (() => {
     return data;
   }
 
-  // A loader whose answers can come back out of order (a slow request started first): only the
-  // newest call's answer is drawn; an older one arriving late is dropped.
+  // A loader whose answers can come back out of order (a slow request started first): once a newer
+  // call has started, an older call's answer is dropped and its failure ignored. Each call resolves
+  // to whether it drew.
   function newest(request, draw) {
     let calls = 0;
     return async (...args) => {
       const mine = ++calls;
-      const answer = await request(...args);
-      if (mine === calls) draw(answer, ...args);
+      let answer;
+      try { answer = await request(...args); } catch (err) { if (mine === calls) throw err; return false; }
+      if (mine !== calls) return false;
+      draw(answer, ...args);
+      return true;
     };
   }
 

@@ -14,14 +14,23 @@
   const where = new Map();      // box number -> {group, index}
   let highlight = null;         // the box opened now
   let refetchTimer = null, lastFetch = 0;
+  // Whole loads and refetches both ask for the boxes: only the newest request's answer is drawn,
+  // and a refetch waits while a load is under way.
+  let fetches = 0, loading = 0, refetchAfterLoad = false;
   const detailChart = new Chart(document.getElementById("detail-chart"));
 
   async function load() {
     const started = performance.now();
     wallEl.dataset.loadAt = String(Math.round(started));
-    const asked = M.machine;
-    const fresh = expand(await M.api(`/machines/${encodeURIComponent(asked)}/boxes`));
-    if (asked !== M.machine) return;  // another machine was chosen meanwhile: its own load draws it
+    const mine = ++fetches;
+    loading++;
+    let fresh;
+    try { fresh = expand(await M.api(`/machines/${encodeURIComponent(M.machine)}/boxes`)); }
+    finally {
+      loading--;
+      if (!loading && refetchAfterLoad) { refetchAfterLoad = false; scheduleRefetch(); }  // runs after this load draws
+    }
+    if (mine !== fetches) return;  // a newer load (another machine chosen meanwhile) draws
     data = fresh;
     wallEl.dataset.fetchMs = String(Math.round(performance.now() - started));
     layout();
@@ -337,9 +346,11 @@
     refetchTimer = setTimeout(async () => {
       refetchTimer = null;
       try {
-        const asked = M.machine;
-        const fresh = expand(await M.api(`/machines/${encodeURIComponent(asked)}/boxes`));
-        if (asked !== M.machine || !data) return;
+        if (loading) { refetchAfterLoad = true; return; }
+        if (!data) return;
+        const mine = ++fetches;
+        const fresh = expand(await M.api(`/machines/${encodeURIComponent(M.machine)}/boxes`));
+        if (mine !== fetches) return;
         lastFetch = performance.now();
         if (fresh.boxes.length !== data.boxes.length) { data = fresh; layout(); return; }
         const changed = [];
