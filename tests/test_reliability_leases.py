@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ from menace.app.machines import init_machine, open_machine
 from menace.app.tournament import Progress, SaveWaitError, run_tournament
 from menace.core.learner import MICHIE
 from menace.storage import database
+from menace.storage.leases import now
 
 
 def _menace(*args: str) -> list[str]:
@@ -50,6 +52,16 @@ def _lock_rows(db: Path) -> list[tuple[str, int]]:
     con = sqlite3.connect(db)
     try:
         return [(str(h), int(p)) for h, p in con.execute("SELECT host, pid FROM machine_locks")]
+    finally:
+        con.close()
+
+
+def _lease_times(db: Path) -> tuple[datetime, datetime]:
+    """The one lease's ``acquired_at`` and ``heartbeat_at`` (UTC, as the leases write them)."""
+    con = sqlite3.connect(db)
+    try:
+        acquired, heartbeat = con.execute("SELECT acquired_at, heartbeat_at FROM machine_locks").fetchone()
+        return datetime.fromisoformat(acquired), datetime.fromisoformat(heartbeat)
     finally:
         con.close()
 
@@ -91,7 +103,8 @@ def _suspend_between_writes(proc: subprocess.Popen[str], db: Path) -> None:
 @pytest.mark.skipif(not _can_unshare(), reason="needs unshare -u (root or user namespaces)")
 def test_a_lease_holds_across_hosts_and_a_holder_that_lost_it_keeps_its_game(tmp_path: Path) -> None:
     db = tmp_path / "shared.db"
-    env = {**os.environ, "MENACE_DB": str(db), "MENACE_LEASE_SECONDS": "2"}
+    lease = 2.0
+    env = {**os.environ, "MENACE_DB": str(db), "MENACE_LEASE_SECONDS": str(lease)}
     subprocess.run(_menace("init"), env=env, check=True, capture_output=True)
     a = subprocess.Popen(_menace("play", "--games", "1", "--seed", "3"), env=env, stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -100,14 +113,21 @@ def test_a_lease_holds_across_hosts_and_a_holder_that_lost_it_keeps_its_game(tmp
         while not _lock_rows(db):
             assert time.monotonic() < deadline and a.poll() is None, "the game never took the machine"
             time.sleep(0.1)
-        time.sleep(2.5)  # longer than the lease: only the heartbeat keeps it
+        def renewed_for() -> float:
+            acquired, heartbeat = _lease_times(db)
+            return (heartbeat - acquired).total_seconds()
+
+        # Heartbeats have kept the lease half a second past its first term: only they hold it now.
+        wait_until(lambda: renewed_for() > lease + 0.5, "heartbeats to keep the lease past its first term")
         b = subprocess.run(_other_host("reconcile", "1", "--count", "W=50"), env=env, capture_output=True,
                            text=True, timeout=60)
         assert b.returncode == 1, b.stdout + b.stderr
         assert "is in use by a game at the terminal" in b.stderr and "Traceback" not in b.stderr
         # The holder falls silent (a suspended laptop, a network cut): the other host takes over.
         _suspend_between_writes(a, db)
-        time.sleep(2.5)  # longer than the lease since its last heartbeat (a sixth of it before the stop)
+        last_heartbeat = _lease_times(db)[1]
+        wait_until(lambda: (now() - last_heartbeat).total_seconds() > lease + 0.5,
+                   "the lease to run out half a second past the silent holder's last heartbeat")
         b = subprocess.run(_other_host("reconcile", "1", "--count", "W=50"), env=env, capture_output=True,
                            text=True, timeout=60, input="\n\n\n")
         assert b.returncode == 0, b.stdout + b.stderr
