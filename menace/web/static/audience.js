@@ -34,6 +34,6 @@
     if (document.fullscreenElement) document.exitFullscreen(); else document.documentElement.requestFullscreen().catch(() => {});
   });
   M.events({ table: show, machine: (m) => { M.setMachine(m.machine); redrawCurve(); } });
-  await curve().catch((err) => M.flash(err.message));
+  await redrawCurve();
   document.body.dataset.ready = "1";
 })();

@@ -30,23 +30,22 @@
   const loadBox = M.newest(async () => {
     const n = Number(document.getElementById("growth-box").value) || 1;
     cap.textContent = "Replaying the history…";
-    try { return { n, d: await M.api(`/machines/${encodeURIComponent(M.machine)}/boxes/${n}/series?points=500`) }; }
-    catch (err) { return { n, err }; }
-  }, ({ n, d, err }) => {
-    if (err) { cap.textContent = err.message; return; }
+    return { n, d: await M.api(`/machines/${encodeURIComponent(M.machine)}/boxes/${n}/series?points=500`) };
+  }, ({ n, d }) => {
     growth.set(beadChartData(d));
     cap.textContent = `Box ${n} (MENACE's move ${d.box.move}): its beads of each colour after each game; now ` +
       d.series.map((s) => `${s.letter} ${s.colour_name} ${M.fmt(s.count)}`).join(", ") + ".";
   });
+  const showBox = () => loadBox().catch((err) => { cap.textContent = err.message; });
 
   document.getElementById("zoom-out").addEventListener("click", () => { range = null; reload(); });
-  document.getElementById("growth-show").addEventListener("click", loadBox);
+  document.getElementById("growth-show").addEventListener("click", showBox);
   let pending = null;
   M.events({
     train: (s) => { if (s.machine === M.machine && !range && !pending) pending = setTimeout(() => { pending = null; reload(); }, 1000); },
     end: (e) => { if (e.machine === M.machine && !range) reload(); },
-    machine: (m) => { M.setMachine(m.machine); range = null; reload(); loadBox(); },
+    machine: (m) => { M.setMachine(m.machine); range = null; reload(); showBox(); },
   });
   reload();
-  loadBox();
+  showBox();
 })();
