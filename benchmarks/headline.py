@@ -18,6 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from menace.app.database import Database
 from menace.app.machines import init_machine, open_machine
 from menace.app.tournament import run_tournament
 from menace.core.learner import PRESETS
@@ -26,13 +27,13 @@ from menace.core.learner import PRESETS
 def completed(preset: str, opponent: str, games: int, seeds: int, folder: Path) -> tuple[int, dict[int, int]]:
     """How many seeds played all ``games``, and the game each other seed stopped after."""
     base = folder / f"{preset}.db"
-    init_machine(f"sqlite:///{base}", "menace", PRESETS[preset], preset)
+    init_machine(Database(f"sqlite:///{base}"), "menace", PRESETS[preset], preset)
     done = 0
     stopped: dict[int, int] = {}
     for seed in range(1, seeds + 1):
         db = folder / f"{preset}-{seed}.db"
         shutil.copy(base, db)
-        with open_machine(f"sqlite:///{db}", "menace", holder="benchmarks/headline.py") as m:
+        with open_machine(Database(f"sqlite:///{db}"), "menace", holder="benchmarks/headline.py") as m:
             result = run_tournament(m, opponent, games=games, seed=seed)
         if result.games == games and result.stopped is None:
             done += 1

@@ -26,6 +26,7 @@ import time
 from datetime import date
 from pathlib import Path
 
+from menace.app.database import Database
 from menace.app.machines import init_machine, open_machine
 from menace.app.tournament import KEEP_GAMES, run_tournament
 from menace.core.learner import MICHIE
@@ -96,9 +97,9 @@ def summary_bytes(tmp: Path, seconds: float) -> tuple[float, float]:
     (the policy past its kept games), in process."""
     db = tmp / "summaries.db"
     url = f"sqlite:///{db}"
-    init_machine(url, "menace", MICHIE, None)
+    init_machine(Database(url), "menace", MICHIE, None)
     before = database_bytes(db)
-    with open_machine(url, "menace", holder="the benchmark") as m:
+    with open_machine(Database(url), "menace", holder="the benchmark") as m:
         result = run_tournament(m, "random", seconds=seconds, seed=3, keep_games=0)
     con = sqlite3.connect(db)
     try:

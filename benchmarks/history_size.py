@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from menace.app.check import check_database
+from menace.app.database import Database
 from menace.app.history import undo_games
 from menace.app.machines import init_machine, open_machine
 from menace.app.tournament import run_tournament
@@ -41,10 +42,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.db"
         url = f"sqlite:///{path}"
-        init_machine(url, "menace", MICHIE, "michie")
+        init_machine(Database(url), "menace", MICHIE, "michie")
         before = database_bytes(path)
         start = time.perf_counter()
-        with open_machine(url, "menace", holder="a benchmark") as m:
+        with open_machine(Database(url), "menace", holder="a benchmark") as m:
             result = run_tournament(m, args.vs, games=args.games, seed=args.seed)
         played = time.perf_counter() - start
         after = database_bytes(path)
@@ -58,13 +59,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"projected:  {projected:.1f} MB per 1,000,000 games ({verdict} the {BOUND_MB} MB bound)")
         if not args.no_undo:
             start = time.perf_counter()
-            report = check_database(url, "menace")
+            report = check_database(Database(url), "menace")
             seconds = time.perf_counter() - start
             games = report.games
             print(f"replay:     {games:,} games from the initial beads in {seconds:.2f} s "
                   f"({games / seconds:,.0f} games/s, reading included, menace check); "
                   f"{'equal to the stored beads' if report.ok else f'{len(report.faults)} FAULTS'}")
-            done = undo_games(url, "menace", 1)
+            done = undo_games(Database(url), "menace", 1)
             print(f"undo:       the last game of {games:,} taken back in {done.seconds:.2f} s "
                   f"({len(done.changes)} bead counts restored)")
         return 0 if projected <= BOUND_MB else 1

@@ -15,6 +15,7 @@ from click.testing import CliRunner, Result
 from servers import PostgresServer, PostgresUnavailable, start_postgres
 from sqlalchemy import create_engine, text
 
+from menace.app.database import Database
 from menace.cli import cli
 
 # Some machines (this one among them) set PYTHONDONTWRITEBYTECODE: then pytest rewrites every test
@@ -154,6 +155,7 @@ def built_database(request: pytest.FixtureRequest, db_url: str, recipe: str, bui
         else:
             source = request.getfixturevalue("postgres_server").new_database()
         build(source)
+        release(source)  # its connections closed: a SQLite file is whole, its log folded in, before it is copied
         _BUILT[(kind, recipe)] = source
     if kind == "sqlite":
         shutil.copyfile(source.removeprefix("sqlite:///"), db_url.removeprefix("sqlite:///"))
@@ -167,6 +169,32 @@ def train_300(url: str) -> None:
     menace = invoker(url)
     menace("init")
     menace("tournament", "--vs", "smart", "-n", "300", "--seed", "1")
+
+
+_OWNERS: dict[str, Database] = {}
+
+
+def owner(url: str) -> Database:
+    """The test's one :class:`Database` for ``url``, as a front end holds one (closed when the test ends)."""
+    db = _OWNERS.get(url)
+    if db is None or db.closed:
+        db = _OWNERS[url] = Database(url)
+    return db
+
+
+def release(url: str) -> None:
+    """Close the test's :class:`Database` for ``url``, if it has one (before the file is copied or changed
+    behind its back)."""
+    db = _OWNERS.pop(url, None)
+    if db is not None:
+        db.close()
+
+
+@pytest.fixture(autouse=True)
+def _close_owners() -> Iterator[None]:
+    yield
+    while _OWNERS:
+        _OWNERS.popitem()[1].close()
 
 
 def is_sqlite(url: str) -> bool:

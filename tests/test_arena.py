@@ -13,7 +13,6 @@ from menace.app.arena import (
     Entrant,
     EntrantFactory,
     Tally,
-    format_table,
     pairings,
     run_arena,
 )
@@ -24,6 +23,7 @@ from menace.games.tictactoe import TICTACTOE
 from menace.players import Player, all_players
 from menace.players.basic import RandomPlayer
 from menace.render.arena import heatmap
+from menace.render.tables import arena_table
 
 G = TICTACTOE
 GAMES = 20
@@ -58,7 +58,7 @@ def test_perfect_and_movetable_never_lose(seven: ArenaResult) -> None:
 
 
 def test_table_shape(seven: ArenaResult) -> None:
-    lines = format_table(seven)
+    lines = arena_table(seven)
     assert len(lines) == 8
     assert lines[0].split() == [*seven.labels, "total", "points"]
     for label, line in zip(seven.labels, lines[1:]):

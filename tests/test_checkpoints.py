@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import query
+from conftest import owner, query
 from history_helpers import play_person_games, stored_beads, stored_machine, stored_records
 
 import menace.app.machines as machines
@@ -57,7 +57,7 @@ def blocks(url: str) -> list[tuple[int, int, int, bool, bool, bool]]:
 
 
 def train(url: str, games: int, keep: int | None = None, seed: int = 1) -> None:
-    with open_machine(url, "menace", holder="a test") as m:
+    with open_machine(owner(url), "menace", holder="a test") as m:
         tournament.run_tournament(m, "random", games=games, seed=seed, keep_games=keep)
 
 
@@ -95,9 +95,9 @@ def test_beads_pack_and_unpack_exactly() -> None:
 # -- checkpoints -------------------------------------------------------------------------------------
 def test_tournaments_write_checkpoints_and_undo_from_them_equals_a_full_replay(
         db_url: str, small_blocks: None) -> None:
-    init_machine(db_url, "menace", MICHIE, None)
+    init_machine(owner(db_url), "menace", MICHIE, None)
     train(db_url, 3000)
-    with open_machine(db_url, "menace", holder="a test") as m:
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         play_person_games(m, 3, seed=2)
     train(db_url, 2000, seed=3)
     found = blocks(db_url)
@@ -107,20 +107,20 @@ def test_tournaments_write_checkpoints_and_undo_from_them_equals_a_full_replay(
     for n in (1, 7, 1500):
         expected = Replayer(TICTACTOE, MICHIE, stored.boxes)
         expected.apply_all(records[: len(records) - n])
-        undo_games(db_url, "menace", n)
+        undo_games(owner(db_url), "menace", n)
         assert [list(b.values()) for b in stored_beads(db_url)] == [
             [expected.counts[i][m] for m in sorted(box.initial)] for i, box in enumerate(stored.boxes)]
         records = records[: len(records) - n]
-        assert check_database(db_url, "menace", full=True).faults == []
+        assert check_database(owner(db_url), "menace", full=True).faults == []
 
 
 def test_replay_of_a_game_from_a_checkpoint_equals_the_replay_from_game_one(db_url: str, small_blocks: None) -> None:
-    init_machine(db_url, "menace", MICHIE, None)
+    init_machine(owner(db_url), "menace", MICHIE, None)
     train(db_url, 2600)
     records = stored_records(db_url)
     stored = stored_machine(db_url)
     for number in (1, 499, 500, 501, 2600):
-        shown = replay_game(db_url, "menace", number).detail
+        shown = replay_game(owner(db_url), "menace", number).detail
         assert shown == game_detail(TICTACTOE, MICHIE, stored.boxes, records, number)
 
 
@@ -128,12 +128,12 @@ def test_a_bead_series_ends_at_the_stored_beads_and_starts_at_the_first(db_url: 
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     import menace.app.history as history
 
-    init_machine(db_url, "menace", MICHIE, None)
+    init_machine(owner(db_url), "menace", MICHIE, None)
     train(db_url, 4000)
     stored = stored_machine(db_url)
-    replayed = beads_series(db_url, "menace", 1, points=50)
+    replayed = beads_series(owner(db_url), "menace", 1, points=50)
     monkeypatch.setattr(history, "REPLAY_GAMES", 0)  # served from the checkpoints alone
-    served = beads_series(db_url, "menace", 1, points=50)
+    served = beads_series(owner(db_url), "menace", 1, points=50)
     for data in (replayed, served):
         s = data.series
         assert s.games[0] == 0 and s.games[-1] == 4000 and len(s.games) <= 50
@@ -145,38 +145,38 @@ def test_a_bead_series_ends_at_the_stored_beads_and_starts_at_the_first(db_url: 
 # -- the incremental check ---------------------------------------------------------------------------
 def test_check_remembers_what_it_verified_and_replays_only_the_new_games(db_url: str,
                                                                         small_blocks: None) -> None:
-    init_machine(db_url, "menace", MICHIE, None)
+    init_machine(owner(db_url), "menace", MICHIE, None)
     train(db_url, 3000)
-    first = check_database(db_url, "menace")
+    first = check_database(owner(db_url), "menace")
     assert first.ok and first.replayed == 3000
     assert any(b[5] for b in blocks(db_url))
-    again = check_database(db_url, "menace")
+    again = check_database(owner(db_url), "menace")
     assert again.ok and again.replayed < 500
     train(db_url, 1000, seed=2)
-    later = check_database(db_url, "menace")
+    later = check_database(owner(db_url), "menace")
     assert later.ok and later.games == 4000 and later.replayed < 1500
-    assert check_database(db_url, "menace", full=True).replayed == 4000
+    assert check_database(owner(db_url), "menace", full=True).replayed == 4000
 
 
 
 
 def test_incremental_check_catches_a_changed_block_and_a_changed_checkpoint(db_url: str,
                                                                           small_blocks: None) -> None:
-    init_machine(db_url, "menace", MICHIE, None)
+    init_machine(owner(db_url), "menace", MICHIE, None)
     train(db_url, 3000)
-    assert check_database(db_url, "menace").ok
+    assert check_database(owner(db_url), "menace").ok
     early = blocks(db_url)[1]
     # Another block's games in place of this one's: every game legal, only the history is different.
     other = blocks(db_url)[2]
     data, n = query(db_url, "SELECT data, n_games FROM game_blocks WHERE id = :i", i=other[0])[0]
     query(db_url, "UPDATE game_blocks SET data = :d, n_games = :n WHERE id = :i", d=data, n=n, i=early[0])
-    report = check_database(db_url, "menace")
+    report = check_database(owner(db_url), "menace")
     # The rows are read first: the block's tally and numbering no longer add up, named before any replay.
     assert any(f"the block from game {early[1]}" in f for f in report.faults)
     query(db_url, "DELETE FROM game_blocks")
-    init_machine(db_url, "menace", MICHIE, None, replace=True)
+    init_machine(owner(db_url), "menace", MICHIE, None, replace=True)
     train(db_url, 3000)
-    assert check_database(db_url, "menace").ok
+    assert check_database(owner(db_url), "menace").ok
     checkpointed = [b for b in blocks(db_url) if b[3]]
     target = checkpointed[len(checkpointed) // 2]
     boxes = stored_machine(db_url).boxes
@@ -184,54 +184,54 @@ def test_incremental_check_catches_a_changed_block_and_a_changed_checkpoint(db_u
     counts = [list(row) for row in r.counts]
     counts[0][0] += 1
     query(db_url, "UPDATE game_blocks SET beads = :b WHERE id = :i", b=pack_beads(counts, r.layout()), i=target[0])
-    report = check_database(db_url, "menace")
+    report = check_database(owner(db_url), "menace")
     assert any("has changed since it was verified" in f for f in report.faults)
     assert any(f"checkpoint after game {target[1] + target[2] - 1:,} differs" in f for f in report.faults)
-    assert not check_database(db_url, "menace", full=True).ok
+    assert not check_database(owner(db_url), "menace", full=True).ok
 
 
 # -- summarized blocks -------------------------------------------------------------------------------
 def test_summarized_blocks_keep_the_curve_undo_to_a_block_and_check(db_url: str,
                                                                    small_blocks: None) -> None:
-    init_machine(db_url, "menace", MICHIE, None)
+    init_machine(owner(db_url), "menace", MICHIE, None)
     train(db_url, 3000, keep=1000)
     found = blocks(db_url)
     summaries = [b for b in found if not b[4]]
     assert summaries and all(b[3] for b in summaries) and summaries[0][1] > 1000
-    assert check_database(db_url, "menace").ok
-    assert check_database(db_url, "menace", full=True).ok
-    assert machine_summary(db_url, "menace").games == 3000
-    curve = learning_series(db_url, "menace")
+    assert check_database(owner(db_url), "menace").ok
+    assert check_database(owner(db_url), "menace", full=True).ok
+    assert machine_summary(owner(db_url), "menace").games == 3000
+    curve = learning_series(owner(db_url), "menace")
     assert curve.last == 3000 and sum(curve.totals) == 3000
     last = found[-1]
     with pytest.raises(NothingToUndoError, match="kept only as a summary"):
-        undo_games(db_url, "menace", 1)
+        undo_games(owner(db_url), "menace", 1)
     with pytest.raises(SummarizedGameError):
-        replay_game(db_url, "menace", 2999)
-    done = undo_games(db_url, "menace", last[2])
+        replay_game(owner(db_url), "menace", 2999)
+    done = undo_games(owner(db_url), "menace", last[2])
     assert done.played == 3000 - last[2]
-    assert check_database(db_url, "menace", full=True).ok
-    assert replay_game(db_url, "menace", 1000).detail.number == 1000
+    assert check_database(owner(db_url), "menace", full=True).ok
+    assert replay_game(owner(db_url), "menace", 1000).detail.number == 1000
     train(db_url, 500, seed=4, keep=None)  # kept games after summaries replay from their checkpoint
-    assert check_database(db_url, "menace", full=True).ok
-    assert check_database(db_url, "menace").ok
+    assert check_database(owner(db_url), "menace", full=True).ok
+    assert check_database(owner(db_url), "menace").ok
 
 
 def test_export_import_carries_checkpoints_and_summaries_exactly(db_url: str, new_db_url: Callable[[], str],
                                                                 small_blocks: None) -> None:
-    init_machine(db_url, "menace", MICHIE, None)
+    init_machine(owner(db_url), "menace", MICHIE, None)
     train(db_url, 2500, keep=1200)
-    with open_machine(db_url, "menace", holder="a test") as m:
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         m.correct(0, {0: 9}, "a recount")
     train(db_url, 600, seed=2, keep=None)
-    body = export_machine(db_url, "menace")
+    body = export_machine(owner(db_url), "menace")
     assert body["version"] == 2
     assert any(b.get("kept") is False for b in body["history"]["blocks"])
     assert any("beads" in b for b in body["history"]["blocks"])
     other = new_db_url()
-    import_machine(other, body)
-    assert export_machine(other, "menace")["history"] == body["history"]
-    assert check_database(other, "menace", full=True).ok
+    import_machine(owner(other), body)
+    assert export_machine(owner(other), "menace")["history"] == body["history"]
+    assert check_database(owner(other), "menace", full=True).ok
     # A checkpoint that does not follow from the games before it is refused.
     kept = next(b for b in body["history"]["blocks"] if "beads" in b and b.get("kept", True))
     boxes = stored_machine(db_url).boxes
@@ -243,24 +243,24 @@ def test_export_import_carries_checkpoints_and_summaries_exactly(db_url: str, ne
     kept["beads"] = base64.b64encode(pack_beads(r.counts, r.layout())).decode("ascii")
     body["checksum"] = checksum(body)
     with pytest.raises(MachineFileError, match="do not follow"):
-        import_machine(new_db_url(), body)
+        import_machine(owner(new_db_url()), body)
 
 
 def test_migrations_down_and_up_keep_checkpoints_and_summaries(db_url: str, small_blocks: None) -> None:
     from menace.storage.database import downgrade, make_engine, upgrade
 
-    init_machine(db_url, "menace", MICHIE, None)
+    init_machine(owner(db_url), "menace", MICHIE, None)
     train(db_url, 2000, keep=800)
-    assert check_database(db_url, "menace").ok
-    before = export_machine(db_url, "menace")
+    assert check_database(owner(db_url), "menace").ok
+    before = export_machine(owner(db_url), "menace")
     db = make_engine(db_url)
     downgrade(db, "0004")
     upgrade(db)
     downgrade(db, "base")
     upgrade(db)
     db.dispose()
-    assert export_machine(db_url, "menace") == before
-    assert check_database(db_url, "menace").replayed == 0  # the verified checksum came back too
+    assert export_machine(owner(db_url), "menace") == before
+    assert check_database(owner(db_url), "menace").replayed == 0  # the verified checksum came back too
 
 
 # -- bounded memory ----------------------------------------------------------------------------------
@@ -269,13 +269,13 @@ def test_series_memory_does_not_grow_with_the_history(db_url: str, small_blocks:
     import menace.core.replay as replay
 
     monkeypatch.setattr(replay, "CACHE_GAMES", 100)  # the one store that grows with distinct games: bounded
-    init_machine(db_url, "menace", MICHIE, None)
+    init_machine(owner(db_url), "menace", MICHIE, None)
     peaks = []
     for games in (4000, 16000):
         train(db_url, games - (peaks and 4000 or 0), seed=len(peaks) + 1)
         tracemalloc.start()
-        learning_series(db_url, "menace", points=200)
-        beads_series(db_url, "menace", 1, points=200)
+        learning_series(owner(db_url), "menace", points=200)
+        beads_series(owner(db_url), "menace", 1, points=200)
         peaks.append(tracemalloc.get_traced_memory()[1])
         tracemalloc.stop()
     assert peaks[1] < 6 * 2**20
@@ -285,9 +285,9 @@ def test_series_memory_does_not_grow_with_the_history(db_url: str, small_blocks:
 def test_a_thinned_learning_series_draws(db_url: str, tmp_path: Path) -> None:
     from menace.render.plots import render_learning
 
-    init_machine(db_url, "menace", MICHIE, None)
+    init_machine(owner(db_url), "menace", MICHIE, None)
     train(db_url, 3000)
-    data = learning_series(db_url, "menace", points=50)
+    data = learning_series(owner(db_url), "menace", points=50)
     assert len(data.games) == 50 and data.played == 3000
     render_learning(data, tmp_path / "learning.svg")
     assert (tmp_path / "learning.svg").read_bytes().startswith(b"<?xml")
@@ -296,7 +296,7 @@ def test_a_thinned_learning_series_draws(db_url: str, tmp_path: Path) -> None:
 def test_a_box_at_any_game_comes_from_the_nearest_checkpoint(db_url: str, small_blocks: None) -> None:
     from menace.app.history import box_at
 
-    init_machine(db_url, "menace", MICHIE, None)
+    init_machine(owner(db_url), "menace", MICHIE, None)
     train(db_url, 2200)
     stored = stored_machine(db_url)
     records = stored_records(db_url)
@@ -304,9 +304,9 @@ def test_a_box_at_any_game_comes_from_the_nearest_checkpoint(db_url: str, small_
         r = Replayer(TICTACTOE, MICHIE, stored.boxes)
         r.apply_all(records[:number])
         for box in (1, 5):
-            assert box_at(db_url, "menace", box, number) == {
+            assert box_at(owner(db_url), "menace", box, number) == {
                 m: r.counts[box - 1][m] for m in sorted(stored.boxes[box - 1].initial)}
-    assert box_at(db_url, "menace", 1, 2200) == stored.boxes[0].beads
+    assert box_at(owner(db_url), "menace", 1, 2200) == stored.boxes[0].beads
 
 
 def test_the_strict_file_check_takes_version_2_and_still_reads_version_1(db_url: str, new_db_url: Callable[[], str],
@@ -322,15 +322,15 @@ def test_the_strict_file_check_takes_version_2_and_still_reads_version_1(db_url:
         write_machine_file,
     )
 
-    init_machine(db_url, "menace", MICHIE, None)
+    init_machine(owner(db_url), "menace", MICHIE, None)
     train(db_url, 2500, keep=1200)
     # Version 2 through the bounded loader the web uses, and export -> import -> export byte-identical.
     first = tmp_path / "first.json"
-    write_machine_file(export_machine(db_url, "menace"), first)
+    write_machine_file(export_machine(owner(db_url), "menace"), first)
     other = new_db_url()
-    import_machine(other, parse_machine_file(first.read_bytes(), "first.json"))
+    import_machine(owner(other), parse_machine_file(first.read_bytes(), "first.json"))
     second = tmp_path / "second.json"
-    write_machine_file(export_machine(other, "menace"), second)
+    write_machine_file(export_machine(owner(other), "menace"), second)
     assert first.read_bytes() == second.read_bytes()
     body = read_machine_file(first)
     # A summary's tally cannot be recomputed from its games: it must at least add up to them.
@@ -338,35 +338,35 @@ def test_the_strict_file_check_takes_version_2_and_still_reads_version_1(db_url:
     summary["wins"] += 1
     body["checksum"] = checksum(body)
     with pytest.raises(MachineFileError, match="add up"):
-        import_machine(new_db_url(), body)
+        import_machine(owner(new_db_url()), body)
     summary["wins"] -= 1
     summary["data"] = body["history"]["blocks"][0]["data"]  # a summary holds no games
     body["checksum"] = checksum(body)
     with pytest.raises(MachineFileError):
-        import_machine(new_db_url(), body)
+        import_machine(owner(new_db_url()), body)
     # A version-1 file (every game kept, no checkpoints) reads as before.
     plain = new_db_url()
-    init_machine(plain, "menace", MICHIE, None)
+    init_machine(owner(plain), "menace", MICHIE, None)
     train(plain, 300)
-    v1 = export_machine(plain, "menace")
+    v1 = export_machine(owner(plain), "menace")
     assert all("beads" not in b and "kept" not in b for b in v1["history"]["blocks"])
     v1["version"] = 1
     v1["checksum"] = checksum(v1)
     third = new_db_url()
-    import_machine(third, parse_machine_file(json.dumps(v1).encode(), "v1.json"))
-    assert check_database(third, "menace", full=True).ok
+    import_machine(owner(third), parse_machine_file(json.dumps(v1).encode(), "v1.json"))
+    assert check_database(owner(third), "menace", full=True).ok
 
 
 def test_check_trusts_a_summarys_tally_only_when_it_adds_up(db_url: str, small_blocks: None) -> None:
-    init_machine(db_url, "menace", MICHIE, None)
+    init_machine(owner(db_url), "menace", MICHIE, None)
     train(db_url, 2500, keep=1000)
-    assert check_database(db_url, "menace", full=True).ok  # summaries' tallies cannot be recomputed: trusted
+    assert check_database(owner(db_url), "menace", full=True).ok  # summaries' tallies cannot be recomputed: trusted
     summary = next(b for b in blocks(db_url) if not b[4])
     query(db_url, "UPDATE game_blocks SET wins = wins + 1 WHERE id = :i", i=summary[0])
-    report = check_database(db_url, "menace")
+    report = check_database(owner(db_url), "menace")
     assert any(f"the block from game {summary[1]} is a summary" in f and "forged" in f for f in report.faults)
     query(db_url, "UPDATE game_blocks SET wins = wins - 1, beads = NULL WHERE id = :i", i=summary[0])
-    report = check_database(db_url, "menace")
+    report = check_database(owner(db_url), "menace")
     assert any("without the beads after it" in f for f in report.faults)
 
 
@@ -377,9 +377,9 @@ def test_an_incremental_check_does_not_inflate_the_blocks_it_verified_before(
     caught all the same: the checksum no longer holds, and everything is read again."""
     import menace.app.check as check
 
-    init_machine(db_url, "menace", MICHIE, None)
+    init_machine(owner(db_url), "menace", MICHIE, None)
     train(db_url, 3000)
-    assert check_database(db_url, "menace").ok
+    assert check_database(owner(db_url), "menace").ok
     train(db_url, 400, seed=2)
     inflated: list[int] = []
     real = check.unpack_block_bounded
@@ -389,14 +389,14 @@ def test_an_incremental_check_does_not_inflate_the_blocks_it_verified_before(
         return real(data, n)
 
     monkeypatch.setattr(check, "unpack_block_bounded", counting)
-    report = check_database(db_url, "menace")
+    report = check_database(owner(db_url), "menace")
     assert report.ok and report.games == 3400
     # only the blocks after the last verified checkpoint
     newer = sum(n for _, first, n, _, _, verified in blocks(db_url) if first > 3000 - 500)
     assert 0 < sum(inflated) <= newer
     old = blocks(db_url)[1]
     query(db_url, f"UPDATE game_blocks SET wins = wins - 1, losses = losses + 1 WHERE id = {old[0]}")
-    report = check_database(db_url, "menace")
+    report = check_database(owner(db_url), "menace")
     assert any(CHANGED in f for f in report.faults)
     assert any(f"the block from game {old[1]} says" in f and "forged" in f for f in report.faults)
 
@@ -408,12 +408,12 @@ def test_export_streams_the_file_byte_for_byte_in_memory_that_does_not_grow(
     does not grow with the history."""
     from menace.app.transfer import export_to_file, write_machine_file
 
-    init_machine(db_url, "menace", MICHIE, None)
+    init_machine(owner(db_url), "menace", MICHIE, None)
 
     def both(label: str) -> int:
-        write_machine_file(export_machine(db_url, "menace"), tmp_path / f"{label}-whole.json")
+        write_machine_file(export_machine(owner(db_url), "menace"), tmp_path / f"{label}-whole.json")
         tracemalloc.start()
-        export_to_file(db_url, "menace", tmp_path / f"{label}-streamed.json")
+        export_to_file(owner(db_url), "menace", tmp_path / f"{label}-streamed.json")
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         assert (tmp_path / f"{label}-streamed.json").read_bytes() == (tmp_path / f"{label}-whole.json").read_bytes()
@@ -421,7 +421,7 @@ def test_export_streams_the_file_byte_for_byte_in_memory_that_does_not_grow(
 
     both("empty")
     train(db_url, 2500, keep=1200)
-    with open_machine(db_url, "menace", holder="a test") as m:
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         m.correct(0, {0: 9}, "a recount")
     train(db_url, 3000, seed=2, keep=None)
     small = both("small")
@@ -447,15 +447,15 @@ def test_import_holds_the_file_once(sqlite_url: str, tmp_path: Path, monkeypatch
     # and a batch's rows held while they are inserted would pass for growth between these two sizes.
     monkeypatch.setattr(transfer_repo, "BYTES_AT_ONCE", 16_384)
     db_url = sqlite_url
-    init_machine(db_url, "menace", MICHIE, None)
+    init_machine(owner(db_url), "menace", MICHIE, None)
     points = []
     for games in (40_000, 200_000):
         train(db_url, games - (points and 40_000 or 0), seed=len(points) + 1)
         path = tmp_path / f"m{games}.json"
-        export_to_file(db_url, "menace", path)
+        export_to_file(owner(db_url), "menace", path)
         gc.collect()  # both imports start with no garbage of the training waiting to be collected
         tracemalloc.start()
-        import_file(f"sqlite:///{tmp_path / f'imported{games}.db'}", path)
+        import_file(owner(f"sqlite:///{tmp_path / f'imported{games}.db'}"), path)
         points.append((path.stat().st_size, tracemalloc.get_traced_memory()[1]))
         tracemalloc.stop()
     (small_file, small_peak), (large_file, large_peak) = points
@@ -465,6 +465,7 @@ def test_import_holds_the_file_once(sqlite_url: str, tmp_path: Path, monkeypatch
 _IMPORT_IN_A_CHILD = """
 import sys
 from pathlib import Path
+from menace.app.database import Database
 from menace.app.transfer import import_file
 
 def peak():
@@ -472,9 +473,9 @@ def peak():
     with open("/proc/self/status") as status:
         return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
 
-import_file(sys.argv[1], Path(sys.argv[2]))  # the start-up: every module the import needs, a database made
+import_file(Database(sys.argv[1]), Path(sys.argv[2]))  # the start-up: every module the import needs, a database made
 start = peak()
-import_file(sys.argv[3], Path(sys.argv[4]))
+import_file(Database(sys.argv[3]), Path(sys.argv[4]))
 print(peak() - start)
 """
 
@@ -493,9 +494,9 @@ def test_import_runs_in_memory_that_does_not_grow_with_the_file(sqlite_url: str,
 
     from menace.app.transfer import checksum, write_machine_file
 
-    init_machine(sqlite_url, "menace", MICHIE, None)
+    init_machine(owner(sqlite_url), "menace", MICHIE, None)
     train(sqlite_url, 300, keep=0)
-    body = export_machine(sqlite_url, "menace")
+    body = export_machine(owner(sqlite_url), "menace")
     summary = dict(body["history"]["blocks"][-1])  # the beads after the last game
     assert summary.get("kept") is False
     summary["beads"] = base64.b64encode(zlib.compress(zlib.decompress(base64.b64decode(summary["beads"])), 0)).decode()

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
-from conftest import Invoke, built_database, train_300
+from conftest import Invoke, built_database, owner, train_300
 from history_helpers import stored_beads
 
 from menace.cli import cli
@@ -226,8 +226,8 @@ def test_plot_beads_from_to_reads_only_that_range(played: Invoke, db_url: str, t
     assert out.read_bytes().startswith(SIGNATURES["png"])
     first, last, games = asked[-1]
     assert (first, last) == (120, 180) and games[0] == 119 and games[-1] == 180
-    whole = real(db_url, "menace", 1)
-    ranged = real(db_url, "menace", 1, first=120, last=180)
+    whole = real(owner(db_url), "menace", 1)
+    ranged = real(owner(db_url), "menace", 1, first=120, last=180)
     assert [whole.series.at(g) for g in games] == [ranged.series.at(g) for g in games]
     played("plot", "beads", "--from", "0", "--to", "0", "-o", str(out))  # the box as built
     assert asked[-1][2] == [0]
@@ -247,10 +247,10 @@ def test_show_at_game_n_draws_the_box_as_it_stood_then(played: Invoke, db_url: s
     assert counts(built) == [4, 4, 4]
     at_150 = played("show", "1", "--at", "150").output
     assert at_150.startswith("Box 1 of 'menace' after game 150: ")
-    assert counts(at_150) == list(box_at(db_url, "menace", 1, 150).values())
+    assert counts(at_150) == list(box_at(owner(db_url), "menace", 1, 150).values())
     assert counts(played("show", "1", "--at", "300").output) == counts(played("show", "1").output)
     by_position = played("show", "X...O....", "--at", "150").output  # a box by its position
     number = int(by_position.split()[1])
-    assert counts(by_position) == list(box_at(db_url, "menace", number, 150).values())
+    assert counts(by_position) == list(box_at(owner(db_url), "menace", number, 150).values())
     result = played("show", "1", "--at", "301", ok=False)
     assert result.exit_code == 1 and result.output == "Error: no game 301: 'menace' has played 300 games\n"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from conftest import owner
 
 from menace.cli import cli
 from menace.cli.labels import labels
@@ -132,7 +133,7 @@ def test_labels_beads_now_list_the_trained_counts(tmp_path: Path, init: tuple[st
     from menace.render.canvas import Canvas
 
     db = _trained(tmp_path, *init, vs="perfect" if init else "smart")
-    stored = load_stored(f"sqlite:///{db}", "menace")
+    stored = load_stored(owner(f"sqlite:///{db}"), "menace")
     now = sum(b.total for b in stored.boxes)
     start = sum(sum(b.initial.values()) for b in stored.boxes)
     assert now != start  # the tournament changed the counts, so the two kits must differ
@@ -186,7 +187,7 @@ def test_write_pdf_reports_progress_page_by_page(tmp_path: Path) -> None:
 
     db = tmp_path / "m.db"
     run(db, "init", "--game", "hexapawn")
-    stored = load_stored(f"sqlite:///{db}", "menace")
+    stored = load_stored(owner(f"sqlite:///{db}"), "menace")
     calls: list[tuple[int, int]] = []
     summary = L.write_pdf(tmp_path / "k.pdf", stored.boxes, L.KitSpec(stored.name, stored.settings,
                                                                        find_game(stored.game)),

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 from click.testing import CliRunner
-from conftest import Invoke, catches, invoker, query, stored_games, wait_until
+from conftest import Invoke, catches, invoker, owner, query, stored_games, wait_until
 from test_cli_play import bead_rows
 
 import menace.app.tournament as tournament
@@ -54,23 +54,23 @@ def test_different_seeds_differ(menace: Invoke, db_url: str, new_db_url: Callabl
 
 
 def test_interrupted_tournament_keeps_its_games_and_resumes(db_url: str) -> None:
-    init_machine(db_url, "menace", MICHIE, "michie")
+    init_machine(owner(db_url), "menace", MICHIE, "michie")
     flag = StopFlag()
     flag.requested = True
     flag.signal_name = "SIGINT"
-    with open_machine(db_url, "menace", holder="a test") as m:
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         result = run_tournament(m, "random", games=1000, seed=1, stop=flag)
         assert result.stopped == "SIGINT" and result.games == 1
         beads = m.learner.snapshot()
-    with open_machine(db_url, "menace", holder="a test") as m:
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         assert m.learner.snapshot() == beads and m.games_played == 1
         result = run_tournament(m, "random", games=100, seed=2)
         assert result.total_games == 101
 
 
 def test_tournament_stops_when_the_opening_box_empties(db_url: str) -> None:
-    init_machine(db_url, "menace", Settings(win=0, draw=0, loss=-1), None)
-    with open_machine(db_url, "menace", holder="a test") as m:
+    init_machine(owner(db_url), "menace", Settings(win=0, draw=0, loss=-1), None)
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         # one opening bead left, never more: the first lost game takes it, and the tournament must stop there
         m.learner.counts[0][:] = [1, 0, 0, 0, 0, 0, 0, 0, 0]
         result = run_tournament(m, "random", games=100_000, seed=1)
@@ -121,8 +121,8 @@ def test_sigint_stops_after_the_current_game(db_url: str) -> None:
 
 
 def test_a_second_player_stops_when_a_first_move_box_empties(db_url: str) -> None:
-    init_machine(db_url, "menace", Settings(side="O", win=0, draw=0, loss=-1), None)
-    with open_machine(db_url, "menace", holder="a test") as m:
+    init_machine(owner(db_url), "menace", Settings(side="O", win=0, draw=0, loss=-1), None)
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         result = run_tournament(m, "smart", games=50_000, seed=3)
         assert result.stopped == OPENING_EMPTY and result.games < 50_000
         empty = [m.learner.boxes[i].number for i in m.learner.first_boxes(m.learner.settings.sides[0])
@@ -166,9 +166,9 @@ def test_the_first_games_are_stored_and_shown_within_a_fraction_of_a_second(
     fraction of a second, not after the first second, and a run killed early loses less."""
     monkeypatch.setattr(tournament, "FLUSH_GAMES", 10**9)  # only the clock decides when to write
     monkeypatch.setattr(tournament, "FLUSH_BYTES", 10**12)
-    init_machine(sqlite_url, "menace", MICHIE, "michie")
+    init_machine(owner(sqlite_url), "menace", MICHIE, "michie")
     shown: list[tuple[float, int]] = []
-    with open_machine(sqlite_url, "menace", holder="a test") as m:
+    with open_machine(owner(sqlite_url), "menace", holder="a test") as m:
         run_tournament(m, "perfect", seconds=1.5, seed=1,
                        progress=lambda p: shown.append((p.seconds, p.games)))
         blocks = [int(n) for (n,) in query(sqlite_url, "SELECT n_games FROM game_blocks ORDER BY first_game")]

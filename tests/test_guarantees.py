@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import query, stored_games, wait_until
+from conftest import owner, query, stored_games, wait_until
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -69,7 +69,7 @@ def test_sigkill_at_random_moments_never_leaves_an_inconsistent_database(db_url:
         proc.wait(timeout=30)
         assert proc.returncode == -signal.SIGKILL
         kills += 1
-        report = check_database(db_url)
+        report = check_database(owner(db_url))
         assert report.ok, report.faults
         games = stored_games(db_url)
         assert games >= previous  # every game saved before the kill is still there
@@ -80,7 +80,7 @@ def test_sigkill_at_random_moments_never_leaves_an_inconsistent_database(db_url:
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert stored_games(db_url) == previous + 500
-    assert check_database(db_url).ok
+    assert check_database(owner(db_url)).ok
 
 
 def test_a_killed_holders_lock_is_taken_over(db_url: str) -> None:
@@ -98,7 +98,7 @@ def test_a_killed_holders_lock_is_taken_over(db_url: str) -> None:
     assert again.returncode == 0, again.stderr
     assert stored_games(db_url) == games + 100
     assert query(db_url, "SELECT count(*) FROM machine_locks") == [(0,)]
-    assert check_database(db_url).ok
+    assert check_database(owner(db_url)).ok
 
 
 def test_sigterm_stops_after_the_current_game_and_saves(db_url: str) -> None:
@@ -113,7 +113,7 @@ def test_sigterm_stops_after_the_current_game_and_saves(db_url: str) -> None:
     assert "Stopped by SIGTERM" in out
     games = int(out.split("has played ")[1].split(" games")[0].replace(",", ""))
     assert stored_games(db_url) == games > 0
-    assert check_database(db_url).ok
+    assert check_database(owner(db_url)).ok
 
 
 def test_a_second_writer_is_refused_naming_the_first(db_url: str) -> None:
@@ -138,7 +138,7 @@ def test_a_second_writer_is_refused_naming_the_first(db_url: str) -> None:
         first.send_signal(signal.SIGINT)
         out, _ = first.communicate(timeout=30)
     assert first.returncode == 130
-    report = check_database(db_url)
+    report = check_database(owner(db_url))
     assert report.ok, report.faults
     # once the first has finished, the machine is free again
     again = subprocess.run(menace_cmd("tournament", "--vs", "smart", "-n", "100"), env=env,
@@ -171,22 +171,22 @@ def test_several_processes_train_different_machines_at_once(db_url: str) -> None
 
 
 def test_lock_in_process(db_url: str) -> None:
-    init_machine(db_url, "menace", MICHIE, "michie")
-    with open_machine(db_url, "menace", holder="a test"):
+    init_machine(owner(db_url), "menace", MICHIE, "michie")
+    with open_machine(owner(db_url), "menace", holder="a test"):
         # the same process may reopen (nested use), another holder on another pid may not
         query(db_url, "UPDATE machine_locks SET pid = 1, host = host")  # pid 1 is alive: init
         with pytest.raises(MachineBusyError, match="in use by a test"):
-            with open_machine(db_url, "menace", holder="another"):
+            with open_machine(owner(db_url), "menace", holder="another"):
                 pass
 
 
 def test_check_names_a_hand_corrupted_box(db_url: str) -> None:
-    init_machine(db_url, "menace", MICHIE, "michie")
-    with open_machine(db_url, "menace", holder="a test") as m:
+    init_machine(owner(db_url), "menace", MICHIE, "michie")
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         from menace.app.tournament import run_tournament
 
         run_tournament(m, "smart", games=400, seed=5)
-    assert check_database(db_url).ok
+    assert check_database(owner(db_url)).ok
     box_id, move = query(db_url, "SELECT b.id, d.move FROM boxes b JOIN beads d ON d.box_id = b.id "
                                  "WHERE b.number = 42 ORDER BY d.move LIMIT 1")[0]
     query(db_url, "UPDATE beads SET count = count + 2 WHERE box_id = :b AND move = :m", b=box_id, m=move)
@@ -381,7 +381,7 @@ def test_a_writer_asking_while_another_takes_the_lock_is_refused(db_url: str, mo
     from menace.storage.database import open_database, session_scope
     from menace.storage.leases import acquire as acquire_lease
 
-    init_machine(db_url, "menace", MICHIE, None)
+    init_machine(owner(db_url), "menace", MICHIE, None)
     engine = open_database(db_url)
     real_pid, a_thread = os.getpid(), threading.get_ident()
     monkeypatch.setattr(os, "getpid", lambda: 1 if threading.get_ident() == a_thread else real_pid)

@@ -5,7 +5,7 @@ option away and stops early, with exit status 3, where its opening box runs dry.
 from __future__ import annotations
 
 import pytest
-from conftest import Invoke
+from conftest import Invoke, owner
 
 from menace.app.machines import load_stored
 from menace.app.sweep import SweepSetting, Trainer
@@ -60,7 +60,7 @@ def test_readmes_main_command_completes(menace: Invoke, db_url: str, seed: int) 
     run = Trainer(find_game("tictactoe")).run_one(SweepSetting("michie", MICHIE), "smart", GAMES, seed,
                                                   eval_games=0, keep=True)
     assert run.trained is not None
-    stored = load_stored(db_url, "menace")
+    stored = load_stored(owner(db_url), "menace")
     assert [b.beads for b in stored.boxes] == [{m: counts[m] for m in b.initial}
                                                for b, counts in zip(stored.boxes, run.trained.counts)]
 

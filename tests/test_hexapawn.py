@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from menace.core.game import IllegalMoveError, Outcome, Side, State, canonical, distinct_moves
 from menace.core.learner import Box, Learner, Settings, build_boxes, game_tree, walk
+from menace.games import find_game
 from menace.games.hexapawn import GLYPHS, HEXAPAWN, STEPS, SYMMETRIES, cell_name
 from menace.players.perfect import WIN, Solver
 
@@ -326,3 +327,10 @@ def test_menace_learns_against_random(settings: Settings) -> None:
         # Black wins with best play, and after a few hundred games MENACE wins nearly every game.
         assert sum(results[-100:]) >= 90
     assert all(min(counts) >= 0 for counts in learner.counts)
+
+
+def test_hexapawn_beads_are_named_by_their_order_in_the_box() -> None:
+    from menace.render.beads import slot_names
+
+    assert slot_names(find_game("hexapawn")) == [
+        "a box's 1st move", "a box's 2nd move", "a box's 3rd move", "a box's 4th move"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import owner
 
 from menace.app.machines import init_machine, open_machine
 from menace.app.tournament import run_tournament
@@ -20,10 +21,10 @@ BOUND_BYTES_PER_MILLION = 32 * 2**20
 def test_bytes_per_game_stay_under_the_bound(db_path: Path, sqlite_url: str, opponent: str) -> None:
     # SQLite only: the bound is on the file's size (database_bytes counts a SQLite file's pages).
     db_url = sqlite_url
-    init_machine(db_url, "menace", MICHIE, None)
+    init_machine(owner(db_url), "menace", MICHIE, None)
     before = database_bytes(db_path)
     games = 20_000
-    with open_machine(db_url, "menace", holder="a test") as m:
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         # Flushing often makes many small blocks: the worst case for the per-block overhead.
         result = run_tournament(m, opponent, games=games, seed=1, flush_seconds=0.02)
     assert result.games == games

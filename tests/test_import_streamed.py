@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from conftest import owner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -36,16 +37,16 @@ def machine(tmp_path_factory: pytest.TempPathFactory) -> Body:
     from menace.core.learner import MICHIE
 
     url = f"sqlite:///{tmp_path_factory.mktemp('streamed') / 'source.db'}"
-    init_machine(url, "menace", MICHIE, None)
+    init_machine(owner(url), "menace", MICHIE, None)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(machines, "CHECKPOINT_GAMES", 20)
         for i, (opponent, keep) in enumerate([("random", None), ("random", None), ("smart", 0), ("random", None),
                                               ("smart", None), ("random", None)]):
-            with open_machine(url, "menace", holder="a test") as m:
+            with open_machine(owner(url), "menace", holder="a test") as m:
                 if i == 3:
                     m.correct(0, {0: 9}, "a recount")
                 run_tournament(m, opponent, games=10, seed=i, keep_games=keep)
-    body = export_machine(url, "menace")
+    body = export_machine(owner(url), "menace")
     blocks = body["history"]["blocks"]
     assert len(blocks) == 6 and sum("beads" in b for b in blocks) >= 2 and blocks[2].get("kept") is False
     assert body["history"]["corrections"]
@@ -137,8 +138,8 @@ def test_a_hand_made_order_of_keys_imports_the_same_machine(machine: Body, tmp_p
     path.write_bytes(_layout(machine, top, history))
     assert _streamed(path.read_bytes()) == _whole(path.read_bytes()) == machine | {"checksum": checksum(machine)}
     db = f"sqlite:///{tmp_path / 'm.db'}"
-    assert import_file(db, path)[2] == machine["history"]["games"]
-    assert export_machine(db, "menace")["checksum"] == checksum(machine)
+    assert import_file(owner(db), path)[2] == machine["history"]["games"]
+    assert export_machine(owner(db), "menace")["checksum"] == checksum(machine)
 
 
 def test_repeated_keys_count_as_json_loads_counts_them(machine: Body, tmp_path: Path) -> None:
@@ -178,7 +179,7 @@ def test_the_file_changed_between_the_readings_is_refused_and_nothing_is_stored(
 
     monkeypatch.setattr(transfer, "verify", then_changed)
     with pytest.raises(MachineFileError, match="changed while it was being imported"):
-        import_file(f"sqlite:///{db}", path)
+        import_file(owner(f"sqlite:///{db}"), path)
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
 
 
@@ -191,7 +192,7 @@ def test_the_blocks_must_come_in_the_order_of_their_games(machine: Body, tmp_pat
     path = tmp_path / "m.json"
     path.write_text(json.dumps(body))
     with pytest.raises(MachineFileError, match="out of order at game 11"):
-        import_file(f"sqlite:///{tmp_path / 'm.db'}", path)
+        import_file(owner(f"sqlite:///{tmp_path / 'm.db'}"), path)
 
 
 def test_a_pipe_is_read_once_into_a_temporary_file(machine: Body, tmp_path: Path) -> None:
@@ -201,6 +202,6 @@ def test_a_pipe_is_read_once_into_a_temporary_file(machine: Body, tmp_path: Path
     writer = threading.Thread(target=lambda: fifo.write_text(json.dumps(machine)))
     writer.start()
     try:
-        assert import_file(f"sqlite:///{tmp_path / 'm.db'}", fifo)[2] == machine["history"]["games"]
+        assert import_file(owner(f"sqlite:///{tmp_path / 'm.db'}"), fifo)[2] == machine["history"]["games"]
     finally:
         writer.join()

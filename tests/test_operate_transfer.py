@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from click.testing import CliRunner
-from conftest import Invoke, is_sqlite, query
+from conftest import Invoke, is_sqlite, owner, query
 
 from menace.app.check import check_database
 from menace.cli import cli
@@ -84,7 +84,7 @@ def test_an_operated_game_leaves_the_twin_as_the_ledger_says(menace: Invoke, db_
         added = int(put) if put else 0
         assert int(holds) == before[(int(number), move)] - 1 + added  # bead drawn, then put back
     assert sorted({int(n) for n, *_ in ledger}) == sorted(set(boxes))
-    assert check_database(db_url).ok
+    assert check_database(owner(db_url)).ok
 
 
 def test_a_colour_the_twin_lacks_is_confirmed_and_recorded_as_a_correction(menace: Invoke, db_url: str) -> None:
@@ -101,7 +101,7 @@ def test_a_colour_the_twin_lacks_is_confirmed_and_recorded_as_a_correction(menac
     assert "Noted: the twin now has 1 green bead in box 1 (a correction)." in out
     reasons = [r[0] for r in query(db_url, "SELECT reason FROM corrections ORDER BY id")]
     assert len(reasons) == 2 and "which the twin had as empty" in reasons[1]
-    report = check_database(db_url)
+    report = check_database(owner(db_url))
     assert report.ok, report.faults
 
 
@@ -144,7 +144,7 @@ def test_export_import_export_is_identical(menace: Invoke, new_db_url: Callable[
     assert a.read_bytes() == b.read_bytes()
     body = json.loads(a.read_text())
     assert body["format"] == "menace-machine" and body["version"] == 2 and body["history"]["games"] == 701
-    assert check_database(other).ok
+    assert check_database(owner(other)).ok
 
 
 def test_bad_machine_files_are_refused_and_change_nothing(menace: Invoke, db_url: str, tmp_path: Path) -> None:
@@ -191,5 +191,5 @@ def test_a_confirmed_bead_that_then_loses_leaves_the_twin_consistent(menace: Inv
     assert "MENACE loses." in out
     assert "box   1: keep the drawn white (W) bead out; it then holds 0 white" in out
     assert bead_counts(db_url)[(1, 0)] == 0  # the twin holds what the ledger says
-    report = check_database(db_url)
+    report = check_database(owner(db_url))
     assert report.ok, report.faults

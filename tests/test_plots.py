@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import built_database
+from conftest import built_database, owner
 from history_helpers import play_person_games, stored_machine, stored_records
 
 from menace.app import series
@@ -18,13 +18,14 @@ from menace.app.tournament import run_tournament
 from menace.core.learner import MICHIE, Settings
 from menace.core.replay import UnknownBoxError
 from menace.render import plots
+from menace.render.text import rule_text
 
 SIGNATURES = {"png": b"\x89PNG\r\n\x1a\n", "svg": b"<?xml", "pdf": b"%PDF-"}
 
 
 def train_mixed(url: str) -> None:
-    init_machine(url, "menace", MICHIE, None)
-    with open_machine(url, "menace", holder="a test") as m:
+    init_machine(owner(url), "menace", MICHIE, None)
+    with open_machine(owner(url), "menace", holder="a test") as m:
         run_tournament(m, "random", games=200, seed=1)
         play_person_games(m, 2, seed=2)
         run_tournament(m, "smart", games=300, seed=3)
@@ -40,7 +41,7 @@ def trained(request: pytest.FixtureRequest, db_url: str) -> str:
 def test_beads_series_ends_at_the_stored_beads(trained: str) -> None:
     stored = stored_machine(trained)
     for box in (1, 2, 14):
-        data = beads_plot_data(trained, "menace", box)
+        data = beads_plot_data(owner(trained), "menace", box)
         series = data.series
         assert data.box.number == box and data.games_played == 602
         assert series.at(0) == stored.boxes[box - 1].initial
@@ -49,11 +50,11 @@ def test_beads_series_ends_at_the_stored_beads(trained: str) -> None:
         assert all(a < b for a, b in zip(series.games, series.games[1:]))
     assert data.opponents == [(1, "random"), (201, "person (play)"), (203, "smart"), (503, "random")]
     with pytest.raises(UnknownBoxError, match="no box 305"):
-        beads_plot_data(trained, "menace", 305)
+        beads_plot_data(owner(trained), "menace", 305)
 
 
 def test_the_opening_box_changes_after_every_game_it_learns_from(trained: str) -> None:
-    series = beads_plot_data(trained, "menace", 1).series
+    series = beads_plot_data(owner(trained), "menace", 1).series
     # Michie's rule adds or takes beads after every game, and every game opens box 1.
     assert len(series.games) > 500
 
@@ -64,8 +65,8 @@ def _results(url: str) -> np.ndarray:
 
 
 def test_learning_series_equal_the_results(trained: str) -> None:
-    data = learning_plot_data(trained, "menace")
-    summary = machine_summary(trained, "menace")
+    data = learning_plot_data(owner(trained), "menace")
+    summary = machine_summary(owner(trained), "menace")
     n = summary.games
     results = _results(trained)
     assert data.played == len(data.games) == n == 602  # a short history: every game is a point
@@ -82,19 +83,19 @@ def test_learning_series_equal_the_results(trained: str) -> None:
     last = results[-data.window:]
     assert data.win_rate[-1] == pytest.approx(np.mean(last == 0))
     assert data.opponents == [(1, "random"), (201, "person (play)"), (203, "smart"), (503, "random")]
-    assert data.rule == "+3 win, +1 draw, \u22121 loss"
+    assert rule_text(data.settings) == "+3 win, +1 draw, \u22121 loss"
 
 
 def test_a_thinned_learning_series_keeps_its_points_exact(trained: str) -> None:
-    full = learning_plot_data(trained, "menace", window=50)
-    thin = learning_plot_data(trained, "menace", window=50, points=40)
+    full = learning_plot_data(owner(trained), "menace", window=50)
+    thin = learning_plot_data(owner(trained), "menace", window=50, points=40)
     assert len(thin.games) <= 40 and len(thin.rate_games) <= 40
     assert thin.games[0] == 1 and thin.games[-1] == 602
     index = {g: i for i, g in enumerate(full.games)}
     assert [full.cumulative[index[g]] for g in thin.games] == list(thin.cumulative)
     rate_index = {g: i for i, g in enumerate(full.rate_games)}
     assert [full.loss_rate[rate_index[g]] for g in thin.rate_games] == pytest.approx(list(thin.loss_rate))
-    part = learning_plot_data(trained, "menace", window=10, first=203, last=502)
+    part = learning_plot_data(owner(trained), "menace", window=10, first=203, last=502)
     results = _results(trained)[202:502]
     assert part.games[0] == 203 and part.games[-1] == 502
     assert part.cumulative[-1] == int(np.array([3, 1, -1])[results].sum())
@@ -102,26 +103,26 @@ def test_a_thinned_learning_series_keeps_its_points_exact(trained: str) -> None:
 
 
 def test_learning_window_and_rule_follow_the_machine(db_url: str) -> None:
-    init_machine(db_url, "ruby", Settings(win=2, draw=0, loss=-1), None)
-    with open_machine(db_url, "ruby", holder="a test") as m:
+    init_machine(owner(db_url), "ruby", Settings(win=2, draw=0, loss=-1), None)
+    with open_machine(owner(db_url), "ruby", holder="a test") as m:
         run_tournament(m, "random", games=50, seed=1)
-    data = learning_plot_data(db_url, "ruby", window=500)
+    data = learning_plot_data(owner(db_url), "ruby", window=500)
     assert data.window == 50 and len(data.win_rate) == 1  # a window longer than the history: all of it
-    assert data.rule == "+2 win, +0 draw, \u22121 loss"
+    assert rule_text(data.settings) == "+2 win, +0 draw, \u22121 loss"
     w, d, l_ = data.totals
     assert data.cumulative[-1] == 2 * w - l_
     with pytest.raises(plots.PlotError, match="at least 1"):
-        learning_plot_data(db_url, "ruby", window=0)
+        learning_plot_data(owner(db_url), "ruby", window=0)
 
 
 def test_no_games_no_learning_plot(db_url: str) -> None:
-    init_machine(db_url, "menace", MICHIE, None)
+    init_machine(owner(db_url), "menace", MICHIE, None)
     with pytest.raises(plots.PlotError, match="has played no games yet"):
-        learning_plot_data(db_url, "menace")
+        learning_plot_data(owner(db_url), "menace")
 
 
 def test_boxes_data_are_the_stored_boxes(trained: str) -> None:
-    data = boxes_plot_data(trained, "menace")
+    data = boxes_plot_data(owner(trained), "menace")
     stored = stored_machine(trained)
     assert data.games_played == 602
     assert [move for move, _ in data.groups] == [1, 2, 3, 4]
@@ -131,17 +132,17 @@ def test_boxes_data_are_the_stored_boxes(trained: str) -> None:
 
 def plot_beads(url: str, name: str, out: Path, box: int = 1) -> None:
     plots.output_format(out)  # as the command does: a bad file name is refused before any work
-    plots.render_beads(beads_plot_data(url, name, box), out)
+    plots.render_beads(beads_plot_data(owner(url), name, box), out)
 
 
 def plot_learning(url: str, name: str, out: Path) -> None:
     plots.output_format(out)
-    plots.render_learning(learning_plot_data(url, name), out)
+    plots.render_learning(learning_plot_data(owner(url), name), out)
 
 
 def plot_boxes(url: str, name: str, out: Path) -> None:
     plots.output_format(out)
-    plots.render_boxes(boxes_plot_data(url, name), out)
+    plots.render_boxes(boxes_plot_data(owner(url), name), out)
 
 
 def test_dot_sizes() -> None:
@@ -164,7 +165,7 @@ def test_each_plot_writes_the_format_its_name_says(trained: str, tmp_path: Path,
 
 @pytest.mark.parametrize("fmt", ["svg", "pdf"])
 def test_vector_files_are_byte_identical_for_the_same_data(trained: str, tmp_path: Path, fmt: str) -> None:
-    data = learning_plot_data(trained, "menace")
+    data = learning_plot_data(owner(trained), "menace")
     plots.render_learning(data, tmp_path / f"a.{fmt}")
     plots.render_learning(data, tmp_path / f"b.{fmt}")
     assert (tmp_path / f"a.{fmt}").read_bytes() == (tmp_path / f"b.{fmt}").read_bytes()
@@ -187,12 +188,12 @@ def test_other_extensions_are_refused_before_any_work(tmp_path: Path) -> None:
 
 
 def test_a_fresh_machine_shows_its_starting_box_and_ranges_and_log_draw(db_url: str, tmp_path: Path) -> None:
-    init_machine(db_url, "menace", MICHIE, None)
+    init_machine(owner(db_url), "menace", MICHIE, None)
     plot_beads(db_url, "menace", tmp_path / "fresh.png")
     assert (tmp_path / "fresh.png").read_bytes().startswith(SIGNATURES["png"])
-    with open_machine(db_url, "menace", holder="a test") as m:
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         run_tournament(m, "smart", games=300, seed=1)
-    data = beads_plot_data(db_url, "menace", 1)
+    data = beads_plot_data(owner(db_url), "menace", 1)
     plots.render_beads(data, tmp_path / "first50.png", last=50)
     plots.render_beads(data, tmp_path / "log.svg", log=True)
     with pytest.raises(plots.PlotError, match="no games from 200 to 100"):

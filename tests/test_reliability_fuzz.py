@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from conftest import owner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -105,7 +106,7 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers(-10**40, 10**40) | s
 
 @pytest.fixture(scope="module")
 def machine_body(base_db: Path) -> dict[str, Any]:
-    return export_machine(f"sqlite:///{base_db}", "menace")
+    return export_machine(owner(f"sqlite:///{base_db}"), "menace")
 
 
 @pytest.mark.slow
@@ -128,7 +129,7 @@ def test_no_machine_file_crashes_an_import(machine_body: dict[str, Any], tmp_pat
     before = _digest(db)
     try:
         json.dumps(body)
-        import_machine(url, body, rename="fuzzed")
+        import_machine(owner(url), body, rename="fuzzed")
     except MachineFileError:
         assert _digest(db) == before
     except MenaceError:

@@ -1,8 +1,8 @@
 """Ctrl-C at any moment of start-up: status 130 and one line, never a traceback or click's 'Aborted!'.
 
-Each stage is reached deterministically: with ``$MENACE_PAUSE_AT`` naming it, the process says
-``paused at STAGE`` on stderr when it gets there and waits; the test sends SIGINT on that line
-(a readiness signal, no guessed delay).
+Each stage is reached deterministically: started through ``paused_menace.py`` (beside this file), the
+process says ``paused at STAGE`` on stderr when it gets there and waits; the test sends SIGINT on that
+line (a readiness signal, no guessed delay).
 """
 
 from __future__ import annotations
@@ -15,16 +15,16 @@ from pathlib import Path
 
 import pytest
 
+PAUSED = Path(__file__).with_name("paused_menace.py")
 STAGES = ["start", "imported", "parsing", "command"]
 """Before the command line is imported, after it, while the arguments are parsed, and as the
-command begins (see ``menace.__main__.pause_point``)."""
+command begins (see ``menace.interrupts.reached``)."""
 
 
 def _spawn(tmp_path: Path, stage: str | None, *args: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "MENACE_DB": str(tmp_path / "m.db")}
-    if stage is not None:
-        env["MENACE_PAUSE_AT"] = stage
-    return subprocess.Popen([sys.executable, "-m", "menace", *args], env=env, cwd=tmp_path,
+    start = [sys.executable, "-m", "menace"] if stage is None else [sys.executable, str(PAUSED), stage]
+    return subprocess.Popen([*start, *args], env=env, cwd=tmp_path,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 

@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from conftest import wait_until
+from conftest import owner, wait_until
 
 from menace.app import tournament as tour
 from menace.app.check import check_database
@@ -179,15 +179,15 @@ def test_a_long_writer_on_another_machine_never_drops_a_tournaments_games(
         tmp_path: Path, short_busy_timeout: None) -> None:
     path = tmp_path / "two.db"
     url = f"sqlite:///{path}"
-    init_machine(url, "a", MICHIE, "michie")
-    init_machine(url, "b", MICHIE, "michie")
+    init_machine(owner(url), "a", MICHIE, "michie")
+    init_machine(owner(url), "b", MICHIE, "michie")
     go = threading.Event()
     # A write transaction much longer than the busy timeout (an undo of millions of games, say).
     long_writer = threading.Thread(target=_hold_write_lock, args=(path, go, 0.8))
     long_writer.start()
     waits: list[tuple[float, float, int]] = []
     shown: list[Progress] = []
-    with open_machine(url, "b", holder="a tournament") as m:
+    with open_machine(owner(url), "b", holder="a tournament") as m:
         go.set()
         result = run_tournament(m, "random", seconds=1.5, seed=1, flush_seconds=0.1,
                                 waiting=lambda *w: waits.append(w), progress=shown.append)
@@ -201,7 +201,7 @@ def test_a_long_writer_on_another_machine_never_drops_a_tournaments_games(
         con.close()
     assert stored == result.games > 0 and ended == 0
     assert max(p.games for p in shown) <= stored  # nothing shown that is not stored
-    assert check_database(url, "b").ok
+    assert check_database(owner(url), "b").ok
 
 
 @pytest.mark.slow
@@ -210,11 +210,11 @@ def test_a_database_busy_past_the_bound_stops_with_one_line_and_shows_only_store
     monkeypatch.setattr(tour, "BUSY_WAIT_SECONDS", 0.4)
     path = tmp_path / "busy.db"
     url = f"sqlite:///{path}"
-    init_machine(url, "b", MICHIE, "michie")
+    init_machine(owner(url), "b", MICHIE, "michie")
     go, held, seen = threading.Event(), threading.Event(), threading.Event()
     long_writer = threading.Thread(target=_hold_write_lock, args=(path, go, seen, held))
     shown: list[Progress] = []
-    with open_machine(url, "b", holder="a tournament") as m:
+    with open_machine(owner(url), "b", holder="a tournament") as m:
         run = m.start_run  # the run starts before the long writer
         long_writer.start()
 
@@ -237,4 +237,4 @@ def test_a_database_busy_past_the_bound_stops_with_one_line_and_shows_only_store
     finally:
         con.close()
     assert all(p.games <= stored for p in shown)
-    assert check_database(url, "b").ok
+    assert check_database(owner(url), "b").ok

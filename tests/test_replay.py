@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from conftest import owner
 from history_helpers import play_person_games, stored_corrections, stored_machine, stored_records
 
 from menace.app.check import check_database
@@ -34,7 +35,7 @@ RESTOCKING = Settings(schedule=(1,), loss=-3, empty_policy=EmptyPolicy.RESTOCK)
 
 
 def assert_replay_equals_stored(url: str) -> int:
-    report = check_database(url, "menace")
+    report = check_database(owner(url), "menace")
     assert report.faults == []
     games = report.games
     stored = stored_machine(url)
@@ -50,25 +51,25 @@ def assert_replay_equals_stored(url: str) -> int:
     ids=["michie-resign", "rubyquiz-keep-last", "restock", "both-sides", "second-player"],
 )
 def test_replay_of_play_tournaments_and_undos_equals_stored_beads(db_url: str, settings: Settings) -> None:
-    init_machine(db_url, "menace", settings, None)
-    with open_machine(db_url, "menace", holder="a test") as m:
+    init_machine(owner(db_url), "menace", settings, None)
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         play_person_games(m, 3, seed=1)
         played = 3 + run_tournament(m, "random", games=400, seed=2).games
         play_person_games(m, 2, seed=3)
         played += 2 + run_tournament(m, "smart", games=300, seed=4).games
-    undo_games(db_url, "menace", 3)
-    with open_machine(db_url, "menace", holder="a test") as m:
+    undo_games(owner(db_url), "menace", 3)
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         played += run_tournament(m, "smart", games=50, seed=5).games - 3
         play_person_games(m, 2, seed=6)
-    undo_games(db_url, "menace")
+    undo_games(owner(db_url), "menace")
     games = assert_replay_equals_stored(db_url)
     # a tournament stops early when a first-move box empties (under resign), so count what was played
     assert games == played + 2 - 1 > 100
 
 
 def test_restocked_boxes_replay_exactly(db_url: str) -> None:
-    init_machine(db_url, "menace", RESTOCKING, None)
-    with open_machine(db_url, "menace", holder="a test") as m:
+    init_machine(owner(db_url), "menace", RESTOCKING, None)
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         run_tournament(m, "smart", games=500, seed=9)
     stored = stored_machine(db_url)
     # The history really did restock boxes: some game met an empty box.
@@ -84,8 +85,8 @@ def test_restocked_boxes_replay_exactly(db_url: str) -> None:
 
 def test_resignations_replay_exactly(db_url: str) -> None:
     harsh = Settings(schedule=(1,), loss=-3)  # resign: boxes empty and MENACE resigns
-    init_machine(db_url, "menace", harsh, None)
-    with open_machine(db_url, "menace", holder="a test") as m:
+    init_machine(owner(db_url), "menace", harsh, None)
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         result = run_tournament(m, "smart", games=2000, seed=3)
     records = stored_records(db_url)
     resigned = [r for r in records if TICTACTOE.outcome(_board(r.moves)) is None]
@@ -131,8 +132,8 @@ def test_an_illegal_stored_move_is_refused() -> None:
 
 
 def test_bead_history_recovers_any_box_at_any_game(db_url: str) -> None:
-    init_machine(db_url, "menace", MICHIE, None)
-    with open_machine(db_url, "menace", holder="a test") as m:
+    init_machine(owner(db_url), "menace", MICHIE, None)
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         run_tournament(m, "random", games=300, seed=11)
     stored = stored_machine(db_url)
     records = stored_records(db_url)
@@ -151,8 +152,8 @@ def test_bead_history_recovers_any_box_at_any_game(db_url: str) -> None:
 
 
 def test_game_detail_shows_boxes_symmetries_and_beads(db_url: str) -> None:
-    init_machine(db_url, "menace", MICHIE, None)
-    with open_machine(db_url, "menace", holder="a test") as m:
+    init_machine(owner(db_url), "menace", MICHIE, None)
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         run_tournament(m, "random", games=60, seed=12)
     stored = stored_machine(db_url)
     records = stored_records(db_url)
@@ -177,8 +178,8 @@ def test_game_detail_shows_boxes_symmetries_and_beads(db_url: str) -> None:
 
 
 def test_corrections_take_effect_after_their_game(db_url: str) -> None:
-    init_machine(db_url, "menace", MICHIE, None)
-    with open_machine(db_url, "menace", holder="a test") as m:
+    init_machine(owner(db_url), "menace", MICHIE, None)
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         run_tournament(m, "random", games=100, seed=13)
         box_id = m.stored.box_ids[0]
     db = open_database(db_url)
@@ -187,7 +188,7 @@ def test_corrections_take_effect_after_their_game(db_url: str) -> None:
             repo.add_corrections(s, repo.machine_id(s, "menace"), 100, [(box_id, 4, 50)], "test")
     finally:
         db.dispose()
-    with open_machine(db_url, "menace", holder="a test") as m:
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         assert m.learner.counts[0][4] == 50
         run_tournament(m, "random", games=100, seed=14)
     assert_replay_equals_stored(db_url)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 from alembic import command
-from conftest import query
+from conftest import owner, query
 from sqlalchemy import insert, inspect, select, text, update
 
 from menace.app.machines import init_machine, open_machine
@@ -45,21 +45,21 @@ def test_sqlite_connection_settings(sqlite_url: str) -> None:
 
 
 def test_reopened_database_shows_the_same_beads(db_url: str) -> None:
-    init_machine(db_url, "menace", MICHIE, "michie")
-    with open_machine(db_url, "menace", holder="a test") as m:
+    init_machine(owner(db_url), "menace", MICHIE, "michie")
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         run_tournament(m, "random", games=500, seed=3)
         after = m.learner.snapshot()
-    with open_machine(db_url, "menace", holder="a test") as m:
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         assert m.learner.snapshot() == after
         assert m.games_played == 500
 
 
 def test_several_machines_in_one_database(db_url: str) -> None:
-    init_machine(db_url, "first", MICHIE, "michie")
-    init_machine(db_url, "second", Settings(side="O"), None)
-    with open_machine(db_url, "second", holder="a test") as m:
+    init_machine(owner(db_url), "first", MICHIE, "michie")
+    init_machine(owner(db_url), "second", Settings(side="O"), None)
+    with open_machine(owner(db_url), "second", holder="a test") as m:
         assert len(m.stored.boxes) == 289
-    with open_machine(db_url, "first", holder="a test") as m:
+    with open_machine(owner(db_url), "first", holder="a test") as m:
         assert len(m.stored.boxes) == 304
 
 
@@ -90,7 +90,7 @@ def test_missing_folder_and_missing_file(tmp_path: Path) -> None:
 
 
 def test_newer_schema_is_refused_and_untouched(db_url: str) -> None:
-    init_machine(db_url, "menace", MICHIE, "michie")
+    init_machine(owner(db_url), "menace", MICHIE, "michie")
     query(db_url, "UPDATE alembic_version SET version_num = 'ffff_from_the_future'")
     path = sqlite_path(db_url)
     before = (path.read_bytes() if path else b"", query(db_url, ROWS))
@@ -103,13 +103,13 @@ def test_down_to_base_and_up_to_head_keeps_every_row(db_url: str, tmp_path: Path
     from menace.app.machines import open_machine as open_
     from menace.app.transfer import export_machine
 
-    init_machine(db_url, "menace", MICHIE, "michie")
-    init_machine(db_url, "second", Settings(side="O"), None)
-    with open_(db_url, "menace", holder="a test") as m:
+    init_machine(owner(db_url), "menace", MICHIE, "michie")
+    init_machine(owner(db_url), "second", Settings(side="O"), None)
+    with open_(owner(db_url), "menace", holder="a test") as m:
         run_tournament(m, "smart", games=300, seed=1)
         m.correct(0, {0: 7, 1: 2, 4: 9}, "test recount")
         run_tournament(m, "random", games=200, seed=2)
-    before = {name: export_machine(db_url, name) for name in ("menace", "second")}
+    before = {name: export_machine(owner(db_url), name) for name in ("menace", "second")}
     db = make_engine(db_url)
     downgrade(db, "base")
     with db.connect() as conn:
@@ -120,21 +120,21 @@ def test_down_to_base_and_up_to_head_keeps_every_row(db_url: str, tmp_path: Path
         assert "menace_archive" not in inspect(conn).get_table_names()
         command.check(alembic_config(conn))
     db.dispose()
-    after = {name: export_machine(db_url, name) for name in ("menace", "second")}
+    after = {name: export_machine(owner(db_url), name) for name in ("menace", "second")}
     assert after == before
     from menace.app.check import check_database
 
-    assert check_database(db_url, "menace").ok
+    assert check_database(owner(db_url), "menace").ok
     # rows put back keep their ids: new rows of every table still get ids of their own
-    init_machine(db_url, "third", MICHIE, None)
-    with open_(db_url, "menace", holder="a test") as m:
+    init_machine(owner(db_url), "third", MICHIE, None)
+    with open_(owner(db_url), "menace", holder="a test") as m:
         run_tournament(m, "random", games=100, seed=3)
         m.correct(0, {0: 5}, "another recount")
-    assert check_database(db_url).ok
+    assert check_database(owner(db_url)).ok
 
 
 def test_upgrade_command_backs_up_first(tmp_path: Path, db_url: str, db_path: Path) -> None:
-    init_machine(db_url, "menace", MICHIE, "michie")
+    init_machine(owner(db_url), "menace", MICHIE, "michie")
     before, after, backup = upgrade_database(db_url)
     assert backup is None and before == after  # already current: nothing to do
     engine = make_engine(db_url)
@@ -161,7 +161,7 @@ def test_counters_past_two_to_the_31(db_url: str) -> None:
     from menace.storage.models import bead_table, block_table, box_table, correction_table, run_table
 
     big = 2**31 + 12_345
-    init_machine(db_url, "menace", MICHIE, None)
+    init_machine(owner(db_url), "menace", MICHIE, None)
     engine = open_database(db_url)
     try:
         with session_scope(engine, write=True) as s:
@@ -188,8 +188,8 @@ def test_counters_past_two_to_the_31(db_url: str) -> None:
 def test_bead_counts_with_no_row_are_damage_and_roll_back(db_url: str) -> None:
     """Bead counts are written by primary key in one statement; a row gone since the machine was read
     is refused as damage (no count is silently lost) and the block of games goes with it."""
-    init_machine(db_url, "menace", MICHIE, None)
-    with open_machine(db_url, "menace", holder="a test") as m:
+    init_machine(owner(db_url), "menace", MICHIE, None)
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         query(db_url, "DELETE FROM beads WHERE box_id = :b", b=m.stored.box_ids[0])  # the opening box
         with pytest.raises(DatabaseDamagedError, match="bead counts to write have no row"):
             run_tournament(m, "random", games=5, seed=1)

@@ -5,6 +5,7 @@ import statistics
 from pathlib import Path
 
 import pytest
+from conftest import owner
 
 from menace.app.machines import machine_summary
 from menace.app.sweep import (
@@ -12,7 +13,6 @@ from menace.app.sweep import (
     SweepError,
     SweepSetting,
     expand_settings,
-    format_table,
     last_games,
     run_one,
     run_sweep,
@@ -24,6 +24,7 @@ from menace.app.sweep import (
 from menace.core.learner import MICHIE, MICHIE_1961, RUBYQUIZ, EmptyPolicy
 from menace.players import UnknownPlayerError
 from menace.render.sweep import plot_distributions
+from menace.render.tables import sweep_table
 
 MICHIE_SETTING = SweepSetting("michie-1961", MICHIE_1961)
 """Michie's exact machine: an empty box resigns, the opening box too."""
@@ -122,7 +123,7 @@ def test_the_summary_agrees_with_the_runs() -> None:
         assert row.last[2] == pytest.approx(statistics.mean(1000 * r.last_losses / r.last_games for r in runs))
         assert row.frozen is not None
         assert row.frozen[0] == pytest.approx(statistics.mean(10 * r.eval_wins for r in runs))
-    lines = format_table(rows)
+    lines = sweep_table(rows)
     assert lines[0].split()[0] == "setting"
     assert lines[1].startswith("beads=4,3,2,1") and lines[2].startswith("beads=8,4,2,1")
 
@@ -167,8 +168,8 @@ def test_files_and_plot(tmp_path: Path) -> None:
 def test_stored_machines_hold_the_trained_beads_and_games(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'sweep.db'}"
     result = run_sweep([MICHIE_SETTING], "smart", 50, 2, workers=1, eval_games=0, keep=True)
-    assert store_machines(url, "sw", result) == ["sw-1-1", "sw-1-2"]
-    summary = machine_summary(url, "sw-1-2")
+    assert store_machines(owner(url), "sw", result) == ["sw-1-1", "sw-1-2"]
+    summary = machine_summary(owner(url), "sw-1-2")
     run = result.runs[1]
     assert run.trained is not None
     assert (summary.games, summary.wins, summary.draws, summary.losses) == (50, run.wins, run.draws, run.losses)

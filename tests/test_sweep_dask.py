@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from conftest import owner
 from distributed import Client, LocalCluster
 
 from menace.app import pools
@@ -149,7 +150,7 @@ def test_stored_machines_are_written_here_from_what_the_workers_sent(cluster: Lo
     for seed in (1, 2, 3):
         run = run_one(SweepSetting("michie", MICHIE), "smart", 40, seed, eval_games=0, keep=True)
         assert run.trained is not None
-        summary = machine_summary(f"sqlite:///{db}", f"sw-1-{seed}")
+        summary = machine_summary(owner(f"sqlite:///{db}"), f"sw-1-{seed}")
         assert (summary.games, summary.wins, summary.draws, summary.losses) == (40, run.wins, run.draws, run.losses)
         assert summary.beads == sum(map(sum, run.trained.counts))
 

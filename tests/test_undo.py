@@ -8,6 +8,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 import pytest
+from conftest import owner
 from history_helpers import play_person_games, stored_beads, stored_corrections, stored_machine, stored_records
 from sqlalchemy import insert
 
@@ -45,23 +46,23 @@ def rows(url: str) -> tuple[int, int, int]:
 
 @pytest.mark.parametrize("settings", [MICHIE, FLOORING], ids=["michie", "floored-losses"])
 def test_undo_five_times_returns_the_beads_of_five_games_earlier(db_url: str, settings: Settings) -> None:
-    init_machine(db_url, "menace", settings, None)
-    with open_machine(db_url, "menace", holder="a test") as m:
+    init_machine(owner(db_url), "menace", settings, None)
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         run_tournament(m, "smart", games=200, seed=1)
     before = stored_beads(db_url)
     played, blocks, runs = rows(db_url)
-    with open_machine(db_url, "menace", holder="a test") as m:
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         play_person_games(m, 2, seed=2)  # two games at the terminal: a run each
         run_tournament(m, "smart", games=3, seed=3)
     assert rows(db_url)[0] == played + 5
     assert stored_beads(db_url) != before
     for i in range(5):
-        done = undo_games(db_url, "menace")
+        done = undo_games(owner(db_url), "menace")
         assert [g.number for g in done.removed] == [played + 5 - i]
         assert done.played == played + 4 - i
     assert stored_beads(db_url) == before
     assert rows(db_url) == (played, blocks, runs)
-    assert check_database(db_url, "menace").faults == []
+    assert check_database(owner(db_url), "menace").faults == []
 
 
 def floored_in_last_games(url: str, last: int) -> int:
@@ -83,50 +84,50 @@ def floored_in_last_games(url: str, last: int) -> int:
 
 
 def test_undo_is_exact_where_a_loss_found_no_bead_to_take(db_url: str) -> None:
-    init_machine(db_url, "menace", FLOORING, None)
-    with open_machine(db_url, "menace", holder="a test") as m:
+    init_machine(owner(db_url), "menace", FLOORING, None)
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         run_tournament(m, "smart", games=30, seed=4)
     for seed in range(5, 40):
         before = stored_beads(db_url)
-        with open_machine(db_url, "menace", holder="a test") as m:
+        with open_machine(owner(db_url), "menace", holder="a test") as m:
             run_tournament(m, "random", games=5, seed=seed)
         if floored_in_last_games(db_url, 5):
             break
     else:
         pytest.fail("no loss floored a count at 0 in 35 tries")
     for _ in range(5):
-        undo_games(db_url, "menace")
+        undo_games(owner(db_url), "menace")
     assert stored_beads(db_url) == before
 
 
 def test_undo_several_at_once_equals_one_at_a_time(db_url: str, new_db_url: Callable[[], str]) -> None:
     one_by_one_url = new_db_url()
     for url in (db_url, one_by_one_url):  # the same seeded history in two databases
-        init_machine(url, "menace", MICHIE, None)
-        with open_machine(url, "menace", holder="a test") as m:
+        init_machine(owner(url), "menace", MICHIE, None)
+        with open_machine(owner(url), "menace", holder="a test") as m:
             run_tournament(m, "random", games=139, seed=6)
             play_person_games(m, 1, seed=7)
             run_tournament(m, "smart", games=11, seed=8)
     assert stored_beads(db_url) == stored_beads(one_by_one_url)
-    done = undo_games(db_url, "menace", 12)
+    done = undo_games(owner(db_url), "menace", 12)
     assert [g.number for g in done.removed] == list(range(140, 152))
     assert {g.kind for g in done.removed} == {"tournament", "play"}
     for _ in range(12):
-        undo_games(one_by_one_url, "menace")
+        undo_games(owner(one_by_one_url), "menace")
     assert stored_beads(db_url) == stored_beads(one_by_one_url)
     assert rows(db_url) == rows(one_by_one_url) == (139, 1, 1)
-    assert list_games(db_url, "menace").games == list_games(one_by_one_url, "menace").games
+    assert list_games(owner(db_url), "menace").games == list_games(owner(one_by_one_url), "menace").games
 
 
 def test_undo_with_no_games_or_too_many_is_refused(db_url: str) -> None:
-    init_machine(db_url, "menace", MICHIE, None)
+    init_machine(owner(db_url), "menace", MICHIE, None)
     with pytest.raises(NothingToUndoError, match="'menace' has played no games: nothing to undo"):
-        undo_games(db_url, "menace")
-    with open_machine(db_url, "menace", holder="a test") as m:
+        undo_games(owner(db_url), "menace")
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         run_tournament(m, "random", games=3, seed=1)
     with pytest.raises(NothingToUndoError, match="has played only 3 games; cannot undo 4"):
-        undo_games(db_url, "menace", 4)
-    undo_games(db_url, "menace", 3)
+        undo_games(owner(db_url), "menace", 4)
+    undo_games(owner(db_url), "menace", 3)
     assert rows(db_url) == (0, 0, 0)
     assert stored_beads(db_url) == [dict(b.initial) for b in stored_machine(db_url).boxes]
 
@@ -143,25 +144,25 @@ def correct(url: str, box_id: int, move: int, count: int, reason: str) -> None:
 
 
 def test_undo_removes_corrections_made_after_the_games_it_takes_back(db_url: str) -> None:
-    init_machine(db_url, "menace", MICHIE, None)
-    with open_machine(db_url, "menace", holder="a test") as m:
+    init_machine(owner(db_url), "menace", MICHIE, None)
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         run_tournament(m, "random", games=10, seed=2)
         box_id = m.stored.box_ids[0]
     correct(db_url, box_id, 0, 40, "kept: after game 10")
     before = stored_beads(db_url)
-    with open_machine(db_url, "menace", holder="a test") as m:
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         run_tournament(m, "random", games=10, seed=3)
     correct(db_url, box_id, 1, 30, "goes: after game 20")
-    assert check_database(db_url, "menace").faults == []
-    undo_games(db_url, "menace", 10)
+    assert check_database(owner(db_url), "menace").faults == []
+    undo_games(owner(db_url), "menace", 10)
     assert [f.reason for f in stored_corrections(db_url)] == ["kept: after game 10"]
     assert stored_beads(db_url) == before
-    assert check_database(db_url, "menace").faults == []
+    assert check_database(owner(db_url), "menace").faults == []
 
 
 def test_undo_is_refused_while_another_process_holds_the_machine(db_url: str) -> None:
-    init_machine(db_url, "menace", MICHIE, None)
-    with open_machine(db_url, "menace", holder="a test") as m:
+    init_machine(owner(db_url), "menace", MICHIE, None)
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
         run_tournament(m, "random", games=5, seed=3)
     db = open_database(db_url)
     try:
@@ -173,5 +174,5 @@ def test_undo_is_refused_while_another_process_holds_the_machine(db_url: str) ->
     finally:
         db.dispose()
     with pytest.raises(MachineBusyError, match="in use by a tournament"):
-        undo_games(db_url, "menace")
+        undo_games(owner(db_url), "menace")
     assert rows(db_url)[0] == 5

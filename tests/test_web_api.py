@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Invoke, built_database, train_300, wait_until
+from conftest import Invoke, built_database, owner, train_300, wait_until
 from starlette.testclient import TestClient
 
 from menace.app.history import learning_series
@@ -47,7 +47,8 @@ def test_wall_has_every_box_with_generic_beads(client: TestClient) -> None:
     assert [b["bead"] for b in beads] == [0, 1, 4]
     bead = beads[2]
     assert w["move_cells"][bead["bead"]] == [None, 4] and bead["initial"] == 4
-    assert w["colours"][bead["colour"]] == {"index": 4, "letter": "G", "name": "green", "hex": "#009e73"}
+    assert w["colours"][bead["colour"]] == {"index": 4, "letter": "G", "name": "green", "hex": "#009e73",
+                                                "ink": "#ffffff"}
     assert w["move_names"][4] == "b2"
 
 
@@ -78,7 +79,7 @@ def test_learning_follows_new_games_and_undo(menace: Invoke, trained: str) -> No
         assert after["games_played"] == before["games_played"] + 50 == after["last"]
         menace("undo", "--games", "70")
         undone = c.get("/api/machines/menace/learning?points=50").json()
-    fresh = learning_series(trained, "menace", points=50)
+    fresh = learning_series(owner(trained), "menace", points=50)
     assert undone["games_played"] == 280 and undone["cumulative"] == fresh.cumulative.tolist()
     assert undone["rate_games"] == fresh.rate_games.tolist() and undone["win"] == [round(w, 4) for w in fresh.win_rate]
 
@@ -95,7 +96,7 @@ def test_unknown_things_are_404_with_one_line(client: TestClient) -> None:
     ({"name": "a", "preset": "nope"}, 400, "unknown preset"),
     ({"name": "a", "game": "chess"}, 400, "chess"),
     ({"name": "a", "side": "Z"}, 400, "side"),
-    ({"name": "../etc"}, 400, "not a machine name"),
+    ({"name": "../etc"}, 400, "a machine's name is 1 to 64 letters"),
     ({"name": "menace"}, 409, "exists"),
     ({"name": 3}, 400, "must be text"),
     ({"name": "a", "symmetry": "no"}, 400, "true or false"),
@@ -145,7 +146,7 @@ def test_export_then_import_round_trip(client: TestClient) -> None:
 
 
 def test_damaged_file_is_refused_and_changes_nothing(client: TestClient, trained: str) -> None:
-    body = export_machine(trained, "menace")
+    body = export_machine(owner(trained), "menace")
     body["boxes"][0]["beads"]["b2"]["count"] += 1
     r = client.post("/api/import?as=bad&filename=menace.json", content=json.dumps(body).encode())
     assert r.status_code == 422 and "checksum" in r.json()["error"] and "menace.json" in r.json()["error"]
@@ -235,7 +236,7 @@ def test_the_tournaments_states_are_numbered_so_a_page_can_drop_an_older_one(tra
     the order it was published, so the page drops the older one; the answers are the newest."""
     published: list[dict[str, Any]] = []
     trainer = Trainer(lambda event, data, *, remember=True: published.append(data) if event == "train" else None)
-    started = trainer.start(trained, "menace", "random", games=None, seconds=60.0, seed=3)
+    started = trainer.start(owner(trained), "menace", "random", games=None, seconds=60.0, seed=3)
     wait_until(lambda: len(published) >= 3, "the tournament's progress")
     stopped = trainer.stop()
     numbers = [state["update"] for state in published]
@@ -305,7 +306,7 @@ def test_a_hexapawn_wall_sends_moves_as_arrows(client: TestClient) -> None:
 
 def test_learning_series_of_a_machine_without_games(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'e.db'}"
-    init_machine(url, "fresh", settings_for()[1], "michie")
+    init_machine(owner(url), "fresh", settings_for()[1], "michie")
     with TestClient(create_app(url, "fresh")) as c:
         s = c.get("/api/machines/fresh/learning").json()
     assert s["games_played"] == 0 and s["games"] == [] and s["cumulative"] == [] and s["win"] == []

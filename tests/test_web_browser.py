@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Invoke
+from conftest import Invoke, owner
 from web_browser_helpers import launch_browser
 
 from menace.app.machines import find_box, list_machines
@@ -111,7 +111,7 @@ def test_training_from_the_page_with_the_curve_updated(machine: str, browser: An
 
 
 def test_a_damaged_machine_file_is_refused_with_the_message(machine: str, browser: Any, tmp_path: Path) -> None:
-    body = export_machine(machine, "menace")
+    body = export_machine(owner(machine), "menace")
     body["boxes"][0]["beads"]["b2"]["count"] = 99
     bad = tmp_path / "damaged.json"
     bad.write_text(json.dumps(body))
@@ -124,7 +124,7 @@ def test_a_damaged_machine_file_is_refused_with_the_message(machine: str, browse
         page.wait_for_selector("#import-result.error")
         text = page.inner_text("#import-result")
         assert "Refused" in text and "damaged.json is damaged: its checksum does not match" in text
-        assert [m.name for m in list_machines(machine)] == ["menace"]  # nothing stored
+        assert [m.name for m in list_machines(owner(machine))] == ["menace"]  # nothing stored
 
 
 def test_a_visitor_without_the_token_is_refused_a_write(machine: str, browser: Any) -> None:
@@ -235,7 +235,7 @@ def test_a_box_recounted_from_the_wall_with_the_token(machine: str, browser: Any
         page.click("#recount-form button[type=submit]")
         page.wait_for_selector("#recount-result.error")
         assert "access token" in page.inner_text("#recount-result")
-        assert find_box(machine, "menace", "1").box.beads[4] == 4  # nothing stored
+        assert find_box(owner(machine), "menace", "1").box.beads[4] == 4  # nothing stored
         page.evaluate("sessionStorage.setItem('menace-token', 'tea-time')")
         page.click("#recount-form button[type=submit]")
         page.wait_for_selector("#recount-result.ok")

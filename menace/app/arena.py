@@ -1,8 +1,8 @@
 """Round robins between players: everyone plays everyone else, as X and as O. Pure, no printing.
 
 >>> import random
->>> from menace.games import find_game
->>> game = find_game("tictactoe")
+>>> from menace.games import DEFAULT_GAME, find_game
+>>> game = find_game(DEFAULT_GAME)
 >>> from menace.players import find_player
 >>> entrants = [(name, find_player(name).create(game)) for name in ("perfect", "random")]
 >>> result = run_arena(game, entrants, 10, random.Random(1))
@@ -17,7 +17,7 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from menace.core.errors import InvalidInputError
+from menace.core.errors import InternalError, InvalidInputError
 from menace.core.game import Game, Move, Result, Side, State
 from menace.core.match import play_game
 from menace.players import Player, RulePlayer
@@ -181,7 +181,8 @@ def run_arena(
 
 def _fresh(entrant: Entrant, rng: random.Random) -> Player:
     factory = entrant.player
-    assert not isinstance(factory, Player)
+    if isinstance(factory, Player):
+        raise InternalError("a fresh player is made from a factory, not from a player")
     return factory(rng)
 
 
@@ -194,29 +195,3 @@ def pairings(entrants: Iterable[Entrant | tuple[str, Player | EntrantFactory]]) 
         for o in field_
         if x is not o and Side.X in x.sides and Side.O in o.sides
     )
-
-
-def format_table(result: ArenaResult) -> list[str]:
-    """A plain-text table: a row per player, a column per opponent, cells ``W/D/L`` for the row
-    player over both sides, then the row player's total and share of points."""
-    labels = result.labels
-    header = ["", *labels, "total", "points"]
-    rows = [header]
-    for row in labels:
-        cells = [row]
-        for col in labels:
-            cells.append("-" if row == col else _cell(result.versus(row, col)))
-        total = result.total(row)
-        cells += [str(total), "-" if not total.games else f"{100 * total.share:.1f}%"]
-        rows.append(cells)
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    lines = []
-    for r in rows:
-        first = r[0].ljust(widths[0])
-        rest = [cell.rjust(w) for cell, w in zip(r[1:], widths[1:])]
-        lines.append("  ".join([first, *rest]).rstrip())
-    return lines
-
-
-def _cell(tally: Tally) -> str:
-    return str(tally) if tally.games else "-"

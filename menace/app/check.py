@@ -23,6 +23,7 @@ from datetime import datetime
 from sqlalchemy import Connection, func, inspect, select, text
 from sqlalchemy import exc as sa_exc
 
+from menace.app.database import Database
 from menace.app.machines import CHECKPOINT_GAMES
 from menace.core.game import IllegalMoveError, canonical
 from menace.core.learner import DRAWN, SIDE_CHOICES, EmptyPolicy, Scope, SettingsError, build_boxes, parse_numbers
@@ -43,10 +44,8 @@ from menace.storage.database import (
     DatabaseDamagedError,
     SchemaState,
     StorageError,
-    check_location,
     describe,
     head_revision,
-    make_engine,
     schema_state,
     session_scope,
 )
@@ -80,22 +79,21 @@ class _Outcome:
     """The history verified by an earlier check no longer gives its checksum."""
 
 
-def check_database(url: str, machine: str | None = None, full: bool = False) -> CheckReport:
+def check_database(db: Database, machine: str | None = None, full: bool = False) -> CheckReport:
     """Check the schema, every box and bead, and the history against the stored beads: first the
     rows as they are stored (:func:`raw_faults`), then, for a machine whose rows are readable, the
     replay (from the last verified checkpoint, unless ``full``: every game, trusting nothing
     verified before)."""
-    check_location(url, create=False)
-    db = make_engine(url)
-    report = CheckReport(describe(db))
+    engine = db.unchecked()
+    report = CheckReport(describe(engine))
     try:
-        state, rev = schema_state(db)
+        state, rev = schema_state(engine)
         if state is not SchemaState.CURRENT:
             report.faults.append(f"schema is {state.value} (revision {rev}, this menace expects {head_revision()})")
             return report
-        with db.connect() as conn:
+        with engine.connect() as conn:
             missing = sorted(set(metadata.tables) - set(inspect(conn).get_table_names()))
-            if db.dialect.name == "sqlite":
+            if engine.dialect.name == "sqlite":
                 for (line,) in conn.exec_driver_sql("PRAGMA quick_check(20)"):
                     if line != "ok":
                         report.faults.append(f"the file is damaged: {line}")
@@ -104,7 +102,7 @@ def check_database(url: str, machine: str | None = None, full: bool = False) -> 
         if missing:
             return report
         found: list[_Outcome] = []
-        with session_scope(db) as s:
+        with session_scope(engine) as s:
             names = [machine] if machine else [str(n) for n in s.execute(text("SELECT name FROM machines"))
                                                 .scalars()]
             report.faults.extend(_lock_faults(s))
@@ -124,7 +122,7 @@ def check_database(url: str, machine: str | None = None, full: bool = False) -> 
         extras = [e for f in found for e in f.extras]
         if extras:
             try:
-                with session_scope(db, write=True) as s:
+                with session_scope(engine, write=True) as s:
                     hrepo.set_block_extras(s, extras)
             except StorageError:
                 pass  # a read-only or busy database: checked all the same, remembered next time
@@ -134,8 +132,6 @@ def check_database(url: str, machine: str | None = None, full: bool = False) -> 
         report.faults.append(f"the file is damaged: {reason}")
     except StorageError:
         raise
-    finally:
-        db.dispose()
     return report
 
 

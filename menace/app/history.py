@@ -18,9 +18,10 @@ from itertools import islice
 from sqlalchemy import Connection
 
 from menace.app import series
+from menace.app.database import Database
 from menace.core.errors import DamagedError, InvalidInputError, NotFoundError
 from menace.core.game import Game, Move, Result, State
-from menace.core.learner import Box, GameRecord
+from menace.core.learner import Box, GameRecord, Settings
 from menace.core.records import skip_games, unpack_beads, unpack_block
 from menace.core.replay import (
     BeadSeries,
@@ -31,12 +32,10 @@ from menace.core.replay import (
     compare,
     gc_paused,
     next_game_detail,
-    rule_text,
 )
 from menace.games import find_game
 from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo
-from menace.storage.database import open_database, session_scope
 from menace.storage.leases import acquire as acquire_lease
 
 
@@ -93,13 +92,9 @@ def advance(s: Connection, machine_id: int, r: Replayer, stop: int) -> None:
 
 
 @contextmanager
-def _reading(url: str, name: str) -> Iterator[tuple[Connection, repo.StoredMachine]]:
-    db = open_database(url)
-    try:
-        with session_scope(db) as s:
-            yield s, repo.load_machine(s, name)
-    finally:
-        db.dispose()
+def _reading(db: Database, name: str) -> Iterator[tuple[Connection, repo.StoredMachine]]:
+    with db.reading() as s:
+        yield s, repo.load_machine(s, name)
 
 
 def ended_by_resignation(game: Game, record: GameRecord) -> bool:
@@ -142,7 +137,7 @@ DEFAULT_LAST = 20
 
 
 def list_games(
-    url: str, name: str, *, opponent: str | None = None, result: Result | None = None,
+    db: Database, name: str, *, opponent: str | None = None, result: Result | None = None,
     first: int | None = None, last_number: int | None = None, last: int | None = None,
 ) -> GameList:
     """``menace history``: the games numbered ``first``..``last_number`` that match the filters;
@@ -150,7 +145,7 @@ def list_games(
     """
     if last is None and first is None and last_number is None:
         last = DEFAULT_LAST
-    with _reading(url, name) as (s, stored):
+    with _reading(db, name) as (s, stored):
         played = repo.games_played(s, stored.id)
         with closing(hrepo.stream_games(s, stored.id, start=first or 1, stop=last_number,
                                         reverse=last is not None, opponent=opponent, result=result)) as found:
@@ -210,15 +205,15 @@ class ReplayedGame:
     machine: str
     stored: repo.StoredGame
     detail: GameDetail
-    rule: str
+    settings: Settings
     colours: str | None = None
     boxes: list[Box] = field(default_factory=list)
     """The machine's boxes (for their positions)."""
 
 
-def replay_game(url: str, name: str, number: int) -> ReplayedGame:
+def replay_game(db: Database, name: str, number: int) -> ReplayedGame:
     """``menace replay``: game ``number`` move by move, on the beads it met."""
-    with _reading(url, name) as (s, stored):
+    with _reading(db, name) as (s, stored):
         played = repo.games_played(s, stored.id)
         if not 1 <= number <= played:
             raise GameNotFoundError(
@@ -231,7 +226,7 @@ def replay_game(url: str, name: str, number: int) -> ReplayedGame:
         with closing(hrepo.stream_games(s, stored.id, start=number, stop=number)) as found:
             one = next(found)
         detail = next_game_detail(replay_to(s, stored, number - 1), one.record)
-    return ReplayedGame(find_game(stored.game), name, one, detail, rule_text(stored.settings), stored.colours,
+    return ReplayedGame(find_game(stored.game), name, one, detail, stored.settings, stored.colours,
                         stored.boxes)
 
 
@@ -279,7 +274,7 @@ def _undo_bounds(s: Connection, name: str, n: int) -> tuple[repo.StoredMachine, 
     return stored, played, keep
 
 
-def undo_games(url: str, name: str, n: int = 1) -> UndoResult:
+def undo_games(db: Database, name: str, n: int = 1) -> UndoResult:
     """Take back the last ``n`` games and their reinforcement, exactly.
 
     The beads are recomputed by replaying the remaining games from the last checkpoint before
@@ -291,32 +286,28 @@ def undo_games(url: str, name: str, n: int = 1) -> UndoResult:
     if n < 1:
         raise NothingToUndoError("undo at least one game")
     start = time.perf_counter()
-    db = open_database(url)
+    # What cannot be undone is refused before anything is written (the lease row included).
+    with db.reading() as s:
+        _undo_bounds(s, name, n)
+    # Refused while a tournament or a game holds the machine: it would write its beads back.
+    with db.writing() as s:
+        lease = acquire_lease(s, repo.machine_id(s, name), name, "an undo")
     try:
-        # What cannot be undone is refused before anything is written (the lease row included).
-        with session_scope(db) as s:
-            _undo_bounds(s, name, n)
-        # Refused while a tournament or a game holds the machine: it would write its beads back.
-        with session_scope(db, write=True) as s:
-            lease = acquire_lease(s, repo.machine_id(s, name), name, "an undo")
-        try:
-            with session_scope(db) as s:
-                stored, played, keep = _undo_bounds(s, name, n)  # again: a writer may have been before us
-                replayer = replay_to(s, stored, keep)
-            changes: list[BeadChange] = []
-            updates: list[tuple[int, int, int]] = []
-            for d in compare(stored.boxes, replayer.counts):
-                changes.append(BeadChange(d.box_number, d.bead, d.stored, d.replayed))
-                updates.append((stored.box_ids[d.box_number - 1], d.bead, d.replayed))
-            with session_scope(db, write=True) as s:
-                lease.prove(s)
-                hrepo.write_beads(s, updates)
-                removed = hrepo.remove_last_games(s, stored.id, n)
-        finally:
-            with session_scope(db, write=True) as s:
-                lease.release(s)
+        with db.reading() as s:
+            stored, played, keep = _undo_bounds(s, name, n)  # again: a writer may have been before us
+            replayer = replay_to(s, stored, keep)
+        changes: list[BeadChange] = []
+        updates: list[tuple[int, int, int]] = []
+        for d in compare(stored.boxes, replayer.counts):
+            changes.append(BeadChange(d.box_number, d.bead, d.stored, d.replayed))
+            updates.append((stored.box_ids[d.box_number - 1], d.bead, d.replayed))
+        with db.writing() as s:
+            lease.prove(s)
+            hrepo.write_beads(s, updates)
+            removed = hrepo.remove_last_games(s, stored.id, n)
     finally:
-        db.dispose()
+        with db.writing() as s:
+            lease.release(s)
     return UndoResult(find_game(stored.game), name, removed, changes, keep, time.perf_counter() - start,
                       stored.colours, stored.boxes)
 
@@ -356,7 +347,7 @@ def _range(played: int, first: int | None, last: int | None) -> tuple[int, int]:
     return first, last
 
 
-def beads_series(url: str, name: str, box: int = 1, points: int = BEAD_POINTS, first: int | None = None,
+def beads_series(db: Database, name: str, box: int = 1, points: int = BEAD_POINTS, first: int | None = None,
                  last: int | None = None) -> series.BeadsData:
     """Box ``box``'s beads over games ``first``..``last`` (all by default), at most ``points`` points.
 
@@ -364,7 +355,7 @@ def beads_series(url: str, name: str, box: int = 1, points: int = BEAD_POINTS, f
     straight from the stored bytes when the range keeps at most :data:`REPLAY_GAMES` games, else read
     from the checkpoints nearest to them. Memory is bounded by ``points``, whatever the history's length.
     """
-    with _reading(url, name) as (s, stored), gc_paused():
+    with _reading(db, name) as (s, stored), gc_paused():
         if not 1 <= box <= len(stored.boxes):
             raise UnknownBoxError(f"no box {box}: the machine has boxes 1 to {len(stored.boxes)}")
         played = repo.games_played(s, stored.id)
@@ -439,7 +430,7 @@ def _beads_from_checkpoints(s: Connection, stored: repo.StoredMachine, index: in
     _record(out, last, end.counts[index])
 
 
-def learning_series(url: str, name: str, window: int | None = None, points: int = LEARNING_POINTS,
+def learning_series(db: Database, name: str, window: int | None = None, points: int = LEARNING_POINTS,
                     first: int | None = None, last: int | None = None, *,
                     allow_empty: bool = False) -> series.LearningData:
     """Games ``first``..``last`` (all by default): the running reinforcement and rolling win/draw/loss
@@ -449,33 +440,29 @@ def learning_series(url: str, name: str, window: int | None = None, points: int 
 
     A machine without games is a :class:`~menace.app.series.PlotError`, or a curve without points
     with ``allow_empty`` (a web page shows it as "no games yet")."""
-    db = open_database(url)
-    try:
-        with session_scope(db) as s, gc_paused():
-            machine_id, settings = repo.machine_settings(s, name)  # not its boxes: 2,201 take 90 ms
-            played = repo.games_played(s, machine_id)
-            if not played and allow_empty:
-                return series.no_learning(name, settings)
-            if not played:
-                raise series.PlotError(f"{name!r} has played no games yet: nothing to plot")
-            lo, hi = _range(played, first, last)
-            sampler = series.LearningSampler(lo, hi, window, points)
-            with closing(hrepo.stream_blocks(s, machine_id, start=lo, stop=hi, with_beads=False)) as blocks:
-                for b in blocks:
-                    cut = b.first_game < lo or b.last_game > hi
-                    if b.kept and (cut or sampler.inside(b.first_game, b.last_game)):
-                        sampler.feed_games(b.first_game, unpack_block(b.data))
-                    else:
-                        sampler.feed_tally(b.first_game, b.n_games, b.tally)
-            return sampler.data(name, settings, _opponents(s, machine_id, lo, hi), played)
-    finally:
-        db.dispose()
+    with db.reading() as s, gc_paused():
+        machine_id, settings = repo.machine_settings(s, name)  # not its boxes: 2,201 take 90 ms
+        played = repo.games_played(s, machine_id)
+        if not played and allow_empty:
+            return series.no_learning(name, settings)
+        if not played:
+            raise series.PlotError(f"{name!r} has played no games yet: nothing to plot")
+        lo, hi = _range(played, first, last)
+        sampler = series.LearningSampler(lo, hi, window, points)
+        with closing(hrepo.stream_blocks(s, machine_id, start=lo, stop=hi, with_beads=False)) as blocks:
+            for b in blocks:
+                cut = b.first_game < lo or b.last_game > hi
+                if b.kept and (cut or sampler.inside(b.first_game, b.last_game)):
+                    sampler.feed_games(b.first_game, unpack_block(b.data))
+                else:
+                    sampler.feed_tally(b.first_game, b.n_games, b.tally)
+        return sampler.data(name, settings, _opponents(s, machine_id, lo, hi), played)
 
 
-def box_at(url: str, name: str, box: int, game_number: int) -> dict[int, int]:
+def box_at(db: Database, name: str, box: int, game_number: int) -> dict[int, int]:
     """Box ``box``'s beads by colour after game ``game_number`` (0: as built), replayed from the nearest
     checkpoint: at most one checkpoint's interval of games, whatever the history's length."""
-    with _reading(url, name) as (s, stored), gc_paused():
+    with _reading(db, name) as (s, stored), gc_paused():
         if not 1 <= box <= len(stored.boxes):
             raise UnknownBoxError(f"no box {box}: the machine has boxes 1 to {len(stored.boxes)}")
         played = repo.games_played(s, stored.id)
@@ -485,15 +472,8 @@ def box_at(url: str, name: str, box: int, game_number: int) -> dict[int, int]:
         return {m: counts[m] for m in sorted(stored.boxes[box - 1].initial)}
 
 
-def wall(url: str, name: str) -> series.BoxesData:
+def wall(db: Database, name: str) -> series.BoxesData:
     """Every box with its beads now, grouped by MENACE's move."""
-    with _reading(url, name) as (s, stored):
+    with _reading(db, name) as (s, stored):
         played = repo.games_played(s, stored.id)
     return series.boxes_data(find_game(stored.game), name, stored.boxes, played)
-
-
-def opponent_label(game: repo.StoredGame) -> str:
-    """The opponent as the learning plot names it: ``smart``, ``person (play)``."""
-    return game.opponent if game.kind == "tournament" else f"{game.opponent} ({game.kind})"
-
-

@@ -9,8 +9,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from sqlalchemy import Connection
-from sqlalchemy import Engine as DbEngine
 
+from menace.app.database import Database
 from menace.core.errors import ConflictError, InvalidInputError, NotFoundError
 from menace.core.game import Game, IllegalMoveError, Side, canonical
 from menace.core.learner import (
@@ -29,18 +29,10 @@ from menace.core.learner import (
 from menace.core.match import MenacePlayer
 from menace.core.records import GameBuffer, pack_beads
 from menace.core.replay import bead_layout
-from menace.games import DEFAULT_PRESETS, PRESET_GAMES, find_game
+from menace.games import DEFAULT_GAME, DEFAULT_PRESETS, PRESET_GAMES, find_game
 from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo
-from menace.storage.database import (
-    DatabaseBusyError,
-    SchemaState,
-    make_engine,
-    open_database,
-    schema_state,
-    session_scope,
-    sqlite_path,
-)
+from menace.storage.database import DatabaseBusyError
 from menace.storage.leases import Heartbeat, HeldLease, Lease, break_lease, lease_on, refuse_if_held
 from menace.storage.leases import acquire as acquire_lease
 
@@ -100,7 +92,7 @@ SIDE_WORDS = {"x": "X", "o": "O", "both": "both", "first": "X", "second": "O", "
 """Ways to name MENACE's side: first or second, and Hexapawn's colours and names."""
 
 
-def settings_for(game: str = "tictactoe", preset: str | None = None, *, side: str | None = None,
+def settings_for(game: str = DEFAULT_GAME, preset: str | None = None, *, side: str | None = None,
                  schedule: str | None = None, reinforcement: str | None = None, scope: str | None = None,
                  all_squares: bool | None = None, symmetry: bool | None = None,
                  empty_box: str | None = None) -> tuple[Game, Settings, str]:
@@ -142,19 +134,16 @@ def settings_for(game: str = "tictactoe", preset: str | None = None, *, side: st
     return chosen, settings, preset if settings == base else f"{preset}, modified"
 
 
-def init_machine(url: str, name: str, settings: Settings, preset: str | None, replace: bool = False,
+def init_machine(db: Database, name: str, settings: Settings, preset: str | None, replace: bool = False,
                  game: Game | None = None, colours: str | None = None) -> MachineSummary:
     """Create the database if need be and build a machine of ``game`` (tic-tac-toe by default) in it."""
-    game = game or find_game("tictactoe")
-    db = open_database(url, create=True)
-    try:
-        with session_scope(db, write=True) as s:
-            if replace and name in repo.machine_names(s):
-                acquire_lease(s, repo.machine_id(s, name), name, "a rebuild of the machine")
-            stored = repo.create_machine(s, name, game, settings, preset, replace, colours)
-        return summarize(stored, stored.boxes)
-    finally:
-        db.dispose()
+    game = game or find_game(DEFAULT_GAME)
+    db.creating()
+    with db.writing() as s:
+        if replace and name in repo.machine_names(s):
+            acquire_lease(s, repo.machine_id(s, name), name, "a rebuild of the machine")
+        stored = repo.create_machine(s, name, game, settings, preset, replace, colours)
+    return summarize(stored, stored.boxes)
 
 
 class OpenMachine:
@@ -164,7 +153,7 @@ class OpenMachine:
     and the bead counts that changed since the last save, in one transaction.
     """
 
-    def __init__(self, db: DbEngine, stored: repo.StoredMachine, lease: Lease | None = None) -> None:
+    def __init__(self, db: Database, stored: repo.StoredMachine, lease: Lease | None = None) -> None:
         self.db = db
         self.lease = lease
         """Held while this machine may be written; every write proves it (None: read only)."""
@@ -173,7 +162,7 @@ class OpenMachine:
         self.learner = Learner(self.game, stored.settings, stored.boxes)
         self._saved = self.learner.snapshot()
         self.layout = bead_layout(stored.boxes)
-        with session_scope(db) as s:
+        with db.reading() as s:
             self.games_played = repo.games_played(s, stored.id)
             self._checkpoint_game = hrepo.last_checkpoint_game(s, stored.id)
 
@@ -186,7 +175,7 @@ class OpenMachine:
         """A write transaction that first proves this holder still has the machine's lease."""
         if self.lease is None:
             raise RuntimeError("this machine was opened to read, not to write")
-        with session_scope(self.db, write=True) as s:
+        with self.db.writing() as s:
             self.lease.prove(s)
             yield s
 
@@ -261,87 +250,59 @@ class OpenMachine:
 
 
 @contextmanager
-def open_machine(url: str, name: str, holder: str | None = None) -> Iterator[OpenMachine]:
+def open_machine(db: Database, name: str, holder: str | None = None) -> Iterator[OpenMachine]:
     """A machine loaded for play. With ``holder`` (what is writing, e.g. "a tournament") it
     holds the machine's lease until the block ends, renewed by a heartbeat while it waits, and
     a second writer is refused at once with a message naming the first."""
-    db = open_database(url)
-    try:
-        if holder is None:
-            with session_scope(db) as s:
-                stored = repo.load_machine(s, name)
-            yield OpenMachine(db, stored)
-            return
-        with session_scope(db, write=True) as s:
-            lease = acquire_lease(s, repo.machine_id(s, name), name, holder)
-        beat = Heartbeat(db, lease).start()
-        try:
-            with session_scope(db) as s:
-                stored = repo.load_machine(s, name)
-            yield OpenMachine(db, stored, lease)
-        finally:
-            beat.stop()
-            # A database busy past the timeout here costs nothing: the lease expires by itself.
-            with suppress(DatabaseBusyError), session_scope(db, write=True) as s:
-                lease.release(s)
-    finally:
-        db.dispose()
-
-
-def machine_summary(url: str, name: str) -> MachineSummary:
-    """``menace stats``."""
-    db = open_database(url)
-    try:
-        with session_scope(db) as s:
+    if holder is None:
+        with db.reading() as s:
             stored = repo.load_machine(s, name)
-            summary = summarize(stored, stored.boxes)
-            summary.wins, summary.draws, summary.losses = repo.totals(s, stored.id)
-            summary.games = repo.games_played(s, stored.id)
-        return summary
+        yield OpenMachine(db, stored)
+        return
+    with db.writing() as s:
+        lease = acquire_lease(s, repo.machine_id(s, name), name, holder)
+    beat = Heartbeat(db.engine, lease).start()
+    try:
+        with db.reading() as s:
+            stored = repo.load_machine(s, name)
+        yield OpenMachine(db, stored, lease)
     finally:
-        db.dispose()
+        beat.stop()
+        # A database busy past the timeout here costs nothing: the lease expires by itself.
+        with suppress(DatabaseBusyError), db.writing() as s:
+            lease.release(s)
 
 
-def machine_header(url: str, name: str) -> tuple[Game, Settings]:
+def machine_summary(db: Database, name: str) -> MachineSummary:
+    """``menace stats``."""
+    with db.reading() as s:
+        stored = repo.load_machine(s, name)
+        summary = summarize(stored, stored.boxes)
+        summary.wins, summary.draws, summary.losses = repo.totals(s, stored.id)
+        summary.games = repo.games_played(s, stored.id)
+    return summary
+
+
+def machine_header(db: Database, name: str) -> tuple[Game, Settings]:
     """The game machine ``name`` plays and its settings (its row alone: no box is read)."""
-    db = open_database(url)
-    try:
-        with session_scope(db) as s:
-            row = repo.machine_row(s, name)
-            return find_game(row.game), repo.settings_of(row)
-    finally:
-        db.dispose()
+    with db.reading() as s:
+        row = repo.machine_row(s, name)
+        return find_game(row.game), repo.settings_of(row)
 
 
-def machines_for_game(url: str, game: str) -> list[str]:
-    """The names of the machines stored at ``url`` that play ``game``, oldest first: none where there
+def machines_for_game(db: Database, game: str) -> list[str]:
+    """The names of the machines stored in ``db`` that play ``game``, oldest first: none where there
     is no database yet (a missing SQLite file, an empty database), and nothing is created."""
-    path = sqlite_path(url)
-    if path is not None and not path.is_file():
+    if not db.exists():
         return []
-    engine = make_engine(url)
-    try:
-        state, _ = schema_state(engine)
-    finally:
-        engine.dispose()
-    if state is SchemaState.EMPTY:
-        return []
-    db = open_database(url)  # any other state is refused with the reason, as everywhere
-    try:
-        with session_scope(db) as s:
-            return repo.machine_names_for_game(s, game)
-    finally:
-        db.dispose()
+    with db.reading() as s:
+        return repo.machine_names_for_game(s, game)
 
 
-def list_machines(url: str) -> list[MachineSummary]:
-    db = open_database(url)
-    try:
-        with session_scope(db) as s:
-            names = repo.machine_names(s)
-    finally:
-        db.dispose()
-    return [machine_summary(url, n) for n in names]
+def list_machines(db: Database) -> list[MachineSummary]:
+    with db.reading() as s:
+        names = repo.machine_names(s)
+    return [machine_summary(db, n) for n in names]
 
 
 @dataclass
@@ -358,22 +319,18 @@ class BoxView:
     """The game after which the box's beads are shown (None: now)."""
 
 
-def find_box(url: str, name: str, which: str, at: int | None = None) -> BoxView:
+def find_box(db: Database, name: str, which: str, at: int | None = None) -> BoxView:
     """``menace show``: a box by number (``17``) or by a position typed as nine characters; with
     ``at``, its beads as they stood after game ``at`` (0: as built), replayed from the checkpoint
     before it (:func:`menace.app.history.box_at`)."""
-    db = open_database(url)
-    try:
-        with session_scope(db) as s:
-            stored = repo.load_machine(s, name)
-    finally:
-        db.dispose()
+    with db.reading() as s:
+        stored = repo.load_machine(s, name)
     view = _find_box(stored, name, which)
     if at is None:
         return view
     from menace.app.history import box_at
 
-    beads = box_at(url, name, view.box.number, at)
+    beads = box_at(db, name, view.box.number, at)
     return replace(view, box=replace(view.box, beads=beads), at=at)
 
 
@@ -408,14 +365,10 @@ def partner_name(name: str) -> str:
     return machine
 
 
-def frozen_player(url: str, name: str) -> MenacePlayer:
+def frozen_player(db: Database, name: str) -> MenacePlayer:
     """A stored machine as a player that does not learn (for the arena): ``menace:NAME``."""
-    db = open_database(url)
-    try:
-        with session_scope(db) as s:
-            stored = repo.load_machine(s, partner_name(name))
-    finally:
-        db.dispose()
+    with db.reading() as s:
+        stored = repo.load_machine(s, partner_name(name))
     learner = Learner(find_game(stored.game), stored.settings, stored.boxes)
     return MenacePlayer(learner, stored.settings.sides[0], learn=False, name=name)
 
@@ -447,14 +400,14 @@ class LearningPartner(MenacePlayer):
 
 
 @contextmanager
-def learning_partner(url: str, name: str, against: OpenMachine, side: Side | None,
+def learning_partner(db: Database, name: str, against: OpenMachine, side: Side | None,
                      opponent_of: str) -> Iterator[LearningPartner]:
     """Open ``menace:NAME`` for a tournament against ``against``, locked while it plays."""
     partner = partner_name(name)
     if partner == against.name:
         raise InvalidInputError("a machine cannot play itself here", hint="build a second machine to play against it")
     sides = (side,) if side else against.learner.settings.sides
-    with open_machine(url, partner, holder=f"a tournament against {opponent_of}") as m:
+    with open_machine(db, partner, holder=f"a tournament against {opponent_of}") as m:
         if m.game.name != against.game.name:
             raise InvalidInputError(f"machine {partner!r} plays {m.game.title}, not {against.game.title}")
         needed = {s.other for s in sides}
@@ -469,63 +422,43 @@ def learning_partner(url: str, name: str, against: OpenMachine, side: Side | Non
         yield LearningPartner(m, next(iter(needed)), run, name)
 
 
-def machine_colours_text(url: str, name: str) -> tuple[str | None, Game]:
+def machine_colours_text(db: Database, name: str) -> tuple[str | None, Game]:
     """The bead colours kept with the machine, as text (None: the standard set), and its game."""
-    db = open_database(url)
-    try:
-        with session_scope(db) as s:
-            stored = repo.load_machine(s, name)
-            return stored.colours, find_game(stored.game)
-    finally:
-        db.dispose()
+    with db.reading() as s:
+        stored = repo.load_machine(s, name)
+        return stored.colours, find_game(stored.game)
 
 
-def set_machine_colours(url: str, name: str, colours: str | None) -> None:
+def set_machine_colours(db: Database, name: str, colours: str | None) -> None:
     """Keep ``colours`` (as :func:`~menace.core.colours.format_colours` writes them) with the machine."""
-    db = open_database(url)
-    try:
-        with session_scope(db, write=True) as s:
-            repo.set_colours(s, repo.machine_id(s, name), colours)
-    finally:
-        db.dispose()
+    with db.writing() as s:
+        repo.set_colours(s, repo.machine_id(s, name), colours)
 
 
-def machine_lease(url: str, name: str) -> HeldLease | None:
+def machine_lease(db: Database, name: str) -> HeldLease | None:
     """The machine's lease, unless nobody holds it or it has expired."""
-    db = open_database(url)
-    try:
-        with session_scope(db) as s:
-            return lease_on(s, repo.machine_id(s, name))
-    finally:
-        db.dispose()
+    with db.reading() as s:
+        return lease_on(s, repo.machine_id(s, name))
 
 
-def remove_lease(url: str, name: str, seen: HeldLease) -> None:
+def remove_lease(db: Database, name: str, seen: HeldLease) -> None:
     """Remove the lease ``seen`` on the machine (``menace unlock``, once the person agreed).
 
     Raises :class:`ConflictError` when it has changed hands since it was seen: the new holder keeps it.
     """
-    db = open_database(url)
-    try:
-        with session_scope(db, write=True) as s:
-            machine_id = repo.machine_id(s, name)
-            if not break_lease(s, machine_id, seen):
-                now_held = lease_on(s, machine_id)
-                raise ConflictError(
-                    f"the lease on {name!r} changed hands since it was shown"
-                    f"{f' (now held by {now_held})' if now_held else ''}; nothing was removed")
-    finally:
-        db.dispose()
+    with db.writing() as s:
+        machine_id = repo.machine_id(s, name)
+        if not break_lease(s, machine_id, seen):
+            now_held = lease_on(s, machine_id)
+            raise ConflictError(
+                f"the lease on {name!r} changed hands since it was shown"
+                f"{f' (now held by {now_held})' if now_held else ''}; nothing was removed")
 
 
-def load_stored(url: str, name: str) -> repo.StoredMachine:
+def load_stored(db: Database, name: str) -> repo.StoredMachine:
     """A machine's settings and boxes, read once (for labels and other pictures)."""
-    db = open_database(url)
-    try:
-        with session_scope(db) as s:
-            return repo.load_machine(s, name)
-    finally:
-        db.dispose()
+    with db.reading() as s:
+        return repo.load_machine(s, name)
 
 
 @dataclass(frozen=True)
@@ -542,7 +475,7 @@ class Recount:
     box: Box
     beads: dict[int, int]
     """What the database says the box holds now, by bead."""
-    url: str
+    db: Database
     holder: str
 
     def apply(self, counts: dict[int, int], reason: str) -> list[tuple[int, int, int]]:
@@ -551,7 +484,7 @@ class Recount:
         if unknown:
             what = self.machine.game.move_name(unknown[0])
             raise InvalidInputError(f"box {self.box.number} holds no beads for {what}")
-        with open_machine(self.url, self.machine.name, holder=self.holder) as m:
+        with open_machine(self.db, self.machine.name, holder=self.holder) as m:
             now = m.learner.counts[self.box.number - 1]
             if {mv: now[mv] for mv in self.box.initial} != self.beads:
                 raise ConflictError(f"box {self.box.number} of {self.machine.name!r} changed while it was being "
@@ -561,25 +494,25 @@ class Recount:
 
 
 @contextmanager
-def recount(url: str, name: str, box_number: int, holder: str) -> Iterator[Recount]:
+def recount(db: Database, name: str, box_number: int, holder: str) -> Iterator[Recount]:
     """Read box ``box_number`` of a machine to be recounted; ``holder`` takes the machine to write it."""
-    with open_machine(url, name) as m:
-        with session_scope(m.db) as s:  # a busy machine is refused before anyone counts
+    with open_machine(db, name) as m:
+        with m.db.reading() as s:  # a busy machine is refused before anyone counts
             refuse_if_held(s, m.stored.id, name)
         boxes = m.learner.boxes
         if not 1 <= box_number <= len(boxes):
             raise BoxNotFoundError(f"no box {box_number}: {name!r} has boxes 1 to {len(boxes)}")
         box = boxes[box_number - 1]
         counts = m.learner.counts[box_number - 1]
-        yield Recount(m, box, {mv: counts[mv] for mv in box.initial}, url, holder)
+        yield Recount(m, box, {mv: counts[mv] for mv in box.initial}, db, holder)
 
 
-def reconcile_box(url: str, name: str, box_number: int, counts: dict[int, int], holder: str,
+def reconcile_box(db: Database, name: str, box_number: int, counts: dict[int, int], holder: str,
                   ) -> list[tuple[int, int, int]]:
     """Set some of a box's bead counts (``{bead: count}``) from a count of the real beads, in one go
     (``menace reconcile`` without the questions), recorded as a correction under the machine's
     lease; ``(bead, before, after)`` for each bead changed."""
     if any(not 0 <= n <= MAX_BEADS for n in counts.values()):
         raise InvalidInputError(f"a bead count is a whole number from 0 to {MAX_BEADS:,}")
-    with recount(url, name, box_number, holder=holder) as r:
+    with recount(db, name, box_number, holder=holder) as r:
         return r.apply(counts, f"recount of box {box_number} (menace serve)")

@@ -17,7 +17,7 @@ from menace.core.errors import InvalidInputError
 from menace.core.game import Game, Result
 from menace.core.learner import Box, Settings
 from menace.core.records import CorruptHistoryError
-from menace.core.replay import BeadSeries, rule_text
+from menace.core.replay import BeadSeries
 
 
 class PlotError(InvalidInputError):
@@ -85,10 +85,6 @@ class LearningData:
     def played(self) -> int:
         """Games in the range."""
         return self.last - self.first + 1
-
-    @property
-    def rule(self) -> str:
-        return rule_text(self.settings)
 
 
 RESULT_CODE = {Result.WIN: 0, Result.DRAW: 1, Result.LOSS: 2}

@@ -16,9 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
 
+from menace.app.database import Database
 from menace.app.machines import OpenMachine, PendingCorrection, open_machine
 from menace.app.shelf import shelf_place
-from menace.core.errors import ConflictError, InvalidInputError
+from menace.core.errors import ConflictError, InvalidInputError, known
 from menace.core.game import Game, IllegalMoveError, Move, Result, Side, State
 from menace.core.learner import EmptyPolicy, GameRecord
 from menace.core.turns import LedgerLine, MenaceTurn, TurnByTurnGame
@@ -101,7 +102,7 @@ class PlaySession:
 
     # -- opening and closing ------------------------------------------------------------------
     @classmethod
-    def open(cls, url: str, machine: str, *, holder: str, menace_side: Side | None = None,
+    def open(cls, db: Database, machine: str, *, holder: str, menace_side: Side | None = None,
              seed: int | None = None, operated: bool = False) -> PlaySession:
         """Take the machine's lease and start a game; :meth:`close` gives the lease back.
 
@@ -109,7 +110,7 @@ class PlaySession:
         machine it must be that side. Refused at once if another holder has the machine, and
         (under ``resign``) if the box for MENACE's first move is empty.
         """
-        context = open_machine(url, machine, holder=holder)
+        context = open_machine(db, machine, holder=holder)
         opened = context.__enter__()
         try:
             sides = opened.learner.settings.sides
@@ -276,8 +277,7 @@ class PlaySession:
         except BaseException:
             m.discard_unsaved()
             raise
-        outcome = self.turns.outcome
-        assert outcome is not None
+        outcome = known(self.turns.outcome, "the finished game's outcome")
         self._end = GameEnd(self.turns.result, outcome.winner, ledger, m.games_played, record)
         self._tell("end", self._end)
         return self._end

@@ -42,11 +42,11 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from menace.app.files import write_text
 from menace.app.pools import DaskPool
-from menace.core.errors import InvalidInputError
+from menace.core.errors import InvalidInputError, known
 from menace.core.game import Game, Side
 from menace.core.learner import (
     DRAWN,
@@ -60,6 +60,9 @@ from menace.core.learner import (
 from menace.core.match import MenacePlayer, play_game
 from menace.games import DEFAULT_GAME, find_game
 from menace.players import Player, RulePlayer, find_player, split_name
+
+if TYPE_CHECKING:  # the sweep's workers never import SQLAlchemy
+    from menace.app.database import Database
 
 STRETCH = 20
 """A run has learnt when it plays this many games in a row without losing one."""
@@ -353,8 +356,7 @@ def _run_one(trainer: Trainer, setting: SweepSetting, opponent: str, games: int,
         if table is not None:
             res, moves = play(side, table, rng)
         else:
-            assert player is not None
-            res, moves = _play_general(learner, player, side, rng)
+            res, moves = _play_general(learner, known(player, "the opponent"), side, rng)
         if records is not None:
             records.append(GameRecord(side, moves, res))
         if res == DRAWN:
@@ -377,8 +379,7 @@ def _run_one(trainer: Trainer, setting: SweepSetting, opponent: str, games: int,
     trained = TrainedMachine([list(c) for c in counts], records) if records is not None else None
     frozen = [0, 0, 0]
     if eval_games:
-        eval_table = trainer.table(EVAL_OPPONENT, learner)
-        assert eval_table is not None
+        eval_table = known(trainer.table(EVAL_OPPONENT, learner), "the frozen machine's opponent table")
         for g in range(eval_games):
             side = sides[g % nsides]
             res, _ = play(side, eval_table, rng, learn=False)
@@ -549,54 +550,6 @@ def _per_thousand(
     return (sums[0] / len(runs), sums[1] / len(runs), sums[2] / len(runs))
 
 
-def format_table(rows: Sequence[SummaryRow]) -> list[str]:
-    """The summary as aligned plain-text lines, a header first and a key after."""
-    if not rows:
-        return []
-    header = ["setting", "runs", "opening emptied", "at game", f"{STRETCH} unlost by", "never", "last loss",
-              f"last {rows[0].last_games} W/D/L", "frozen vs random W/D/L"]
-    table = [header]
-    for r in rows:
-        table.append([
-            r.label,
-            str(r.runs),
-            f"{r.emptied} ({100 * r.emptied_share:.0f}%)",
-            _number(r.emptied_median),
-            _number(r.stretch_median),
-            str(r.stretch_never),
-            f"{_number(r.last_loss_median)} (max {r.last_loss_max:,})",
-            _wdl(r.last),
-            "-" if r.frozen is None else _wdl(r.frozen),
-        ])
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    lines = []
-    for row in table:
-        cells = [row[0].ljust(widths[0]), *(cell.rjust(w) for cell, w in zip(row[1:], widths[1:]))]
-        lines.append("  ".join(cells).rstrip())
-    frozen_games = rows[0].eval_games
-    lines += [
-        "",
-        "at game: the median game at which the opening box emptied, over the runs where it did.",
-        f"{STRETCH} unlost by: the median game ending the first {STRETCH} games in a row without a loss, "
-        "over the runs that had them (never: the runs that did not).",
-        "last loss: the median over the runs of the game each run lost last (0: never lost), and the latest.",
-        f"W/D/L: per 1,000 games, the mean over the runs, of each run's last {rows[0].last_games:,} games"
-        + (f" and of {frozen_games:,} games of the trained machine, frozen, against {EVAL_OPPONENT}."
-           if frozen_games else "."),
-    ]
-    return lines
-
-
-def _number(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.0f}" if value == int(value) else f"{value:.1f}"
-
-
-def _wdl(values: tuple[float, float, float]) -> str:
-    return "/".join(f"{v:.0f}" for v in values)
-
-
 # -- files -------------------------------------------------------------------------------------
 RUN_FIELDS = list(RunResult.__dataclass_fields__)[:-1]
 
@@ -664,54 +617,46 @@ def machine_names(settings: Sequence[SweepSetting], seeds: int, prefix: str) -> 
     return [f"{prefix}-{k}-{seed}" for k in range(1, len(settings) + 1) for seed in range(1, seeds + 1)]
 
 
-def taken_names(url: str, names: Sequence[str]) -> list[str]:
-    """Those of ``names`` already used by machines in the database at ``url``."""
+def taken_names(db: Database, names: Sequence[str]) -> list[str]:
+    """Those of ``names`` already used by machines in ``db``."""
     from menace.storage import repository as repo
-    from menace.storage.database import open_database, session_scope
 
-    db = open_database(url, create=True)
-    try:
-        with session_scope(db) as s:
-            existing = set(repo.machine_names(s))
-    finally:
-        db.dispose()
+    db.creating()
+    with db.reading() as s:
+        existing = set(repo.machine_names(s))
     return [n for n in names if n in existing]
 
 
-def store_machines(url: str, prefix: str, result: SweepResult) -> list[str]:
+def store_machines(db: Database, prefix: str, result: SweepResult) -> list[str]:
     """Store every run's machine (run with ``keep=True``) with its games, in one transaction,
     as ``PREFIX-K-SEED``; returns the names. Fails, storing nothing, if a name is taken."""
     from menace.storage import repository as repo
-    from menace.storage.database import open_database, session_scope
 
     names = machine_names(result.settings, result.seeds, prefix)
     by_key = {(r.label, r.seed): r for r in result.runs}
-    db = open_database(url, create=True)
-    try:
-        with session_scope(db, write=True) as s:
-            taken = set(repo.machine_names(s)).intersection(names)
-            if taken:
-                raise repo.MachineExistsError(
-                    f"machines named {', '.join(sorted(taken)[:3])}{' ...' if len(taken) > 3 else ''} exist; "
-                    f"choose another prefix"
-                )
-            for k, setting in enumerate(result.settings):
-                for seed in range(1, result.seeds + 1):
-                    run = by_key[(setting.label, seed)]
-                    if run.trained is None:
-                        raise SweepError("run the sweep with keep=True to store its machines")
-                    name = names[k * result.seeds + seed - 1]
-                    stored = repo.create_machine(s, name, find_game(result.game), setting.settings, "sweep")
-                    updates = [
-                        (box_id, m, run.trained.counts[i][m])
-                        for i, (box, box_id) in enumerate(zip(stored.boxes, stored.box_ids))
-                        for m, initial in box.initial.items()
-                        if run.trained.counts[i][m] != initial
-                    ]
-                    run_id = repo.start_run(s, stored.id, "sweep", result.opponent, seed)
-                    repo.save_games(s, stored.id, run_id, 1, run.trained.records, updates)
-                    repo.end_run(s, run_id)
-    finally:
-        db.dispose()
+    db.creating()
+    with db.writing() as s:
+        taken = set(repo.machine_names(s)).intersection(names)
+        if taken:
+            raise repo.MachineExistsError(
+                f"machines named {', '.join(sorted(taken)[:3])}{' ...' if len(taken) > 3 else ''} exist; "
+                f"choose another prefix"
+            )
+        for k, setting in enumerate(result.settings):
+            for seed in range(1, result.seeds + 1):
+                run = by_key[(setting.label, seed)]
+                if run.trained is None:
+                    raise SweepError("run the sweep with keep=True to store its machines")
+                name = names[k * result.seeds + seed - 1]
+                stored = repo.create_machine(s, name, find_game(result.game), setting.settings, "sweep")
+                updates = [
+                    (box_id, m, run.trained.counts[i][m])
+                    for i, (box, box_id) in enumerate(zip(stored.boxes, stored.box_ids))
+                    for m, initial in box.initial.items()
+                    if run.trained.counts[i][m] != initial
+                ]
+                run_id = repo.start_run(s, stored.id, "sweep", result.opponent, seed)
+                repo.save_games(s, stored.id, run_id, 1, run.trained.records, updates)
+                repo.end_run(s, run_id)
     return names
 

@@ -7,17 +7,19 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass
 from types import FrameType
 
-from menace.app.machines import LearningPartner, OpenMachine
+from menace.app.database import Database
+from menace.app.machines import LearningPartner, OpenMachine, learning_partner, machine_header, open_machine
+from menace.app.session import OpeningBoxEmptyError
 from menace.core.errors import InvalidInputError, UnavailableError
-from menace.core.game import Side
+from menace.core.game import Game, Side
 from menace.core.learner import DRAWN, Learner, TreeOpponent, play_learners
 from menace.core.match import MenacePlayer, play_game
 from menace.core.records import GameBuffer
-from menace.players import Player, RulePlayer, find_player, split_name
+from menace.players import Player, RulePlayer, default_opponent, find_player, split_name
 from menace.storage.database import DatabaseBusyError
 
 FLUSH_SECONDS = 1.0
@@ -359,3 +361,92 @@ def _save(machine: OpenMachine, player: Player, run_id: int, pending: GameBuffer
     tally = (w + pending.wins, d + pending.draws, l_ + pending.losses)
     pending.clear()
     return tally
+
+
+# -- a tournament of a stored machine: the flow every front end calls ----------------------------
+SIDE_WORDS = {"x": Side.X, "first": Side.X, "white": Side.X, "o": Side.O, "second": Side.O, "black": Side.O}
+"""The words a person may use for a side: the mark, the order of play, or Hexapawn's colour."""
+
+
+def parse_side(text: str) -> Side:
+    """``"first"`` -> ``Side.X``; :class:`InvalidInputError` naming the words that are understood."""
+    try:
+        return SIDE_WORDS[text.strip().lower()]
+    except KeyError:
+        raise InvalidInputError(f"{text!r} is not a side: say {', '.join(SIDE_WORDS)}") from None
+
+
+class NoSuchSideError(InvalidInputError):
+    """The machine has no boxes for the side asked for."""
+
+
+class OpeningEmptyError(OpeningBoxEmptyError):
+    """A box for MENACE's first move is empty under ``resign``: the tournament would stop at once."""
+
+    def __init__(self, machine: str, learner: Learner, side: Side) -> None:
+        super().__init__(f"a box of {machine!r} for MENACE's first move is empty")
+        self.machine = machine
+        self.learner = learner
+        self.side = side
+
+
+@dataclass
+class Training:
+    """What :func:`train` did: the tournament's result, and the machines that played it."""
+
+    result: TournamentResult
+    machine: OpenMachine
+    partner: LearningPartner | None = None
+
+
+def check_opponent(opponent: str) -> None:
+    """Refuse an unknown player or a parameter it cannot take (``menace:NAME`` is checked when opened)."""
+    base, param = split_name(opponent)
+    if base != "menace":
+        find_player(opponent).check_param(param)
+
+
+def machine_sides(db: Database, machine: str, side: Side | None) -> tuple[Game, tuple[Side, ...]]:
+    """The machine's game and the sides it plays, refusing a ``side`` it has no boxes for; read from its
+    row alone, before anything is written (a refusal leaves the database as it was)."""
+    game, settings = machine_header(db, machine)
+    if side is not None and side not in settings.sides:
+        raise NoSuchSideError(f"machine {machine!r} has no boxes for {side.name}; it plays "
+                              f"{'/'.join(s.name for s in settings.sides)}")
+    return game, settings.sides
+
+
+def train(db: Database, machine: str, opponent: str | None = None, *, holder: str,
+          games: int | None = None, seconds: float | None = None, seed: int | None = None,
+          side: Side | None = None, stop: StopFlag | None = None,
+          progress: Callable[[Progress], None] | None = None, handle_signals: bool = False,
+          keep_games: int | None = KEEP_GAMES, waiting: Waiting | None = None) -> Training:
+    """Train the stored ``machine`` against ``opponent`` (a player's name, ``menace:NAME`` for another
+    stored machine, which learns too; None: the game's default opponent), holding the machine (and
+    the partner machine) under ``holder`` while it plays (``{opponent}`` in it names the opponent).
+
+    Refused before any game, changing nothing: an unknown opponent, a side the machine has no boxes
+    for, and (for one side) an empty first-move box under ``resign`` (:class:`OpeningEmptyError`).
+    """
+    if opponent is None or side is not None:
+        game, _ = machine_sides(db, machine, side)
+        opponent = opponent or default_opponent(game)
+    check_opponent(opponent)
+    with open_machine(db, machine, holder=holder.replace("{opponent}", opponent)) as m:
+        sides = m.learner.settings.sides
+        if side is not None and side not in sides:
+            raise NoSuchSideError(f"machine {machine!r} has no boxes for {side.name}; it plays "
+                                  f"{'/'.join(s.name for s in sides)}")
+        playing = side or sides[0]
+        if (len(sides) == 1 or side is not None) and m.learner.opening_empty(playing):
+            raise OpeningEmptyError(machine, m.learner, playing)
+        with ExitStack() as stack:
+            partner: LearningPartner | None = None
+            resolve: Callable[[str], Player] | None = None
+            if split_name(opponent)[0] == "menace":
+                partner = stack.enter_context(learning_partner(db, opponent, m, side, machine))
+                resolve = lambda _name: partner  # noqa: E731
+            result = run_tournament(m, opponent, games=games, seconds=seconds, seed=seed, side=side, stop=stop,
+                                    progress=progress, resolve=resolve, handle_signals=handle_signals,
+                                    keep_games=keep_games, waiting=waiting)
+        return Training(result, m, partner)

@@ -20,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from menace.app.database import Database
 from menace.app.files import open_for_writing, write_text
 from menace.app.machine_file import (
     FORMAT,
@@ -32,12 +33,13 @@ from menace.app.machine_file import (
     loads,
     read_streamed,
 )
+from menace.core.errors import InternalError
 from menace.core.learner import DRAWN, Settings, build_boxes, parse_numbers
 from menace.core.records import CorruptHistoryError, Layout, results_in, unpack_beads, unpack_block_bounded
 from menace.core.replay import Replayer, ReplayError
 from menace.games import find_game
 from menace.storage import repository as repo
-from menace.storage.database import DatabaseDamagedError, open_database, session_scope
+from menace.storage.database import DatabaseDamagedError
 from menace.storage.leases import acquire as acquire_lease
 from menace.storage.transfer_repo import (
     BlockDump,
@@ -53,14 +55,10 @@ def _time(t: datetime | None) -> str | None:
     return None if t is None else t.isoformat()
 
 
-def export_machine(url: str, name: str) -> dict[str, Any]:
+def export_machine(db: Database, name: str) -> dict[str, Any]:
     """The machine as the file's JSON structure (with its checksum)."""
-    db = open_database(url)
-    try:
-        with session_scope(db) as s:
-            d = dump_machine(s, name)
-    finally:
-        db.dispose()
+    with db.reading() as s:
+        d = dump_machine(s, name)
     body = _body(d, sum(b.n_games for b in d.blocks), [_block_json(b) for b in d.blocks])
     body["checksum"] = checksum(body)
     return body
@@ -70,40 +68,37 @@ _BLOCKS = "\u0000the blocks\u0000"
 """Where the blocks go in the file while it is streamed out (no machine file holds this string)."""
 
 
-def export_to_file(url: str, name: str, path: Path | str) -> tuple[int, int]:
+def export_to_file(db: Database, name: str, path: Path | str) -> tuple[int, int]:
     """Write the machine file to ``path`` (as :func:`write_machine_file` writes
     :func:`export_machine`'s structure, byte for byte) with the blocks streamed out of the database a
     few at a time and the checksum computed on the way: memory bounded whatever the history's length.
     The boxes and games written."""
-    db = open_database(url)
-    try:
-        with session_scope(db) as s:
-            d = dump_machine(s, name, with_blocks=False)
-            n_blocks, games = history_size(s, name)
-            if not n_blocks:
-                body = _body(d, 0, [])
-                body["checksum"] = checksum(body)
-                write_machine_file(body, path)
-                return len(d.boxes), 0
-            body = _body(d, games, [_BLOCKS])
-            around = canonical(body).split(canonical(_BLOCKS))
-            body["checksum"] = _BLOCKS
-            pretty = (json.dumps(body, indent=1, ensure_ascii=False) + "\n").split(json.dumps(_BLOCKS))
-            assert len(around) == 2 and len(pretty) == 3  # around the blocks; the checksum in the end
-            digest = hashlib.sha256(around[0].encode("ascii"))
-            with open_for_writing(path) as f:
-                f.write(pretty[0].encode("utf-8"))
-                between = ""
-                for b in stream_blocks(s, name):
-                    j = _block_json(b)
-                    digest.update((between and ",").encode("ascii") + canonical(j).encode("ascii"))
-                    f.write((between + json.dumps(j, indent=1, ensure_ascii=False).replace("\n", "\n   "))
-                            .encode("utf-8"))
-                    between = ",\n   "
-                digest.update(around[1].encode("ascii"))
-                f.write((pretty[1] + json.dumps("sha256:" + digest.hexdigest()) + pretty[2]).encode("utf-8"))
-    finally:
-        db.dispose()
+    with db.reading() as s:
+        d = dump_machine(s, name, with_blocks=False)
+        n_blocks, games = history_size(s, name)
+        if not n_blocks:
+            body = _body(d, 0, [])
+            body["checksum"] = checksum(body)
+            write_machine_file(body, path)
+            return len(d.boxes), 0
+        body = _body(d, games, [_BLOCKS])
+        around = canonical(body).split(canonical(_BLOCKS))
+        body["checksum"] = _BLOCKS
+        pretty = (json.dumps(body, indent=1, ensure_ascii=False) + "\n").split(json.dumps(_BLOCKS))
+        if len(around) != 2 or len(pretty) != 3:  # around the blocks; the checksum in the end
+            raise InternalError("the blocks' place in the machine file is not where it is written")
+        digest = hashlib.sha256(around[0].encode("ascii"))
+        with open_for_writing(path) as f:
+            f.write(pretty[0].encode("utf-8"))
+            between = ""
+            for b in stream_blocks(s, name):
+                j = _block_json(b)
+                digest.update((between and ",").encode("ascii") + canonical(j).encode("ascii"))
+                f.write((between + json.dumps(j, indent=1, ensure_ascii=False).replace("\n", "\n   "))
+                        .encode("utf-8"))
+                between = ",\n   "
+            digest.update(around[1].encode("ascii"))
+            f.write((pretty[1] + json.dumps("sha256:" + digest.hexdigest()) + pretty[2]).encode("utf-8"))
     return len(d.boxes), games
 
 
@@ -218,12 +213,12 @@ def _check_name(path: Path) -> None:
         raise MachineFileError(f"{str(path)!r} is not a file name: it holds a NUL character")
 
 
-def import_file(url: str, path: Path, rename: str | None = None, replace: bool = False) -> tuple[str, int, int]:
+def import_file(db: Database, path: Path, rename: str | None = None, replace: bool = False) -> tuple[str, int, int]:
     """``menace import``: the file read in memory bounded by its largest block, whatever its length
     (:func:`~menace.app.machine_file.read_streamed`), then :func:`import_machine`: the blocks are
     read again from the file, one at a time, to be replayed and then to be stored."""
     with _open_machine_file(path) as f:
-        return _import(url, read_streamed(f, str(path)), rename, replace)
+        return _import(db, read_streamed(f, str(path)), rename, replace)
 
 
 @contextmanager
@@ -292,29 +287,26 @@ def verify(dump: MachineDump, settings: Settings, blocks: Iterable[BlockDump]) -
             raise MachineFileError(f"box {b.number}'s beads do not follow from the history in the file")
 
 
-def import_machine(url: str, body: dict[str, Any], rename: str | None = None,
+def import_machine(db: Database, body: dict[str, Any], rename: str | None = None,
                    replace: bool = False) -> tuple[str, int, int]:
     """Check the file's content (``body``: :func:`parse_machine_file`'s or :func:`read_machine_file`'s),
     then store the machine in one transaction: (name, boxes, games)."""
-    return _import(url, body, rename, replace)
+    return _import(db, body, rename, replace)
 
 
-def _import(url: str, body: dict[str, Any], rename: str | None, replace: bool) -> tuple[str, int, int]:
+def _import(db: Database, body: dict[str, Any], rename: str | None, replace: bool) -> tuple[str, int, int]:
     """:func:`import_machine`: the history's blocks are read twice, one at a time: checked and replayed
     (nothing is written before the last is), then stored."""
     dump, settings, blocks = check_machine_content(body, rename)  # the strict schema, before anything else
     verify(dump, settings, blocks)
-    db = open_database(url, create=True)
-    try:
-        with session_scope(db, write=True) as s:
-            if dump.name in repo.machine_names(s):
-                if not replace:
-                    raise repo.MachineExistsError(f"a machine named {dump.name!r} exists")
-                acquire_lease(s, repo.machine_id(s, dump.name), dump.name, "an import replacing it")
-                repo.delete_machine(s, dump.name)
-            load_machine_dump(s, dump, blocks)
-    finally:
-        db.dispose()
+    db.creating()
+    with db.writing() as s:
+        if dump.name in repo.machine_names(s):
+            if not replace:
+                raise repo.MachineExistsError(f"a machine named {dump.name!r} exists")
+            acquire_lease(s, repo.machine_id(s, dump.name), dump.name, "an import replacing it")
+            repo.delete_machine(s, dump.name)
+        load_machine_dump(s, dump, blocks)
     return dump.name, len(dump.boxes), blocks.games
 
 

@@ -5,9 +5,9 @@ games, sampled down to what a screen can show (the learning curve is
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
+from menace.app.database import Database
 from menace.app.history import beads_series
 from menace.core.colours import BeadColour, parse_colours
 from menace.core.game import Game
@@ -15,7 +15,6 @@ from menace.core.learner import Box, Settings
 from menace.core.replay import UnknownBoxError
 from menace.games import find_game
 from menace.storage import repository as repo
-from menace.storage.database import open_database, session_scope
 
 MAX_POINTS = 2000
 """The most points any series is sampled to."""
@@ -35,15 +34,11 @@ class Wall:
     """The machine's own bead colours (None: the standard set for its game)."""
 
 
-def machine_wall(url: str, name: str) -> Wall:
+def machine_wall(db: Database, name: str) -> Wall:
     """The machine's boxes and beads as stored now, and how many games it has played."""
-    db = open_database(url)
-    try:
-        with session_scope(db) as s:
-            stored = repo.load_machine(s, name)
-            played = repo.games_played(s, stored.id)
-    finally:
-        db.dispose()
+    with db.reading() as s:
+        stored = repo.load_machine(s, name)
+        played = repo.games_played(s, stored.id)
     colours = parse_colours(stored.colours) if stored.colours else None
     return Wall(stored.name, find_game(stored.game), stored.settings, stored.preset, played, stored.boxes, colours)
 
@@ -63,7 +58,7 @@ class BoxSeries:
     colours: tuple[BeadColour, ...] | None
 
 
-def box_series(url: str, name: str, number: int, points: int = 400) -> BoxSeries:
+def box_series(db: Database, name: str, number: int, points: int = 400) -> BoxSeries:
     """Box ``number``'s beads over the whole history, sampled to ``points`` game numbers: replayed
     from the nearest checkpoints (:func:`menace.app.history.beads_series`), in memory bounded by
     ``points`` however long the history, summarized blocks included.
@@ -71,25 +66,13 @@ def box_series(url: str, name: str, number: int, points: int = 400) -> BoxSeries
     The counts are a step function: the value at a sampled game is the count after that game.
     """
     points = max(2, min(points, MAX_POINTS))
-    db = open_database(url)
-    try:
-        with session_scope(db) as s:
-            stored = repo.load_machine(s, name)
-            if not 1 <= number <= len(stored.boxes):
-                raise UnknownBoxError(f"no box {number}: {name!r} has boxes 1 to {len(stored.boxes)}")
-    finally:
-        db.dispose()
-    data = beads_series(url, name, number, points)
+    with db.reading() as s:
+        stored = repo.load_machine(s, name)
+        if not 1 <= number <= len(stored.boxes):
+            raise UnknownBoxError(f"no box {number}: {name!r} has boxes 1 to {len(stored.boxes)}")
+    data = beads_series(db, name, number, points)
     series = data.series
     counts = [[row[j] for row in series.counts] for j in range(len(series.beads))]
     colours = parse_colours(stored.colours) if stored.colours else None
     return BoxSeries(series.box, series.beads, list(series.games), counts, data.games_played,
                      find_game(stored.game), colours)
-
-
-def wall_box_numbers(boxes: Sequence[Box]) -> dict[int, list[int]]:
-    """Box numbers grouped by MENACE's move, in order."""
-    groups: dict[int, list[int]] = {}
-    for b in sorted(boxes, key=lambda b: b.number):
-        groups.setdefault(b.move_number, []).append(b.number)
-    return dict(sorted(groups.items()))

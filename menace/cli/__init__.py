@@ -13,9 +13,10 @@ from typing import Any
 import click
 
 from menace import __version__
-from menace.__main__ import interrupted, pause_point
-from menace.cli.common import DEFAULT_MACHINE, AppContext, machine_option, one_line, use_user_tree_cache
-from menace.core.errors import MenaceError
+from menace.cli.common import AppContext, machine_option, one_line, use_user_tree_cache
+from menace.core.errors import InternalError, MenaceError
+from menace.core.names import DEFAULT_MACHINE
+from menace.interrupts import interrupted, reached
 
 COMMANDS = {
     "init": ("menace.cli.machines:init", "Build a machine: one matchbox per position where MENACE is to move."),
@@ -57,7 +58,8 @@ class MenaceGroup(click.Group):
             return None
         module, attr = COMMANDS[cmd_name][0].split(":")
         command = getattr(importlib.import_module(module), attr)
-        assert isinstance(command, click.Command)
+        if not isinstance(command, click.Command):
+            raise InternalError(f"{module}:{attr} is not a command")
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -76,7 +78,7 @@ class MenaceGroup(click.Group):
                      **extra: Any) -> click.Context:
         # Ctrl-C while the arguments are parsed: click's main would say "Aborted!" and exit 1.
         try:
-            pause_point("parsing")
+            reached("parsing")
             return super().make_context(info_name, args, parent, **extra)
         except KeyboardInterrupt:
             interrupted()
@@ -116,7 +118,7 @@ def cli(ctx: click.Context, db: str | None, machine: str) -> None:
     """
     ctx.obj = AppContext(db, machine)
     use_user_tree_cache()
-    pause_point("command")
+    reached("command")
 
 
 def main() -> None:

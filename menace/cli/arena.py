@@ -11,12 +11,13 @@ from pathlib import Path
 
 import click
 
-from menace.app.arena import ArenaError, Entrant, format_table, pairings, run_arena
+from menace.app.arena import ArenaError, Entrant, pairings, run_arena
 from menace.cli.common import AppContext, FilePath, pass_app, where_options
 from menace.core.game import Game, Side
-from menace.games import find_game, game_names
+from menace.games import DEFAULT_GAME, find_game, game_names
 from menace.players import PlayerParamError, UnknownPlayerError, all_players, find_player, split_name
 from menace.render.figures import FORMATS
+from menace.render.tables import arena_table
 
 MENACE_PREFIX = "menace:"
 
@@ -71,7 +72,7 @@ def _entrant(app: AppContext, game: Game, name: str, rng: random.Random) -> Entr
     if name.lower().startswith(MENACE_PREFIX):
         from menace.app.machines import frozen_player
 
-        player = frozen_player(app.url, name)
+        player = frozen_player(app.database, name)
         if player.learner.game.name != game.name:
             raise click.BadParameter(f"{name} plays {player.learner.game.name}, not {game.name}",
                                      param_hint="'--players'")
@@ -107,7 +108,7 @@ def _header(game: Game, entrants: list[Entrant], games: int, total: int, seed: i
 @click.option("--heatmap", "heatmap_path", metavar="FILE", callback=_check_heatmap,
               type=FilePath(dir_okay=False, writable=True, path_type=Path),
               help="Also draw the results as a heatmap (.png, .svg or .pdf).")
-@click.option("--game", type=click.Choice(game_names()), default="tictactoe", show_default=True,
+@click.option("--game", type=click.Choice(game_names()), default=DEFAULT_GAME, show_default=True,
               help="The game they play.")
 @click.option("--machines/--no-machines", "with_machines", default=True, show_default=True,
               help="Without --players: also every machine of the database that plays the game, as menace:NAME.")
@@ -143,7 +144,7 @@ def arena(
         if with_machines:
             from menace.app.machines import machines_for_game
 
-            names += [MENACE_PREFIX + name for name in machines_for_game(app.url, chosen.name)]
+            names += [MENACE_PREFIX + name for name in machines_for_game(app.database, chosen.name)]
     entrants = [_entrant(app, chosen, name, rng) for name in names]
     total = pairings(entrants) * games
     click.echo(_header(chosen, entrants, games, total, seed))
@@ -155,7 +156,7 @@ def arena(
             result = run_arena(chosen, entrants, games, rng)
     except ArenaError as exc:
         raise click.ClickException(str(exc)) from None
-    for line in format_table(result):
+    for line in arena_table(result):
         click.echo(line)
     if heatmap_path is not None:
         from menace.render.arena import heatmap

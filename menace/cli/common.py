@@ -9,16 +9,19 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, NoReturn, TypeVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
 from menace.core import names
 from menace.core.colours import BeadColour, ColourError, default_colours, parse_colours
 from menace.core.errors import MenaceError
+from menace.core.names import DEFAULT_MACHINE
 
-DEFAULT_MACHINE = "menace"
+if TYPE_CHECKING:
+    from menace.app.database import Database
+
 DEFAULT_DB = "menace.db"
 ENV_VAR = "MENACE_DB"
 
@@ -29,12 +32,25 @@ class AppContext:
 
     db: str | None = None
     machine: str = DEFAULT_MACHINE
+    _database: Database | None = field(default=None, repr=False, compare=False)
 
     @property
     def url(self) -> str:
         from menace.storage.database import resolve_url
 
         return resolve_url(self.db)
+
+    @property
+    def database(self) -> Database:
+        """The database this command works on, opened once for the command and closed at its end."""
+        if self._database is None:
+            from menace.app.database import Database
+
+            self._database = Database(self.url)
+            ctx = click.get_current_context(silent=True)
+            if ctx is not None:
+                ctx.find_root().call_on_close(self._database.close)
+        return self._database
 
     @property
     def where(self) -> str:

@@ -16,11 +16,11 @@ import click
 
 from menace.cli.common import AppContext, machine_colours, pass_app, plural, printable, where_options
 from menace.core.colours import BeadColour
+from menace.core.errors import known
 from menace.core.game import Game, Result
 from menace.core.learner import GameRecord
-from menace.core.replay import signed
 from menace.render.beads import places_pieces
-from menace.render.text import beads_text, board_lines, box_lines, paint, use_colour
+from menace.render.text import beads_text, board_lines, box_lines, paint, rule_text, signed, use_colour
 
 if TYPE_CHECKING:
     from menace.app.history import ShownCorrection
@@ -64,7 +64,7 @@ def history(app: AppContext, opponent: str | None, result: str | None, first: in
 
     if first is not None and last_number is not None and first > last_number:
         raise click.BadParameter(f"--from {first} is after --to {last_number}", param_hint="'--from'")
-    found = list_games(app.url, app.machine, opponent=opponent, result=Result(result) if result else None,
+    found = list_games(app.database, app.machine, opponent=opponent, result=Result(result) if result else None,
                            first=first, last_number=last_number, last=last)
     colours = machine_colours(found.colours, None, places_pieces(found.game))
     if not found.played:
@@ -132,7 +132,7 @@ def replay(app: AppContext, number: int) -> None:
     """
     from menace.app.history import replay_game
 
-    shown = replay_game(app.url, app.machine, number)
+    shown = replay_game(app.database, app.machine, number)
     g, d, game = shown.stored, shown.detail, shown.game
     colours = machine_colours(shown.colours, None, places_pieces(game))
     tty = use_colour(sys.stdout.isatty())
@@ -153,17 +153,17 @@ def replay(app: AppContext, number: int) -> None:
             click.echo(f"{ply.number}. {who}: one move left, no box: plays {game.move_name(ply.square)}.")
             click.echo("\n".join("    " + line for line in board_lines(game, ply.board)))
             continue
-        assert ply.bead is not None and ply.box_position is not None
-        colour = colours[game.colour_slot(ply.box_position, ply.bead) % len(colours)]
-        beads = beads_text(game, ply.box_position, ply.beads, colours, tty)
+        position, bead = known(ply.box_position, "the box's position"), known(ply.bead, "the drawn bead")
+        colour = colours[game.colour_slot(position, bead) % len(colours)]
+        beads = beads_text(game, position, ply.beads, colours, tty)
         turn = "the board matches its drawing as it is" if ply.symmetry == "as it is" \
             else f"to match its drawing, {ply.symmetry}"
         click.echo(f"{ply.number}. {who} opens box {ply.box_number}; {turn}.")
         restock = " (empty: restocked with its first beads)" if ply.restocked else ""
         click.echo(f"   beads in the box: {beads}{restock}")
-        click.echo(f"   draws {colour.name} ({paint(colour.letter, colour, tty)}): {game.move_name(ply.bead)} on the "
+        click.echo(f"   draws {colour.name} ({paint(colour.letter, colour, tty)}): {game.move_name(bead)} on the "
                    f"drawing = {game.move_name(ply.square)} on the board.")
-        rows = _side_by_side(["box's drawing", *box_lines(game, ply.box_position, ply.beads, colours)],
+        rows = _side_by_side(["box's drawing", *box_lines(game, position, ply.beads, colours)],
                              ["board after the move", *board_lines(game, ply.board)])
         click.echo("\n".join("    " + line for line in rows))
     click.echo("")
@@ -171,7 +171,7 @@ def replay(app: AppContext, number: int) -> None:
         click.echo(f"MENACE opens box {d.resigned_box}, finds it empty and resigns.")
     words = {Result.WIN: "MENACE wins", Result.DRAW: "a draw", Result.LOSS: "MENACE loses"}
     each = "on the last bead drawn" if d.last_only else "per bead drawn"
-    click.echo(f"Result: {words[d.result]}. Learning rule {shown.rule}: {signed(d.delta)} {each}.")
+    click.echo(f"Result: {words[d.result]}. Learning rule {rule_text(shown.settings)}: {signed(d.delta)} {each}.")
     if not d.reinforcement:
         click.echo("No beads were drawn, so no box changed.")
     for line in d.reinforcement:
@@ -205,7 +205,7 @@ def undo(app: AppContext, count: int) -> None:
     """
     from menace.app.history import undo_games
 
-    done = undo_games(app.url, app.machine, count)
+    done = undo_games(app.database, app.machine, count)
     colours = machine_colours(done.colours, None, places_pieces(done.game))
     for g in done.removed[-SHOW_AT_MOST:][::-1]:
         side = done.game.side_names[g.record.menace_side]
@@ -289,7 +289,7 @@ def plot_beads_command(app: AppContext, box: int, first: int | None, last: int |
     if first is not None and last is not None and first > last:
         raise click.BadParameter(f"--from {first} is after --to {last}", param_hint="'--from'")
     # Only the range is read: replayed from the checkpoint nearest its start (game 0: the box as built).
-    data = beads_series(app.url, app.machine, box, first=None if first is None else max(first, 1), last=last)
+    data = beads_series(app.database, app.machine, box, first=None if first is None else max(first, 1), last=last)
     render_beads(data, out, first, last, log)
     if first is None and last is None:
         click.echo(f"Wrote {out}: box {box} of {app.machine!r} over {plural(data.games_played, 'game')}.")
@@ -316,7 +316,7 @@ def plot_learning_command(app: AppContext, window: int | None, out: Path) -> Non
     from menace.app.history import learning_series
     from menace.render.plots import render_learning
 
-    data = learning_series(app.url, app.machine, window)
+    data = learning_series(app.database, app.machine, window)
     render_learning(data, out)
     rates = plural(data.window, "game")
     click.echo(f"Wrote {out}: {plural(data.played, 'game')} of {app.machine!r}, rates over {rates}.")
@@ -334,7 +334,7 @@ def plot_boxes_command(app: AppContext, out: Path) -> None:
     from menace.app.history import wall
     from menace.render.plots import render_boxes
 
-    data = wall(app.url, app.machine)
+    data = wall(app.database, app.machine)
     render_boxes(data, out)
     click.echo(f"Wrote {out}: {plural(len(data.boxes), 'box', 'boxes')} of {app.machine!r} after "
                f"{plural(data.games_played, 'game')}.")

@@ -106,7 +106,7 @@ def labels(obj: AppContext, out: Path, fmt: str, paper: str, label_size: LabelSi
         raise click.BadParameter(str(exc), param_hint="'--label-size'") from None
     from menace.app.machines import load_stored
 
-    stored = load_stored(obj.url, obj.machine)
+    stored = load_stored(obj.database, obj.machine)
     boxes = stored.boxes
     game = find_game(stored.game)
     palette = machine_colours(stored.colours, colours, places_pieces(game), game.colours)

@@ -26,7 +26,7 @@ from menace.core.learner import (
     parse_reinforcement,
     parse_schedule,
 )
-from menace.games import game_names
+from menace.games import DEFAULT_GAME, game_names
 from menace.players import training_opponent
 from menace.render.beads import places_pieces
 from menace.render.text import beads_text, board_lines, box_lines, chances, paint, use_colour
@@ -57,7 +57,7 @@ SIDE_WORDS = {"x": "X", "o": "O", "both": "both", "first": "X", "second": "O", "
 
 
 @click.command()
-@click.option("--game", type=click.Choice(game_names()), default="tictactoe", show_default=True,
+@click.option("--game", type=click.Choice(game_names()), default=DEFAULT_GAME, show_default=True,
               help="tictactoe: Michie's MENACE. hexapawn: Gardner's HER (or HIM with --side X).")
 @click.option("--preset", type=click.Choice(list(PRESETS)),
               help="michie: Michie's machine, its opening box refilled when empty. michie-1961: exactly "
@@ -108,7 +108,7 @@ def init(app: AppContext, game: str, preset: str | None, side: str | None, sched
     if colours is not None:
         machine_colours(None, colours, needed=chosen.colours)  # enough of them for the game
     try:
-        summary = init_machine(app.url, app.machine, settings, label, replace, game=chosen,
+        summary = init_machine(app.database, app.machine, settings, label, replace, game=chosen,
                                colours=None if colours is None else format_colours(colours))
     except SettingsError as exc:  # a schedule that does not fit the game's moves is a bad --beads
         raise click.BadParameter(str(exc), param_hint="'--beads'") from None
@@ -129,7 +129,7 @@ def stats(app: AppContext) -> None:
     """
     from menace.app.machines import machine_summary
 
-    s = machine_summary(app.url, app.machine)
+    s = machine_summary(app.database, app.machine)
     click.echo(f"Machine {printable(s.name)!r} ({s.game.title}, {s.preset or 'custom'}), built "
                f"{s.created_at:%Y-%m-%d %H:%M}")
     for key, value in s.settings.describe().items():
@@ -168,7 +168,7 @@ def show(app: AppContext, box: str, at: int | None) -> None:
     """
     from menace.app.machines import find_box
 
-    view = find_box(app.url, app.machine, box, at)
+    view = find_box(app.database, app.machine, box, at)
     b, game = view.box, view.game
     colours = machine_colours(view.colours, None, places_pieces(game))
     colour = use_colour(sys.stdout.isatty())
@@ -199,7 +199,7 @@ def machines(app: AppContext) -> None:
     """
     from menace.app.machines import list_machines
 
-    found = list_machines(app.url)
+    found = list_machines(app.database)
     if not found:
         click.echo("No machines yet; create one with: menace init")
         return
@@ -232,11 +232,11 @@ def colours(app: AppContext, colour_list: tuple[BeadColour, ...] | None, standar
     from menace.app.machines import machine_colours_text, set_machine_colours
 
     if colour_list is not None:
-        _, game = machine_colours_text(app.url, app.machine)
+        _, game = machine_colours_text(app.database, app.machine)
         machine_colours(None, colour_list, needed=game.colours)
     if colour_list is not None or standard:
-        set_machine_colours(app.url, app.machine, None if standard else format_colours(colour_list or ()))
-    text, game = machine_colours_text(app.url, app.machine)
+        set_machine_colours(app.database, app.machine, None if standard else format_colours(colour_list or ()))
+    text, game = machine_colours_text(app.database, app.machine)
     chosen = machine_colours(text, None, places_pieces(game))
     colour = use_colour(sys.stdout.isatty())
     for i, c in enumerate(chosen, start=1):
@@ -282,7 +282,7 @@ def check(app: AppContext, all_machines: bool, full: bool) -> None:
     """
     from menace.app.check import check_database
 
-    report = check_database(app.url, None if all_machines else app.machine, full=full)
+    report = check_database(app.database, None if all_machines else app.machine, full=full)
     for fault in report.faults:
         click.echo(f"FAULT: {printable(fault)}")
     names = ", ".join(printable(n) for n in report.machines) or "no machine"
@@ -316,7 +316,7 @@ def unlock(app: AppContext, yes: bool) -> None:
     from menace.app.machines import machine_lease, remove_lease
 
     name = printable(app.machine)
-    held = machine_lease(app.url, app.machine)
+    held = machine_lease(app.database, app.machine)
     if held is None:
         click.echo(f"Nobody holds {name!r}.")
         return
@@ -326,5 +326,5 @@ def unlock(app: AppContext, yes: bool) -> None:
     if not yes and not click.confirm("Remove the lease?", default=False):
         click.echo("Left as it is.")
         return
-    remove_lease(app.url, app.machine, held)
+    remove_lease(app.database, app.machine, held)
     click.echo(f"Removed the lease of {printable(str(held))} on {name!r}.")

@@ -22,6 +22,7 @@ from menace.cli.common import (
     where_options,
 )
 from menace.core.colours import BeadColour, ColourError, find_colour
+from menace.core.errors import known
 from menace.core.game import IllegalMoveError, Side
 from menace.render.beads import places_pieces
 from menace.render.text import beads_text, board_lines, box_lines, paint, use_colour
@@ -48,20 +49,20 @@ def _show_menace_move(s: PlaySession, mv: MenaceMove, colours: tuple[BeadColour,
     if t.box_number is None:
         click.echo(f"MENACE's move is forced: {mv.move_name}.")
         return
-    assert t.box_position is not None
+    position = known(t.box_position, "the box's position")
     click.echo(f"MENACE opens box {t.box_number}. To match its drawing, {t.symmetry}:")
-    for line in box_lines(s.game, t.box_position, t.beads, colours, colour):
+    for line in box_lines(s.game, position, t.beads, colours, colour):
         click.echo("    " + line)
-    click.echo(f"  beads: {beads_text(s.game, t.box_position, t.beads, colours, colour)}")
+    click.echo(f"  beads: {beads_text(s.game, position, t.beads, colours, colour)}")
     if t.resigned:
         click.echo("  The box is empty: MENACE resigns.")
         return
     if t.restocked:
         click.echo("  The box was empty and is refilled with its first beads.")
-    assert t.bead is not None
-    c = _colour_of(s, colours, t.box_position, t.bead)
+    bead = known(t.bead, "the drawn bead")
+    c = _colour_of(s, colours, position, bead)
     article = "an" if c.name[:1].lower() in "aeiou" else "a"
-    click.echo(f"  It draws {article} {c.name} bead ({paint(c.letter, c, colour)}): {s.game.move_name(t.bead)} on the "
+    click.echo(f"  It draws {article} {c.name} bead ({paint(c.letter, c, colour)}): {s.game.move_name(bead)} on the "
                f"drawing, {mv.move_name} on your board.")
 
 
@@ -76,7 +77,7 @@ def _choose_side(s_sides: tuple[Side, ...], first: str | None, ask_first: Callab
 def _sides_of(app: AppContext) -> tuple[Side, ...]:
     from menace.app.machines import machine_summary
 
-    return machine_summary(app.url, app.machine).settings.sides
+    return machine_summary(app.database, app.machine).settings.sides
 
 
 def _check_first(app: AppContext, first: str | None, sides: tuple[Side, ...]) -> None:
@@ -119,7 +120,7 @@ def play(app: AppContext, first: str | None, seed: int | None, count: int | None
     while True:
         side = _choose_side(sides, first, lambda: ask(
             lambda: click.prompt("Who starts?", type=click.Choice(["me", "menace"]), default="menace"), ABANDONED))
-        with PlaySession.open(app.url, app.machine, holder="a game at the terminal (menace play)",
+        with PlaySession.open(app.database, app.machine, holder="a game at the terminal (menace play)",
                               menace_side=side, seed=None if seed is None else seed + played) as s:
             colours = machine_colours(s.machine.stored.colours, None, places_pieces(s.game))
             g = s.game
@@ -216,7 +217,7 @@ def operate(app: AppContext, first: str | None, colours: tuple[BeadColour, ...] 
     side = _choose_side(sides, first, lambda: ask(
         lambda: click.prompt("Who starts?", type=click.Choice(["me", "menace"]), default="menace"), abandoned))
     colour = use_colour(sys.stdout.isatty())
-    with PlaySession.open(app.url, app.machine, holder="an operated game (menace operate)", menace_side=side,
+    with PlaySession.open(app.database, app.machine, holder="an operated game (menace operate)", menace_side=side,
                           operated=True) as s:
         palette = machine_colours(s.machine.stored.colours, colours, places_pieces(s.game), s.game.colours)
         g = s.game
@@ -319,7 +320,7 @@ def reconcile(app: AppContext, box: int, counts: tuple[str, ...], colours: tuple
     from menace.core.learner import MAX_BEADS
 
     given: dict[int, int] = {}
-    with recount(app.url, app.machine, box, holder="a recount (menace reconcile)") as r:
+    with recount(app.database, app.machine, box, holder="a recount (menace reconcile)") as r:
         game = r.machine.game
         palette = machine_colours(r.machine.stored.colours, colours, places_pieces(game), game.colours)
         b = r.box

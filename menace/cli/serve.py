@@ -27,6 +27,7 @@ def serve(app: Any, host: str, port: int, open_browser: bool, token: str | None)
       menace serve --open
       menace serve --host 0.0.0.0 --port 8080       prints a generated token
     """
+    import logging
     import webbrowser
 
     import uvicorn
@@ -35,13 +36,15 @@ def serve(app: Any, host: str, port: int, open_browser: bool, token: str | None)
     from menace.web.app import create_app, needs_token, new_token
     from menace.web.server import MenaceServer
 
-    machine_summary(app.url, app.machine)  # an unknown machine or database fails here, as one line
+    machine_summary(app.database, app.machine)  # an unknown machine or database fails here, as one line
     if token is not None and not token.strip():
         raise click.BadParameter("the token cannot be empty", param_hint="'--token'")
     generated = token is None and needs_token(host)
     if generated:
         token = new_token()
-    web = create_app(app.url, app.machine, token)
+    # The server's own log on stderr: warnings, and the traceback of anything that failed in a worker.
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    web = create_app(app.database, app.machine, token)
     config = uvicorn.Config(web, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
     server = MenaceServer(config, web)
     shown = f"[{host}]" if ":" in host else host

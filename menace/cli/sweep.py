@@ -22,7 +22,6 @@ from menace.app.sweep import (
     EVAL_OPPONENT,
     check_opponent,
     expand_settings,
-    format_table,
     machine_names,
     run_sweep,
     store_machines,
@@ -45,9 +44,10 @@ from menace.core.learner import (
     parse_reinforcement,
     parse_schedule,
 )
-from menace.games import DEFAULT_PRESETS, PRESET_GAMES, find_game, game_names
+from menace.games import DEFAULT_GAME, DEFAULT_PRESETS, PRESET_GAMES, find_game, game_names
 from menace.players import PlayerParamError, UnknownPlayerError
 from menace.render.figures import FORMATS
+from menace.render.tables import sweep_table
 
 SQUARES = {"all": True, "distinct": False}
 CLUSTER_ENV = "MENACE_DASK"
@@ -94,7 +94,7 @@ OUT_FILE = FilePath(dir_okay=False, writable=True, path_type=Path)
               help="Training games per machine.")
 @click.option("--vs", "opponent", default="perfect", show_default=True, metavar="NAME", callback=_opponent,
               help="The opponent every machine trains against (see menace opponents).")
-@click.option("--game", type=click.Choice(game_names()), default="tictactoe", show_default=True,
+@click.option("--game", type=click.Choice(game_names()), default=DEFAULT_GAME, show_default=True,
               help="The game the machines learn.")
 @click.option("--preset", type=click.Choice(list(PRESETS)),
               help="The machine the swept options change [default: the game's own: michie, gardner].")
@@ -165,12 +165,10 @@ def sweep(
         _check_schedules(chosen, [s.settings for s in settings])
     except SettingsError as exc:
         raise click.UsageError(str(exc)) from None
-    url = ""
     if store_prefix is not None:
         check_machine_name(f"{store_prefix}-1-1")
-        url = app.url
         names = machine_names(settings, seeds, store_prefix)
-        taken = _checked(lambda: taken_names(url, names))
+        taken = _checked(lambda: taken_names(app.database, names))
         if taken:
             raise click.ClickException(
                 f"machines named {', '.join(taken[:3])}{' ...' if len(taken) > 3 else ''} exist; "
@@ -194,7 +192,7 @@ def sweep(
         threads = f"{result.workers} worker thread{'s' if result.workers != 1 else ''}"
         where = f"the Dask cluster at {result.cluster} ({threads})"
     click.echo(f"{total:,} machines trained in {result.seconds:.1f} s on {where}", err=True)
-    for line in format_table(summarize(result)):
+    for line in sweep_table(summarize(result)):
         click.echo(line)
     from menace.render.sweep import plot_distributions
 
@@ -205,7 +203,7 @@ def sweep(
     if store_prefix is not None:
         prefix = store_prefix
         click.echo(f"storing {total:,} machines and their games ...", err=True)
-        names = _checked(lambda: store_machines(url, prefix, result))
+        names = _checked(lambda: store_machines(app.database, prefix, result))
         click.echo(f"stored {len(names)} machines, {names[0]} to {names[-1]}")
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import sys
-from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -91,63 +90,38 @@ def tournament(app: AppContext, opponent: str | None, games: int | None, duratio
       menace tournament --vs smart -n 2000 --seed 1
       menace tournament --vs random --for 8h          overnight
     """
-    from menace.app.machines import learning_partner, open_machine
-    from menace.app.tournament import KEEP_GAMES, OPENING_EMPTY, PARTNER_EMPTY, Interrupted, run_tournament
-    from menace.players import find_player, split_name
+    from menace.app.tournament import (
+        KEEP_GAMES,
+        OPENING_EMPTY,
+        PARTNER_EMPTY,
+        Interrupted,
+        NoSuchSideError,
+        OpeningEmptyError,
+        parse_side,
+        train,
+    )
 
     if games is not None and duration is not None:
         raise click.UsageError("give either -n/--games or --for, not both")
     if games is None and duration is None:
         games = 1000
-    if side is not None:
-        side = {"x": "X", "first": "X", "white": "X", "o": "O", "second": "O", "black": "O"}[side.lower()]
-    if opponent is None or side is not None:
-        # Read from the machine's row before anything is written (a refusal leaves the file as it was).
-        from menace.app.machines import machine_header
-        from menace.players import default_opponent
-
-        game, settings = machine_header(app.url, app.machine)
-        if side is not None and Side[side] not in settings.sides:
-            raise click.BadParameter(f"machine {app.machine!r} has no boxes for {side}; it plays "
-                                     f"{'/'.join(s.name for s in settings.sides)}", param_hint="'--side'")
-        opponent = opponent or default_opponent(game)
-    base, param = split_name(opponent)
-    if base != "menace":
-        try:
-            # an unknown name or a parameter it cannot take fails before anything is opened
-            find_player(opponent).check_param(param)
-        except (UnknownPlayerError, PlayerParamError) as exc:
-            raise click.BadParameter(str(exc), param_hint="'--vs'") from None
+    playing = parse_side(side) if side is not None else None
     bar = _ProgressLine(games, duration)
-    with open_machine(app.url, app.machine, holder=f"a tournament against {opponent} (menace tournament)") as m:
-        sides = m.learner.settings.sides
-        if side is not None and Side[side] not in sides:
-            raise click.BadParameter(f"machine {app.machine!r} has no boxes for {side}; it plays "
-                                     f"{'/'.join(s.name for s in sides)}", param_hint="'--side'")
-        playing = Side[side] if side else sides[0]
-        if len(sides) == 1 or side is not None:
-            if m.learner.opening_empty(playing):
-                raise click.ClickException(opening_empty_help(app, m.learner, playing))
-        partner = None
-        with ExitStack() as stack:
-            resolve = None
-            if split_name(opponent)[0] == "menace":
-                partner = stack.enter_context(
-                    learning_partner(app.url, opponent, m, Side[side] if side else None, app.machine))
-                resolve = lambda _name: partner  # noqa: E731
-            try:
-                result = run_tournament(
-                    m, opponent, games=games, seconds=duration, seed=seed,
-                    side=Side[side] if side else None, progress=bar, resolve=resolve, handle_signals=True,
-                    keep_games=None if keep_all else KEEP_GAMES,
-                    waiting=bar.waiting,
-                )
-            except PlayerParamError as exc:
-                raise click.BadParameter(str(exc), param_hint="'--vs'") from None
-            except Interrupted as stop:
-                click.echo(f"Stopped by {stop.signal_name} while {opponent} prepared: no game was played.",
-                           err=True)
-                leave(EXIT_SIGINT if stop.signal_name == "SIGINT" else EXIT_SIGTERM)
+    try:
+        done = train(app.database, app.machine, opponent, holder="a tournament against {opponent} (menace tournament)",
+                     games=games, seconds=duration, seed=seed, side=playing, progress=bar, handle_signals=True,
+                     keep_games=None if keep_all else KEEP_GAMES, waiting=bar.waiting)
+    except NoSuchSideError as exc:
+        raise click.BadParameter(exc.message, param_hint="'--side'") from None
+    except (UnknownPlayerError, PlayerParamError) as exc:
+        raise click.BadParameter(str(exc), param_hint="'--vs'") from None
+    except OpeningEmptyError as exc:
+        raise click.ClickException(opening_empty_help(app, exc.learner, exc.side)) from None
+    except Interrupted as stop:
+        click.echo(f"Stopped by {stop.signal_name} while {opponent} prepared: no game was played.", err=True)
+        leave(EXIT_SIGINT if stop.signal_name == "SIGINT" else EXIT_SIGTERM)
+    result, m, partner = done.result, done.machine, done.partner
+    opponent = result.opponent
     bar.close()
     rate = result.games / result.seconds if result.seconds > 0 else 0.0
     click.echo(f"{plural(result.games, 'game')} against {opponent} in {result.seconds:.2f} s "

@@ -23,7 +23,7 @@ def export_cmd(app: AppContext, file: Path) -> None:
     from menace.app.transfer import export_to_file
 
     # Streamed out block by block; whole or not at all, and a link, folder or device is never replaced.
-    boxes, games = export_to_file(app.url, app.machine, file)
+    boxes, games = export_to_file(app.database, app.machine, file)
     click.echo(f"Exported {app.machine!r}: {plural(boxes, 'box', 'boxes')}, {plural(games, 'game')} -> {file}")
 
 
@@ -48,6 +48,6 @@ def import_cmd(app: AppContext, file: Path, rename: str | None, replace: bool) -
 
     if rename is not None:
         check_machine_name(rename)
-    name, boxes, games = import_file(app.url, file, rename=rename, replace=replace)
+    name, boxes, games = import_file(app.database, file, rename=rename, replace=replace)
     click.echo(f"Imported {printable(name)!r}: {plural(boxes, 'box', 'boxes')}, {plural(games, 'game')}, beads checked "
                f"against the history.")

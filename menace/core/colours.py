@@ -21,6 +21,17 @@ class BeadColour:
     letter: str
     hex: str
 
+    @property
+    def ink(self) -> str:
+        """Black or white (``"#000000"``, ``"#ffffff"``), whichever reads better on this colour: the
+        one rule every picture, page and terminal uses for a letter or a count on a bead.
+
+        >>> BeadColour("yellow", "Y", "#f0e442").ink, BeadColour("blue", "B", "#0072b2").ink
+        ('#000000', '#ffffff')
+        """
+        r, g, b = (int(self.hex[i:i + 2], 16) for i in (1, 3, 5))
+        return "#000000" if 0.299 * r + 0.587 * g + 0.114 * b >= 140 else "#ffffff"
+
 
 DEFAULT_COLOURS: tuple[BeadColour, ...] = (
     BeadColour("white", "W", "#ffffff"),

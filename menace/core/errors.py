@@ -14,6 +14,8 @@ adds its own hint (the command line knows its flags; the web its buttons).
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 
 class MenaceError(Exception):
     """Something a user can cause (bad input, a missing machine, a busy one, a damaged file)."""
@@ -58,3 +60,22 @@ class UnavailableError(MenaceError):
     """A database or file that cannot be used as asked (missing, read-only, newer, busy)."""
 
     kind = "unavailable"
+
+
+class InternalError(RuntimeError):
+    """A broken invariant: a bug in menace, never the user's input (so not a :class:`MenaceError`)."""
+
+
+T = TypeVar("T")
+
+
+def known(value: T | None, what: str) -> T:
+    """``value``, which the code before has made sure is there; :class:`InternalError` naming ``what`` if
+    it is not (where an ``assert`` would vanish under ``python -O``).
+
+    >>> known(3, "a count")
+    3
+    """
+    if value is None:
+        raise InternalError(f"{what} is missing")
+    return value

@@ -1,9 +1,9 @@
 """The small interface every game sits behind.
 
 The learner, the players and storage only ever see a :class:`Game`: states are tuples of
-cell values, moves are small integers and a symmetry permutes both. Tic-tac-toe
-(:mod:`menace.games.tictactoe`) is one such game; another small placement game could be added
-beside it without touching the learner or storage.
+cell values, moves are small integers and a symmetry permutes both. Each game of
+:mod:`menace.games` is one; another game is added beside them without touching the learner or
+storage.
 """
 
 from __future__ import annotations
@@ -193,8 +193,8 @@ def canonical(game: Game, state: State) -> tuple[State, Symmetry]:
 
     The greatest tuple puts the pieces towards the top left, which is how people draw boxes.
 
-    >>> from menace.games import find_game
-    >>> game = find_game("tictactoe")
+    >>> from menace.games import DEFAULT_GAME, find_game
+    >>> game = find_game(DEFAULT_GAME)
     >>> canonical(game, game.decode("..X......"))[0] == game.decode("X........")
     True
     """

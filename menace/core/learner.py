@@ -6,8 +6,8 @@ rotation and reflection unless ``symmetry`` is off). An :class:`Learner` holds t
 counts in plain lists and plays whole games against a tabulated opponent fast enough to train
 overnight by the million.
 
->>> from menace.games import find_game
->>> game = find_game("tictactoe")
+>>> from menace.games import DEFAULT_GAME, find_game
+>>> game = find_game(DEFAULT_GAME)
 >>> boxes = build_boxes(game, MICHIE)
 >>> len(boxes), sum(box.total for box in boxes)
 (304, 1720)

@@ -13,6 +13,9 @@ import re
 
 from menace.core.errors import InvalidInputError
 
+DEFAULT_MACHINE = "menace"
+"""The machine a command or page works on unless told another."""
+
 MACHINE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 """A machine's name: ASCII letters and digits, ``-``, ``_`` and ``.``, 1 to 64 of them."""
 
@@ -32,8 +35,7 @@ def check_machine_name(value: object) -> str:
         shown = safe_text(assert_text[:80] + ("..." if len(assert_text) > 80 else ""))
         raise MachineNameError(f"{shown!r}: a machine's name is 1 to 64 letters, digits, '-', '_' or '.', "
                                f"starting with a letter or digit")
-    assert isinstance(value, str)
-    return value
+    return str(value)
 
 
 def safe_text(text: str) -> str:

@@ -232,45 +232,6 @@ MAX_GAME_BYTES = 16
 """A game takes at most 16 bytes packed: one header byte and at most 15 moves (4 bits)."""
 
 
-def iter_block(data: bytes, games: int, chunk: int = 1 << 16) -> Iterator[GameRecord]:
-    """The games of a block, decompressed in a stream: never more than ``games`` games nor
-    ``games * MAX_GAME_BYTES`` bytes, however the data inflates (a zip bomb is refused after
-    reading that much, in memory of the order of ``chunk``). :class:`CorruptHistoryError` when
-    the block holds more or fewer games than ``games``."""
-    limit = games * MAX_GAME_BYTES
-    inflate = zlib.decompressobj()
-    pending = b""
-    produced = found = 0
-    source = memoryview(data)
-    while True:
-        try:
-            piece = inflate.decompress(source, chunk) if source else inflate.flush()
-        except zlib.error as exc:
-            raise CorruptHistoryError(f"stored games are damaged: {exc}") from None
-        source = memoryview(inflate.unconsumed_tail)
-        if not piece and not source:
-            break
-        produced += len(piece)
-        if produced > limit:
-            raise CorruptHistoryError(f"a block said to hold {games:,} games inflates to more than {limit:,} bytes")
-        pending += piece
-        cut = _whole_records(pending)
-        for record in decode_games(pending[:cut]):
-            found += 1
-            if found > games:
-                raise CorruptHistoryError(f"a block holds more than the {games:,} games it says")
-            yield record
-        pending = pending[cut:]
-        if not piece and not inflate.unconsumed_tail:
-            break
-    if inflate.unused_data or not inflate.eof:
-        raise CorruptHistoryError("a block of stored games is truncated or has bytes after its end")
-    if pending:
-        raise CorruptHistoryError("a block of stored games ends inside a game")
-    if found != games:
-        raise CorruptHistoryError(f"a block holds {found:,} games, not the {games:,} it says")
-
-
 def _whole_records(data: bytes) -> int:
     """How many leading bytes of ``data`` are whole game records."""
     i, size = 0, len(data)

@@ -8,8 +8,8 @@ million games in seconds.
 
 >>> from menace.core.learner import MICHIE, GameRecord, X_WINS, build_boxes, Scope
 >>> from menace.core.game import Side
->>> from menace.games import find_game
->>> game = find_game("tictactoe")
+>>> from menace.games import DEFAULT_GAME, find_game
+>>> game = find_game(DEFAULT_GAME)
 >>> boxes = build_boxes(game, MICHIE)
 >>> won = GameRecord(Side.X, [4, 0, 8, 1, 2, 6, 5], X_WINS)  # X: b2 c3 a3 b3, three down the right
 >>> counts = replay_all(game, MICHIE, boxes, [won])
@@ -55,21 +55,6 @@ class UnknownBoxError(NotFoundError):
 
 class ReplayError(DamagedError):
     """A stored game that cannot have been played on this machine (an illegal move)."""
-
-
-MINUS = "\u2212"
-
-
-def signed(value: int) -> str:
-    """``+3``, ``+0``, ``−1`` with a real minus sign, as printed."""
-    return f"{value:+d}".replace("-", MINUS)
-
-
-def rule_text(settings: Settings) -> str:
-    """The machine's learning rule in words: ``+3 win, +1 draw, −1 loss`` (for the last bead only,
-    under Gardner's scope)."""
-    rule = f"{signed(settings.win)} win, {signed(settings.draw)} draw, {signed(settings.loss)} loss"
-    return rule if settings.scope is Scope.EVERY else f"{rule}, last bead only"
 
 
 def fresh_learner(game: Game, settings: Settings, boxes: Sequence[Box]) -> Learner:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from menace.core.errors import InvalidInputError
+from menace.core.errors import InvalidInputError, known
 from menace.core.game import IllegalMoveError, Move, Outcome, Result, Side, State, canonical
 from menace.core.learner import WINNER_CODE, Draw, EmptyBoxError, GameRecord, Learner
 
@@ -96,10 +96,10 @@ class TurnByTurnGame:
         except EmptyBoxError:
             self.outcome = Outcome(self.menace_side.other)
             return MenaceTurn(None, box.number, sym.name, box.position, before, resigned=True)
-        assert draw is not None
-        self.drawn.append(draw)
+        drawn = known(draw, "the drawn bead")
+        self.drawn.append(drawn)
         self._play(square)
-        return MenaceTurn(square, box.number, sym.name, box.position, before, draw.bead, restocked)
+        return MenaceTurn(square, box.number, sym.name, box.position, before, drawn.bead, restocked)
 
     def box_to_open(self) -> tuple[int, str] | None:
         """The box MENACE opens now (index, how to turn the real board), None if forced."""
@@ -130,8 +130,7 @@ class TurnByTurnGame:
         if counts[bead] <= 0:
             raise IllegalMoveError(f"box {box.number} has no beads of that colour left, says the twin")
         before = {m: counts[m] for m in box.initial}
-        found = self.learner.box_for(self.state)
-        assert found is not None
+        found = known(self.learner.box_for(self.state), "the box for this position")
         real = found[1][bead]
         self.drawn.append(Draw(index, bead))
         self._play(real)
@@ -179,5 +178,5 @@ class TurnByTurnGame:
         return ledger
 
     def record(self) -> GameRecord:
-        assert self.outcome is not None
-        return GameRecord(self.menace_side, list(self.moves), WINNER_CODE[self.outcome.winner])
+        outcome = known(self.outcome, "the finished game's outcome")
+        return GameRecord(self.menace_side, list(self.moves), WINNER_CODE[outcome.winner])

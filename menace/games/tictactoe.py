@@ -153,22 +153,3 @@ class TicTacToe:
 
 
 TICTACTOE = TicTacToe()
-
-
-def draw_board(board: State, marks: dict[Square, str] | None = None) -> list[str]:
-    """Text lines of the board with coordinates; ``marks`` labels empty squares (bead letters)."""
-    lines = ["    1   2   3"]
-    for row in range(3):
-        cells = []
-        for col in range(3):
-            sq = row * 3 + col
-            if board[sq]:
-                cells.append(MARKS[board[sq]])
-            elif marks and sq in marks:
-                cells.append(marks[sq])
-            else:
-                cells.append(" ")
-        lines.append(f"{ROWS[row]}   " + " | ".join(cells))
-        if row < 2:
-            lines.append("   ---+---+---")
-    return lines

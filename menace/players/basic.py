@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from menace.core.game import Game, Move, Side, State
 from menace.games.tictactoe import CENTRE, EDGES, LINES, TICTACTOE, winner
-from menace.players import RulePlayer
+from menace.players.base import RulePlayer
 
 
 class RandomPlayer(RulePlayer):

@@ -21,7 +21,7 @@ import itertools
 
 from menace.core.game import Move, State
 from menace.games.tictactoe import CELLS, TICTACTOE
-from menace.players import RulePlayer
+from menace.players.base import RulePlayer
 from menace.players.perfect import solver
 
 SIZE = 3**CELLS

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from menace.core.game import Move, State
 from menace.games.tictactoe import CENTRE, CORNERS, EMPTY, TICTACTOE
-from menace.players import RulePlayer
+from menace.players.base import RulePlayer
 from menace.players.basic import completing_squares
 
 

@@ -12,7 +12,7 @@ the sooner the end, so the player takes the fastest win and, when it is lost, ho
 from __future__ import annotations
 
 from menace.core.game import Game, Move, State, once_per_game
-from menace.players import PlayerParamError, RulePlayer
+from menace.players.base import PlayerParamError, RulePlayer
 
 WIN = 100
 """The score of a win on the spot; each further move towards it costs one point."""

@@ -33,7 +33,7 @@ from typing import Protocol
 
 from menace.core.game import Move, Side, State
 from menace.games.tictactoe import CELLS, TICTACTOE
-from menace.players import PlayerParamError, RulePlayer
+from menace.players.base import PlayerParamError, RulePlayer
 
 BLANK, X_MARK, O_MARK = 2, 3, 5
 """Program 2's cell values."""

@@ -1,14 +1,72 @@
-"""The built-in players, registered by name. ``menace opponents`` lists them in this order."""
+"""The registry of players: found by name (with aliases), listed per game. ``menace opponents`` lists
+the built-in players in the order they are registered at the end of this module."""
 
 from __future__ import annotations
 
 from typing import TypeVar
 
-from menace.players import PlayerParamError, PlayerSpec, perfect, posswin, register, td
+import menace.players.perfect as perfect
+import menace.players.posswin as posswin
+import menace.players.td as td
+from menace.core.game import Game
+from menace.players.base import PlayerParamError, PlayerSpec, UnknownPlayerError, split_name
 from menace.players.basic import RandomPlayer, SmartPlayer
 from menace.players.movetable import MovetablePlayer
 from menace.players.oxo import OxoPlayer
 
+_REGISTRY: dict[str, PlayerSpec] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def register(spec: PlayerSpec) -> PlayerSpec:
+    """Add a player to the registry (its name and aliases must be new)."""
+    for key in (spec.name, *spec.aliases):
+        if key in _REGISTRY or key in _ALIASES:
+            raise ValueError(f"player name {key!r} is taken")
+    _REGISTRY[spec.name] = spec
+    for alias in spec.aliases:
+        _ALIASES[alias] = spec.name
+    return spec
+
+
+def find_player(name: str, game: Game | None = None) -> PlayerSpec:
+    """The player registered as ``name`` (or an alias; a ``:parameter`` suffix is ignored), that
+    can play ``game`` if one is given; :class:`UnknownPlayerError` otherwise."""
+    key = split_name(name)[0]
+    key = _ALIASES.get(key, key)
+    try:
+        spec = _REGISTRY[key]
+    except KeyError:
+        known = ", ".join(s.name for s in all_players(game))
+        raise UnknownPlayerError(f"unknown opponent {name!r}; choose from {known} or menace:NAME") from None
+    if game is not None and not spec.plays(game):
+        known = ", ".join(s.name for s in all_players(game))
+        raise UnknownPlayerError(f"{spec.name} plays {' and '.join(spec.games or ())} only, not {game.name}; "
+                                 f"for {game.name} choose from {known} or menace:NAME")
+    return spec
+
+
+def default_opponent(game: Game) -> str:
+    """The opponent a tournament plays unless told: the Ruby Quiz's SmartPlayer where it can play,
+    else a random mover."""
+    return "smart" if find_player("smart").plays(game) else "random"
+
+
+def training_opponent(game: Game) -> str:
+    """The opponent to suggest for a first real training run: the Ruby Quiz's SmartPlayer where it
+    can play, else a perfect player, else a random mover."""
+    for name in ("smart", "perfect"):
+        if find_player(name).plays(game):
+            return name
+    return "random"
+
+
+def all_players(game: Game | None = None) -> list[PlayerSpec]:
+    """Every registered player (that can play ``game``, if given), in registration order."""
+    return [spec for spec in _REGISTRY.values() if game is None or spec.plays(game)]
+
+
+# -- the built-in players -------------------------------------------------------------------------
 P = TypeVar("P")
 TTT = ("tictactoe",)
 """The seed programs play noughts and crosses only."""

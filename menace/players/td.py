@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from menace.core.game import Game, Move, Outcome, Result, Side, State, once_per_game
 from menace.core.tree import DRAWN, game_tree
-from menace.players import PlayerParamError
+from menace.players.base import PlayerParamError
 
 UNKNOWN = 0.5
 """The value of an afterstate not met before."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Final
 
-from menace.core.errors import InvalidInputError
+from menace.core.errors import InvalidInputError, known
 
 Grid = int
 """Nine cells as a 9-bit int: bit ``i`` is cell ``i`` (row by row from the top left)."""
@@ -227,8 +227,7 @@ def solution_table() -> SolutionTable:
     queue: deque[Grid] = deque([GOAL])
     while queue:
         grid = queue.popleft()
-        distance = presses[grid]
-        assert distance is not None
+        distance = known(presses[grid], "a queued grid's distance")
         for key, mask in KEY_MASKS.items():
             neighbour = grid ^ mask
             if presses[neighbour] is None:

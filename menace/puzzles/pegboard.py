@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Final
 
-from menace.core.errors import InvalidInputError
+from menace.core.errors import InvalidInputError, known
 
 Hole = int
 """A hole's index, 0 for the apex, counting row by row (the hole number minus 1)."""
@@ -372,8 +372,8 @@ def one_peg_game(board: Board, pegs: Pegs) -> tuple[Jump, ...] | None:
         return None
     jumps: list[Jump] = []
     while peg_count(pegs) > 1:
-        jump = hint(board, pegs)
-        assert jump is not None  # the memo says this position still finishes with one peg
+        # the memo says this position still finishes with one peg
+        jump = known(hint(board, pegs), "a jump that still finishes")
         jumps.append(jump)
         pegs = apply_jump(board, pegs, jump)
     return tuple(jumps)

@@ -5,12 +5,10 @@ In noughts and crosses a bead's colour is a square of the box's drawing, the sam
 every box; in Hexapawn a box's moves are coloured in order, as Gardner coloured the arrows on his
 matchboxes.
 
->>> from menace.games import find_game
->>> game = find_game("tictactoe")
+>>> from menace.games import DEFAULT_GAME, find_game
+>>> game = find_game(DEFAULT_GAME)
 >>> slot_names(game)[:3]
 ['a1', 'a2', 'a3']
->>> slot_names(find_game("hexapawn"))
-["a box's 1st move", "a box's 2nd move", "a box's 3rd move", "a box's 4th move"]
 """
 
 from __future__ import annotations
@@ -50,11 +48,3 @@ def slot_names(game: Game) -> list[str]:
     if places_pieces(game):
         return [game.move_name(m) for m in range(game.colours)]
     return [f"a box's {_ordinal(i + 1)} move" for i in range(game.colours)]
-
-
-def check_colours(game: Game, colours: Sequence[BeadColour]) -> None:
-    """A machine of ``game`` needs at least ``game.colours`` bead colours."""
-    from menace.core.colours import ColourError
-
-    if len(colours) < game.colours:
-        raise ColourError(f"{game.title} needs {game.colours} bead colours, not {len(colours)}")

@@ -188,12 +188,6 @@ def _missing_glyphs_reported() -> Iterator[None]:
         raise LabelLayoutError(str(exc)) from None
 
 
-def _ink_on(hex_colour: str) -> str:
-    """Black or white, whichever reads better on ``hex_colour``."""
-    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
-    return "#000000" if 0.299 * r + 0.587 * g + 0.114 * b >= 140 else "#ffffff"
-
-
 def _draw_label(canvas: Canvas, game: Game, box: Box, rect: Rect, colours: Sequence[BeadColour],
                 two_sided: bool, fill: dict[Move, int] | None = None) -> None:
     """One label; ``fill`` is the beads listed on it (default: the box's first beads).
@@ -256,7 +250,7 @@ def _draw_label(canvas: Canvas, game: Game, box: Box, rect: Rect, colours: Seque
         if frm is None:
             canvas.circle(at(tu, tv), 0.36 * cell * s, colour.hex, "#000000", 0.6 * s)
             text(tu, tv - 0.05, colour.letter, 9.0, ha="center", va="center_baseline", face=SANS_BOLD,
-                 colour=_ink_on(colour.hex))
+                 colour=colour.ink)
             continue
         fu, fv = centre(frm)
         du, dv = tu - fu, tv - fv
@@ -275,7 +269,7 @@ def _draw_label(canvas: Canvas, game: Game, box: Box, rect: Rect, colours: Seque
                      0.3 * s)
         canvas.circle(at(mu, mv), radius * s, colour.hex, "#000000", 0.4 * s)
         text(mu, mv - 0.05, colour.letter, 5.6, ha="center", va="center_baseline", face=SANS_BOLD,
-             colour=_ink_on(colour.hex))
+             colour=colour.ink)
     # The UP mark over the drawing's top edge.
     mid = b0 + _BOARD / 2
     top = DESIGN_HEIGHT - _PAD
@@ -467,7 +461,7 @@ def _colour_key(canvas: Canvas, game: Game, colours: Sequence[BeadColour], x: fl
             cx, cy = x + (col + 0.5) * cell, y - (row + 0.5) * cell
             canvas.circle((cx, cy), 3.6, colour.hex, "#000000", 0.5)
             canvas.text(cx, cy, colour.letter, 10, face=SANS_BOLD, ha="center", va="center_baseline",
-                        colour=_ink_on(colour.hex))
+                        colour=colour.ink)
         lx = x + game.cols * cell + 8
     for m, colour in enumerate(colours):
         ly = y - 1.5 - m * 3.4

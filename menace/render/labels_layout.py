@@ -5,8 +5,8 @@ draws what this lays out.
 Coordinates are millimetres from the paper's bottom-left corner (as in PDF and matplotlib).
 
 >>> from menace.core.learner import MICHIE, build_boxes
->>> from menace.games import find_game
->>> game = find_game("tictactoe")
+>>> from menace.games import DEFAULT_GAME, find_game
+>>> game = find_game(DEFAULT_GAME)
 >>> boxes = build_boxes(game, MICHIE)
 >>> pages = layout(boxes)
 >>> len(pages), sum(len(p.labels) for p in pages), pages[0].labels[0].rect

@@ -32,9 +32,10 @@ from menace.app.series import (
 )
 from menace.core.colours import BeadColour, default_colours
 from menace.core.game import Game, Result, State
-from menace.core.replay import BeadSeries, rule_text, signed
+from menace.core.replay import BeadSeries
 from menace.render import beads as bd
 from menace.render.figures import FORMATS, save_figure
+from menace.render.text import rule_text
 
 STYLE: dict[str, Any] = {
     "font.size": 16,
@@ -102,7 +103,6 @@ def compact(n: float) -> str:
 GAMES = FuncFormatter(lambda x, _pos: compact(x))
 """Game numbers on an axis: no run-together labels at a million games."""
 
-__all__ = ["rule_text", "signed"]  # re-exported: the rule as the plots print it
 
 
 def _bead_label(game: Game, colour: BeadColour, move: int) -> str:
@@ -148,16 +148,11 @@ def _draw_box(ax: Axes, game: Game, position: State, beads: dict[int, int], orig
         if letters:
             text = compact(count)  # at most five characters: it stays inside the circle
             ax.text(cx, cy, text, ha="center", va="center", fontsize={4: 11, 5: 9}.get(len(text), 15),
-                    fontweight="bold", color=_ink(colour.hex))
+                    fontweight="bold", color=colour.ink)
     ax.set_xlim(x0 - 0.05, x0 + size + 0.05)
     ax.set_ylim(y0 + size + 0.05, y0 - 0.05)
     ax.set_aspect("equal")
     ax.axis("off")
-
-
-def _ink(hex_colour: str) -> str:
-    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
-    return "black" if 0.299 * r + 0.587 * g + 0.114 * b >= 140 else "white"
 
 
 # -- beads in one box --------------------------------------------------------------------------
@@ -285,7 +280,7 @@ def render_learning(data: LearningData, path: str | Path) -> Path:
         pick = _thin(len(games))
         top.plot(games[pick], data.cumulative[pick], color="#222222", lw=3.2)
         top.axhline(0, color="#888888", lw=1.2)
-        top.set_ylabel(f"cumulative\nreinforcement\n({data.rule})", fontsize=15)
+        top.set_ylabel(f"cumulative\nreinforcement\n({rule_text(data.settings)})", fontsize=15)
         top.grid(True, alpha=0.3)
         pick = _thin(len(data.rate_games))
         for result, rate in ((Result.WIN, data.win_rate), (Result.DRAW, data.draw_rate),

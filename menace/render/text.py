@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from menace.core.colours import BeadColour
 from menace.core.game import Game, Move, State
+from menace.core.learner import Scope, Settings
 
 
 def use_colour(stream_is_tty: bool) -> bool:
@@ -19,17 +20,12 @@ def use_colour(stream_is_tty: bool) -> bool:
     return stream_is_tty and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
 
 
-def _ink(hex_colour: str) -> tuple[int, int, int]:
-    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
-    return (0, 0, 0) if 0.299 * r + 0.587 * g + 0.114 * b >= 140 else (255, 255, 255)
-
-
 def paint(text: str, colour: BeadColour, on: bool) -> str:
     """``text`` on the bead's colour (black or white ink, whichever reads), when ``on``."""
     if not on:
         return text
     r, g, b = (int(colour.hex[i:i + 2], 16) for i in (1, 3, 5))
-    ir, ig, ib = _ink(colour.hex)
+    ir, ig, ib = (int(colour.ink[i:i + 2], 16) for i in (1, 3, 5))
     return f"\x1b[1;48;2;{r};{g};{b};38;2;{ir};{ig};{ib}m{text}\x1b[0m"
 
 
@@ -91,3 +87,18 @@ def chances(beads: Mapping[Move, int]) -> dict[Move, float]:
     """Each bead's chance of being drawn, in percent (0 for all when the box is empty)."""
     total = sum(beads.values())
     return {m: (100.0 * n / total if total else 0.0) for m, n in beads.items()}
+
+
+MINUS = "\u2212"
+
+
+def signed(value: int) -> str:
+    """``+3``, ``+0``, ``−1`` with a real minus sign, as printed."""
+    return f"{value:+d}".replace("-", MINUS)
+
+
+def rule_text(settings: Settings) -> str:
+    """The machine's learning rule in words: ``+3 win, +1 draw, −1 loss`` (for the last bead only,
+    under Gardner's scope)."""
+    rule = f"{signed(settings.win)} win, {signed(settings.draw)} draw, {signed(settings.loss)} loss"
+    return rule if settings.scope is Scope.EVERY else f"{rule}, last bead only"

@@ -193,8 +193,15 @@ def schema_state(engine: Engine) -> tuple[SchemaState, str | None]:
 
 
 def describe(engine: Engine) -> str:
+    """The database as a person names it: the file, or the URL without its password."""
     path = sqlite_path(str(engine.url))
     return str(path) if path else engine.url.render_as_string(hide_password=True)
+
+
+def describe_url(url: str) -> str:
+    """:func:`describe` for a URL not yet opened."""
+    path = sqlite_path(url)
+    return str(path) if path else make_url(url).render_as_string(hide_password=True)
 
 
 def _reason(exc: BaseException) -> str:
@@ -232,22 +239,29 @@ def open_database(url: str, create: bool = False) -> Engine:
     check_location(url, create)
     engine = make_engine(url)
     try:
-        state, rev = schema_state(engine)
-        if state is SchemaState.EMPTY and create:
-            upgrade(engine)
-            return engine
-        _refuse(engine, state, rev)
+        prepare_schema(engine, create)
     except BaseException:
         engine.dispose()
         raise
     return engine
 
 
-def _refuse(engine: Engine, state: SchemaState, rev: str | None) -> None:
-    where = describe(engine)
+def prepare_schema(engine: Engine, create: bool = False) -> None:
+    """Refuse a database whose schema is not current (one line saying why and what to do); an
+    empty one is created at head if ``create``."""
+    state, rev = schema_state(engine)
+    if state is SchemaState.EMPTY and create:
+        upgrade(engine)
+        return
+    if state is not SchemaState.CURRENT:
+        engine.dispose()
+        refuse_state(describe(engine), state, rev)
+
+
+def refuse_state(where: str, state: SchemaState, rev: str | None) -> None:
+    """Raise the one-line :class:`StorageError` for a schema in ``state`` (nothing for CURRENT)."""
     if state is SchemaState.CURRENT:
         return
-    engine.dispose()
     if state is SchemaState.EMPTY:
         raise StorageError(f"{where} holds no machine yet; create one with: menace init")
     if state is SchemaState.FOREIGN:
@@ -334,7 +348,7 @@ def upgrade_database(url: str) -> tuple[str | None, str, Path | None]:
         if state is SchemaState.CURRENT:
             return rev, rev or "", None
         if state is not SchemaState.BEHIND:
-            _refuse(engine, state, rev)
+            refuse_state(describe(engine), state, rev)
         backup = backup_file(url)
         upgrade(engine)
         return rev, head_revision(), backup

@@ -16,6 +16,7 @@ reused), or at once when its holder is a process on this host that no longer exi
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import threading
@@ -27,6 +28,8 @@ from sqlalchemy import ColumnElement, Connection, Engine, Row, delete, insert, s
 
 from menace.core.errors import ConflictError
 from menace.storage.models import lock_table, machine_table
+
+log = logging.getLogger(__name__)
 
 
 def _lease_seconds() -> float:
@@ -215,6 +218,8 @@ class Heartbeat:
                 self.lost = True
                 return
             except Exception:  # noqa: BLE001 - a busy database: try again at the next beat
+                log.warning("the heartbeat of %s could not reach the database; trying again", self.lease,
+                            exc_info=True)
                 continue
 
     def stop(self) -> None:

@@ -28,8 +28,6 @@ from menace.games import find_game
 from menace.storage.database import DatabaseDamagedError
 from menace.storage.models import bead_table, block_table, box_table, correction_table, machine_table, run_table
 
-DEFAULT_MACHINE = "menace"
-
 
 class UnknownMachineError(NotFoundError):
     """No machine of that name in the database."""

@@ -24,12 +24,12 @@ from menace.app import wall as app_wall
 from menace.core.colours import format_colours, parse_colours
 from menace.core.errors import ConflictError as MachineBusyError
 from menace.core.game import Side
-from menace.games import find_game, game_names
+from menace.core.names import MachineNameError, check_machine_name
+from menace.games import DEFAULT_GAME, find_game, game_names
 from menace.players import all_players
 from menace.web import downloads, present
 from menace.web.app import (
     BODY_LIMIT,
-    MACHINE_NAME,
     UPLOAD_LIMIT,
     BadRequestError,
     TooLargeError,
@@ -88,9 +88,10 @@ def field_of(body: dict[str, Any], name: str, kind: type, default: Any = None, *
 
 def machine_name(text: str) -> str:
     """A machine name from a request, checked as the CLI checks ``-m``."""
-    if not MACHINE_NAME.match(text):
-        raise BadRequestError(f"{text[:70]!r} is not a machine name: 1 to 64 letters, digits, '-', '_' or '.'")
-    return text
+    try:
+        return check_machine_name(text)
+    except MachineNameError as exc:
+        raise BadRequestError(exc.message) from None
 
 
 def query_int(request: Request, name: str, default: int | None, low: int = 0, high: int = 2**62) -> int | None:
@@ -115,7 +116,7 @@ async def info(request: Request) -> Response:
     assert st.trainer is not None
     return JSONResponse({
         "machine": st.machine, "token_required": st.token is not None, "version": __version__,
-        "shape": present.shape_json(find_game("tictactoe")), "colours": present.colours_json(),
+        "shape": present.shape_json(find_game(DEFAULT_GAME)), "colours": present.colours_json(),
         "games": game_names(), "training": st.trainer.latest(),
         "upload_limit": UPLOAD_LIMIT, "watchers": st.hub.clients,
     })
@@ -124,14 +125,14 @@ async def info(request: Request) -> Response:
 async def list_machines(request: Request) -> Response:
     """``GET /api/machines``: every machine in the database with its settings and games."""
     st = state_of(request)
-    found = await run_in_threadpool(app_machines.list_machines, st.url)
+    found = await run_in_threadpool(app_machines.list_machines, st.db)
     return JSONResponse({"current": st.machine, "machines": [present.summary_json(s) for s in found]})
 
 
 async def machine(request: Request) -> Response:
     """``GET /api/machines/{name}``: one machine's summary (``menace stats``)."""
     name = machine_name(request.path_params["name"])
-    s = await run_in_threadpool(app_machines.machine_summary, state_of(request).url, name)
+    s = await run_in_threadpool(app_machines.machine_summary, state_of(request).db, name)
     return JSONResponse(present.summary_json(s))
 
 
@@ -139,7 +140,7 @@ async def boxes(request: Request) -> Response:
     """``GET /api/machines/{name}/boxes``: the wall: every box with its number, move, side, drawing
     cells and beads (bead index, target cell or from->to, count, colour index, hex, letter, name)."""
     name = machine_name(request.path_params["name"])
-    wall = await run_in_threadpool(app_wall.machine_wall, state_of(request).url, name)
+    wall = await run_in_threadpool(app_wall.machine_wall, state_of(request).db, name)
     return JSONResponse(present.wall_json(wall))
 
 
@@ -150,7 +151,7 @@ async def box_series(request: Request) -> Response:
     number = int(request.path_params["number"])
     points = query_int(request, "points", 400, 2, app_wall.MAX_POINTS)
     assert points is not None
-    series = await run_in_threadpool(app_wall.box_series, state_of(request).url, name, number, points)
+    series = await run_in_threadpool(app_wall.box_series, state_of(request).db, name, number, points)
     colours = present.colours_for(series.game, series.colours)
     return JSONResponse(present.box_series_json(series.game, series, colours))
 
@@ -166,7 +167,7 @@ async def learning(request: Request) -> Response:
     points = query_int(request, "points", 600, 2, app_wall.MAX_POINTS)
     assert points is not None
     data = await run_in_threadpool(partial(
-        app_history.learning_series, st.url, name, query_int(request, "window", None, 1), points,
+        app_history.learning_series, st.db, name, query_int(request, "window", None, 1), points,
         query_int(request, "first", None, 1), query_int(request, "last", None, 1), allow_empty=True))
     return JSONResponse(present.learning_json(data))
 
@@ -181,7 +182,7 @@ async def opponents(request: Request) -> Response:
 async def export(request: Request) -> Response:
     """``GET /api/machines/{name}/export``: the machine file (``menace export``) as a download."""
     name = machine_name(request.path_params["name"])
-    body = await run_in_threadpool(transfer.export_machine, state_of(request).url, name)
+    body = await run_in_threadpool(transfer.export_machine, state_of(request).db, name)
     text = json.dumps(body, indent=1, ensure_ascii=False) + "\n"
     return Response(text.encode("utf-8"), media_type="application/json",
                     headers={"Content-Disposition": f'attachment; filename="{name}.json"'})
@@ -193,7 +194,7 @@ async def labels(request: Request) -> Response:
     paper = request.query_params.get("paper", "a4")
     if paper not in ("a4", "letter"):
         raise BadRequestError("paper is a4 or letter")
-    pdf = await run_in_threadpool(downloads.labels_pdf, state_of(request).url, name, paper)
+    pdf = await run_in_threadpool(downloads.labels_pdf, state_of(request).db, name, paper)
     return Response(pdf, media_type="application/pdf",
                     headers={"Content-Disposition": f'attachment; filename="{name}-labels.pdf"'})
 
@@ -205,7 +206,7 @@ async def plot(request: Request) -> Response:
     kind, fmt = request.path_params["kind"], request.path_params["fmt"]
     box = query_int(request, "box", 1, 1)
     assert box is not None
-    data = await run_in_threadpool(downloads.plot_file, state_of(request).url, name, kind, fmt, box)
+    data = await run_in_threadpool(downloads.plot_file, state_of(request).db, name, kind, fmt, box)
     return Response(data, media_type=downloads.PLOT_FORMATS[fmt],
                     headers={"Content-Disposition": f'attachment; filename="{name}-{kind}.{fmt}"'})
 
@@ -221,7 +222,7 @@ async def events(request: Request) -> Response:
 
 # -- writing ------------------------------------------------------------------------------------
 async def create_machine(request: Request) -> Response:
-    """``POST /api/machines``: ``menace init`` with every option: ``{"name", "game": "tictactoe"|"hexapawn",
+    """``POST /api/machines``: ``menace init`` with every option: ``{"name", "game": one of the games,
     "preset": "michie"|"rubyquiz"|"gardner", "side": "X"|"O"|"both", "beads": "4,3,2,1", "reinforce": "3,1,-1",
     "scope": "all"|"last", "all_squares": bool, "symmetry": bool, "empty_box": "resign"|"restock"|"keep-last"|
     "revive", "colours": "name=#rrggbb,...", "replace": bool}``."""
@@ -230,7 +231,7 @@ async def create_machine(request: Request) -> Response:
     st = state_of(request)
     name = machine_name(field_of(body, "name", str, required=True))
     game, settings, label = app_machines.settings_for(
-        field_of(body, "game", str, "tictactoe"), field_of(body, "preset", str), side=field_of(body, "side", str),
+        field_of(body, "game", str, DEFAULT_GAME), field_of(body, "preset", str), side=field_of(body, "side", str),
         schedule=field_of(body, "beads", str), reinforcement=field_of(body, "reinforce", str),
         scope=field_of(body, "scope", str), all_squares=field_of(body, "all_squares", bool),
         symmetry=field_of(body, "symmetry", bool), empty_box=field_of(body, "empty_box", str))
@@ -241,7 +242,7 @@ async def create_machine(request: Request) -> Response:
     busy = _busy(request)
     if replace and name in busy:
         raise MachineBusyError(f"machine {name!r} is in use by a game or tournament here")
-    s = await run_in_threadpool(partial(app_machines.init_machine, st.url, name, settings, label, replace,
+    s = await run_in_threadpool(partial(app_machines.init_machine, st.db, name, settings, label, replace,
                                         game=game, colours=colours))
     st.hub.publish("machines", {"created": name}, remember=False)
     return JSONResponse(present.summary_json(s), status_code=201)
@@ -260,7 +261,7 @@ async def switch_machine(request: Request) -> Response:
     body = await json_body(request)
     st = state_of(request)
     name = machine_name(field_of(body, "name", str, required=True))
-    s = await run_in_threadpool(app_machines.machine_summary, st.url, name)
+    s = await run_in_threadpool(app_machines.machine_summary, st.db, name)
     st.machine = name
     st.hub.publish("machine", {"machine": name})
     return JSONResponse(present.summary_json(s))
@@ -282,7 +283,7 @@ async def import_machine(request: Request) -> Response:
     name_in_file = str(body.get("machine", {}).get("name", "")) if isinstance(body.get("machine"), dict) else ""
     if replace and (rename or name_in_file) in _busy(request):
         raise MachineBusyError("that machine is in use by a game or tournament here")
-    name, nboxes, games = await run_in_threadpool(transfer.import_machine, st.url, body, rename, replace)
+    name, nboxes, games = await run_in_threadpool(transfer.import_machine, st.db, body, rename, replace)
     st.hub.publish("machines", {"imported": name}, remember=False)
     return JSONResponse({"name": name, "boxes": nboxes, "games": games}, status_code=201)
 
@@ -311,9 +312,9 @@ async def reconcile(request: Request) -> Response:
         counts[bead] = field_of(item, "count", int, required=True)
     if name in _busy(request):
         raise MachineBusyError(f"machine {name!r} is in a game or tournament here; recount it afterwards")
-    changed = await run_in_threadpool(partial(app_machines.reconcile_box, st.url, name, number, counts,
+    changed = await run_in_threadpool(partial(app_machines.reconcile_box, st.db, name, number, counts,
                                               holder="a recount (menace serve)"))
-    wall = await run_in_threadpool(app_wall.machine_wall, st.url, name)
+    wall = await run_in_threadpool(app_wall.machine_wall, st.db, name)
     box = present.box_row(wall.game, wall.boxes[number - 1], present.colours_for(wall.game, wall.colours))
     changes = [{"bead": m, "before": before, "after": after} for m, before, after in changed]
     st.hub.publish("beads", {"machine": name, "box": number, "beads": box[4], "changes": changes}, remember=False)
@@ -353,8 +354,8 @@ async def train_start(request: Request) -> Response:
         raise BadRequestError("'seed' must be from 0 to 2**63 - 1")
     if name in st.tables.busy_machines():
         raise MachineBusyError(f"machine {name!r} is in a game here; finish it first")
-    await run_in_threadpool(app_machines.machine_summary, st.url, name)  # an unknown machine: 404 now
-    status = st.trainer.start(st.url, name, opponent, games, seconds, seed, Side[side_text] if side_text else None)
+    await run_in_threadpool(app_machines.machine_summary, st.db, name)  # an unknown machine: 404 now
+    status = st.trainer.start(st.db, name, opponent, games, seconds, seed, Side[side_text] if side_text else None)
     return JSONResponse(status, status_code=202)
 
 

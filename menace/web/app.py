@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import re
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -28,6 +27,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from menace import __version__
+from menace.app.database import Database
 from menace.core.errors import (
     ConflictError,
     DamagedError,
@@ -46,8 +46,6 @@ UPLOAD_LIMIT = 32 * 1024 * 1024
 """The largest machine file accepted (a million-game machine's file is about 5 MB)."""
 BODY_LIMIT = 64 * 1024
 """The largest JSON body of any other request."""
-MACHINE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-"""A machine's name, as ``menace -m`` takes it."""
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
@@ -93,9 +91,10 @@ async def error_response(request: Request, exc: Exception) -> Response:
 
 @dataclass
 class ServerState:
-    """What the running server holds: where the database is, which machine is shown, the token."""
+    """What the running server holds: the database (one owner for the process), which machine is
+    shown, the token."""
 
-    url: str
+    db: Database
     machine: str
     token: str | None
     hub: Hub = field(default_factory=Hub)
@@ -104,7 +103,7 @@ class ServerState:
 
     def __post_init__(self) -> None:
         self.trainer = Trainer(self.hub.publish)
-        self.tables = GameTables(self.url, self.hub.publish)
+        self.tables = GameTables(self.db, self.hub.publish)
 
 
 def state_of(request: Request) -> ServerState:
@@ -133,20 +132,23 @@ def new_token() -> str:
     return secrets.token_urlsafe(16)
 
 
-def create_app(url: str, machine: str, token: str | None = None) -> Starlette:
-    """The application for the database at ``url``, showing ``machine`` first.
+def create_app(db: Database | str, machine: str, token: str | None = None) -> Starlette:
+    """The application for the database ``db`` (or at the URL ``db``, then owned by the application
+    and closed when it stops), showing ``machine`` first.
 
     With ``token``, every write (play, train, create, import, ...) must carry it.
     """
     from menace.web import api, pages
 
+    owned = isinstance(db, str)
+    database = Database(db) if isinstance(db, str) else db
     templates = Jinja2Templates(directory=str(HERE / "templates"))
-    state = ServerState(url, machine, token)
+    state = ServerState(database, machine, token)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         state.hub.bind(asyncio.get_running_loop())
-        await asyncio.to_thread(warm_up, url, machine)
+        await asyncio.to_thread(warm_up, database, machine)
         try:
             yield
         finally:
@@ -154,6 +156,8 @@ def create_app(url: str, machine: str, token: str | None = None) -> Starlette:
             assert state.trainer is not None and state.tables is not None
             await asyncio.to_thread(state.trainer.stop)
             await asyncio.to_thread(state.tables.close_all)
+            if owned:
+                database.close()
 
     routes = [
         *pages.routes(templates),
@@ -168,15 +172,15 @@ def create_app(url: str, machine: str, token: str | None = None) -> Starlette:
     return app
 
 
-def warm_up(url: str, machine: str) -> None:
+def warm_up(db: Database, machine: str) -> None:
     """Read a little of the machine once before the first visitor does: the first use of each query
     (SQLAlchemy compiles and caches it) and of the database file costs a visitor's first request
     tens of milliseconds otherwise. A machine that is not there yet is no matter here."""
     from menace.app import history, wall
 
     try:
-        wall.machine_wall(url, machine)
-        history.learning_series(url, machine, points=2, first=1, last=1, allow_empty=True)
+        wall.machine_wall(db, machine)
+        history.learning_series(db, machine, points=2, first=1, last=1, allow_empty=True)
     except MenaceError:
         pass
 

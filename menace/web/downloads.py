@@ -10,6 +10,7 @@ import io
 import tempfile
 from pathlib import Path
 
+from menace.app.database import Database
 from menace.app.machines import load_stored
 from menace.core.colours import default_colours, parse_colours
 from menace.core.errors import NotFoundError
@@ -22,14 +23,14 @@ class DownloadError(NotFoundError):
     """A download asked for that does not exist (an unknown plot or format)."""
 
 
-def labels_pdf(url: str, name: str, paper: str = "a4") -> bytes:
+def labels_pdf(db: Database, name: str, paper: str = "a4") -> bytes:
     """``menace labels``: the whole build kit (cover, shopping list, labels, fill list, shelf map)
     as PDF, in the machine's own colours."""
     from menace.games import find_game
     from menace.render.beads import places_pieces
     from menace.render.labels import KitSpec, find_paper, write_pdf
 
-    stored = load_stored(url, name)
+    stored = load_stored(db, name)
     game = find_game(stored.game)
     colours = parse_colours(stored.colours) if stored.colours else default_colours(places_pieces(game))
     out = io.BytesIO()
@@ -37,7 +38,7 @@ def labels_pdf(url: str, name: str, paper: str = "a4") -> bytes:
     return out.getvalue()
 
 
-def plot_file(url: str, name: str, kind: str, fmt: str, box: int = 1) -> bytes:
+def plot_file(db: Database, name: str, kind: str, fmt: str, box: int = 1) -> bytes:
     """``menace plot KIND``: the plot as PNG, SVG or PDF bytes."""
     if kind not in PLOTS:
         raise DownloadError(f"no plot {kind!r}: choose {', '.join(PLOTS)}")
@@ -49,9 +50,9 @@ def plot_file(url: str, name: str, kind: str, fmt: str, box: int = 1) -> bytes:
     with tempfile.TemporaryDirectory(prefix="menace-plot-") as folder:
         out = Path(folder) / f"{kind}.{fmt}"
         if kind == "beads":
-            plots.render_beads(history.beads_series(url, name, box), out)
+            plots.render_beads(history.beads_series(db, name, box), out)
         elif kind == "learning":
-            plots.render_learning(history.learning_series(url, name), out)
+            plots.render_learning(history.learning_series(db, name), out)
         else:
-            plots.render_boxes(history.wall(url, name), out)
+            plots.render_boxes(history.wall(db, name), out)
         return out.read_bytes()

@@ -63,7 +63,7 @@ def ledger_line_json(game: Game, line: LedgerLine, box_moves: Sequence[int], col
     else:
         what = f"keep the drawn {colour.name} bead out and take {-back} more out"
     return {"box": line.box_number, "bead": line.bead, "before": line.before, "after": line.after,
-            "change": line.after - line.before, "letter": colour.letter, "hex": colour.hex,
+            "change": line.after - line.before, "letter": colour.letter, "hex": colour.hex, "ink": colour.ink,
             "colour_name": colour.name, "instruction": f"{what}; it then holds {line.after}"}
 
 

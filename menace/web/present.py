@@ -18,13 +18,14 @@ from menace.core.colours import DEFAULT_COLOURS, BeadColour, default_colours
 from menace.core.game import Game, Move, State
 from menace.core.learner import Box
 from menace.render.beads import places_pieces, slot
+from menace.render.text import rule_text
 
 JSON = dict[str, Any]
 
 
 def colours_json(colours: Sequence[BeadColour] = DEFAULT_COLOURS) -> list[JSON]:
     """The bead colours in index order: letter, name and hex shade."""
-    return [{"index": i, "letter": c.letter, "name": c.name, "hex": c.hex} for i, c in enumerate(colours)]
+    return [{"index": i, "letter": c.letter, "name": c.name, "hex": c.hex, "ink": c.ink} for i, c in enumerate(colours)]
 
 
 def shape_json(game: Game) -> JSON:
@@ -62,7 +63,8 @@ def bead_json(game: Game, box_moves: Sequence[Move], move: Move, count: int, ini
     index = colour_index(game, box_moves, move, colours, position)
     colour = colours[index]
     out: JSON = {"bead": move, "name": game.move_name(move), "from": start, "to": end, "count": count,
-                 "colour": index, "letter": colour.letter, "hex": colour.hex, "colour_name": colour.name}
+                 "colour": index, "letter": colour.letter, "hex": colour.hex, "ink": colour.ink,
+                 "colour_name": colour.name}
     if initial is not None:
         out["initial"] = initial
     return out
@@ -136,7 +138,7 @@ def learning_json(d: LearningData) -> JSON:
     reinforcement from the range's first game at ``games``; the win/draw/loss shares of the last
     ``window`` games at ``rate_games``; totals over the range."""
     return {
-        "machine": d.machine, "rule": d.rule, "games_played": d.games_played, "wins": d.totals[0],
+        "machine": d.machine, "rule": rule_text(d.settings), "games_played": d.games_played, "wins": d.totals[0],
         "draws": d.totals[1], "losses": d.totals[2], "window": d.window, "first": d.first, "last": d.last,
         "games": d.games.tolist(), "cumulative": d.cumulative.tolist(), "rate_games": d.rate_games.tolist(),
         "win": np.round(d.win_rate, 4).tolist(), "draw": np.round(d.draw_rate, 4).tolist(),

@@ -7,15 +7,16 @@ a game left idle is abandoned by :meth:`GameTables.sweep`: nothing is reinforced
 
 from __future__ import annotations
 
-import importlib
 import secrets
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from menace.app.database import Database
+from menace.app.session import PlaySession
 from menace.core.colours import DEFAULT_COLOURS, BeadColour, default_colours, parse_colours
-from menace.core.errors import NotFoundError, UnavailableError
+from menace.core.errors import NotFoundError
 from menace.render.beads import places_pieces
 from menace.web.hub import Publish
 
@@ -27,18 +28,6 @@ class SessionGoneError(NotFoundError):
     """No game in progress with that id (finished, abandoned or never started)."""
 
 
-class SessionUnavailableError(UnavailableError):
-    """Play in the browser needs the library's play session, which this install lacks."""
-
-
-def play_session_class() -> Any:
-    try:
-        module = importlib.import_module("menace.app.session")
-    except ImportError:
-        raise SessionUnavailableError("games in the browser need menace.app.session (not in this version)") from None
-    return module.PlaySession
-
-
 @dataclass
 class Table:
     """One game in progress and what the pages have been shown of it."""
@@ -46,7 +35,7 @@ class Table:
     id: str
     machine: str
     operated: bool
-    session: Any
+    session: PlaySession
     colours: tuple[BeadColour, ...] = DEFAULT_COLOURS
     lock: threading.Lock = field(default_factory=threading.Lock)
     used: float = field(default_factory=time.monotonic)
@@ -57,8 +46,8 @@ class Table:
 class GameTables:
     """Every game in progress in this server."""
 
-    def __init__(self, url: str, publish: Publish) -> None:
-        self.url = url
+    def __init__(self, db: Database, publish: Publish) -> None:
+        self.db = db
         self.publish = publish
         self._tables: dict[str, Table] = {}
         self._lock = threading.Lock()
@@ -71,8 +60,8 @@ class GameTables:
              operated: bool = False) -> Table:
         """Start a game (the session takes the machine's lease)."""
         self.sweep()
-        cls = play_session_class()
-        session = cls.open(self.url, machine, holder=holder, menace_side=menace_side, seed=seed, operated=operated)
+        session = PlaySession.open(self.db, machine, holder=holder, menace_side=menace_side, seed=seed,
+                                   operated=operated)
         stored = session.machine.stored.colours
         colours = parse_colours(stored) if stored else default_colours(places_pieces(session.game))
         table = Table(secrets.token_urlsafe(12), machine, operated, session, colours)

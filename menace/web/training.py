@@ -1,4 +1,4 @@
-"""A tournament started from the browser: the CLI's :func:`~menace.app.tournament.run_tournament`
+"""A tournament started from the browser: the use case :func:`~menace.app.tournament.train`, as at the terminal,
 in a worker thread of the server, with its stop flag; its progress goes out as events.
 
 Stopping sets the flag: the tournament ends after the current game and saves every finished
@@ -7,20 +7,28 @@ game, exactly as Ctrl-C does at the terminal.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable
-from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from menace.app.machines import learning_partner, open_machine
-from menace.app.tournament import OPENING_EMPTY, PARTNER_EMPTY, Progress, StopFlag, run_tournament
-from menace.core.errors import ConflictError
+from menace.app.database import Database
+from menace.app.tournament import (
+    OPENING_EMPTY,
+    PARTNER_EMPTY,
+    OpeningEmptyError,
+    Progress,
+    StopFlag,
+    check_opponent,
+    train,
+)
+from menace.core.errors import ConflictError, MenaceError
 from menace.core.game import Side
-from menace.players import Player, find_player, split_name
 from menace.web.hub import Publish
+
+log = logging.getLogger(__name__)
 
 HOLDER = "a tournament from the browser (menace serve)"
 
@@ -96,11 +104,10 @@ class Trainer:
     def busy_machines(self) -> set[str]:
         return {self.status.machine} if self.running and self.status.machine else set()
 
-    def start(self, url: str, machine: str, opponent: str, games: int | None, seconds: float | None,
+    def start(self, db: Database, machine: str, opponent: str, games: int | None, seconds: float | None,
               seed: int | None = None, side: Side | None = None) -> dict[str, Any]:
         """Start a tournament; :class:`TrainingBusyError` if one runs. A bad opponent name fails here."""
-        if split_name(opponent)[0] != "menace":
-            find_player(opponent)
+        check_opponent(opponent)
         with self._lock:
             if self.running:
                 raise TrainingBusyError(f"a tournament of {self.status.machine!r} against {self.status.opponent} "
@@ -108,7 +115,7 @@ class Trainer:
             self._flag = StopFlag()
             self.status = TrainingStatus(True, machine, opponent, target=games, limit_seconds=seconds, seed=seed)
             self._thread = threading.Thread(
-                target=self._run, args=(url, machine, opponent, games, seconds, seed, side, self._flag),
+                target=self._run, args=(db, machine, opponent, games, seconds, seed, side, self._flag),
                 name=f"tournament-{machine}", daemon=True,
             )
             started = self._announce()  # before the thread's first progress
@@ -131,17 +138,12 @@ class Trainer:
         s.rate = round(p.games / p.seconds, 1) if p.seconds > 0 else 0.0
         self._announce()
 
-    def _run(self, url: str, machine: str, opponent: str, games: int | None, seconds: float | None,
+    def _run(self, db: Database, machine: str, opponent: str, games: int | None, seconds: float | None,
              seed: int | None, side: Side | None, flag: StopFlag) -> None:
         s = self.status
         try:
-            with open_machine(url, machine, holder=HOLDER) as m, ExitStack() as stack:
-                resolve: Callable[[str], Player] | None = None
-                if split_name(opponent)[0] == "menace":
-                    partner = stack.enter_context(learning_partner(url, opponent, m, side, machine))
-                    resolve = lambda _name: partner  # noqa: E731
-                result = run_tournament(m, opponent, games=games, seconds=seconds, seed=seed, side=side,
-                                        stop=flag, progress=self._progress, resolve=resolve)
+            result = train(db, machine, opponent, holder=HOLDER, games=games, seconds=seconds, seed=seed, side=side,
+                           stop=flag, progress=self._progress).result
             s.total_games, s.seed = result.total_games, result.seed
             if result.stopped == OPENING_EMPTY:
                 s.stopped = "the opening box is empty: under 'resign' MENACE would resign every game"
@@ -149,7 +151,12 @@ class Trainer:
                 s.stopped = "the opponent machine's opening box is empty"
             else:
                 s.stopped = result.stopped
-        except Exception as exc:  # shown on the page: the thread has no one else to tell
+        except OpeningEmptyError:
+            s.stopped = "the opening box is empty: under 'resign' MENACE would resign every game"
+        except MenaceError as exc:  # a refusal, in one line: shown on the page
+            s.error = str(exc) or type(exc).__name__
+        except Exception as exc:  # a bug: shown on the page, and its traceback in the server's log
+            log.exception("the tournament of %r against %s failed", machine, opponent)
             s.error = str(exc) or type(exc).__name__
         finally:
             s.running = False

@@ -3,7 +3,6 @@
 
 const M = (() => {
   const SVG = "http://www.w3.org/2000/svg";
-  const DARK = new Set(["#000000", "#0072b2", "#009e73", "#d55e00"]);
   const body = document.body;
   let machine = body.dataset.machine;
 
@@ -71,7 +70,9 @@ const M = (() => {
     return node;
   }
 
-  function textOn(hex) { return DARK.has(hex.toLowerCase()) ? "#ffffff" : "#111111"; }
+  // The ink (black or white) for text on a bead: the server sends it with every colour (one rule, in
+  // menace.core.colours), so that custom colours read as well as the standard ones.
+  function textOn(bead) { return (bead && bead.ink) || "#111111"; }
   const NUMBER = new Intl.NumberFormat("en-GB");
   function fmt(n) { return n < 1000 && n > -1000 && Number.isInteger(n) ? String(n) : NUMBER.format(n); }
 
@@ -116,8 +117,8 @@ const M = (() => {
       }
       const rad = cell * 0.3;
       gb.append(el("svg:circle", { cx, cy, r: rad, fill: b.count === 0 ? "none" : b.hex, stroke: b.count === 0 ? "#8a8a8a" : "#222", "stroke-width": 2, "stroke-dasharray": b.count === 0 ? "4 3" : null }));
-      gb.append(el("svg:text", { x: cx, y: cy - (opts.counts === false ? 0 : rad * 0.18), class: "bead-letter", "font-size": rad * 0.9, fill: b.count === 0 ? "#777" : textOn(b.hex), text: b.letter }));
-      if (opts.counts !== false) gb.append(el("svg:text", { x: cx, y: cy + rad * 0.62, class: "bead-count", "font-size": rad * (String(b.count).length > 3 ? 0.45 : 0.6), fill: b.count === 0 ? "#777" : textOn(b.hex), text: fmt(b.count) }));
+      gb.append(el("svg:text", { x: cx, y: cy - (opts.counts === false ? 0 : rad * 0.18), class: "bead-letter", "font-size": rad * 0.9, fill: b.count === 0 ? "#777" : textOn(b), text: b.letter }));
+      if (opts.counts !== false) gb.append(el("svg:text", { x: cx, y: cy + rad * 0.62, class: "bead-count", "font-size": rad * (String(b.count).length > 3 ? 0.45 : 0.6), fill: b.count === 0 ? "#777" : textOn(b), text: fmt(b.count) }));
       gb.append(el("svg:title", { text: `${b.colour_name} (${b.letter}) → ${b.name}: ${fmt(b.count)} bead${b.count === 1 ? "" : "s"}` }));
       svg.append(gb);
     }
@@ -162,7 +163,7 @@ const M = (() => {
         const rad = Math.max(full * Math.sqrt(b.count / most), full * 0.62);
         ctx.beginPath(); ctx.arc(cx, cy - dy, rad, 0, Math.PI * 2);
         ctx.fillStyle = b.hex; ctx.fill(); ctx.lineWidth = 1; ctx.strokeStyle = "#222"; ctx.stroke();
-        ctx.fillStyle = textOn(b.hex);
+        ctx.fillStyle = textOn(b);
       } else {
         ctx.beginPath(); ctx.setLineDash([3, 2]); ctx.arc(cx, cy - dy, full * 0.62, 0, Math.PI * 2);
         ctx.strokeStyle = "#999"; ctx.lineWidth = 1; ctx.stroke(); ctx.setLineDash([]);

@@ -21,7 +21,7 @@
     if (open && !table.over) {
       const drawing = M.board(table.shape, open.cells, open.beads, { size: 220, label: `box ${open.box_number}` });
       const buttons = M.el("div", { class: "colour-buttons" }, ...open.beads.map((b) => M.el("button", {
-        type: "button", "data-bead": b.bead, style: `background:${b.hex};color:${M.textOn(b.hex)}`,
+        type: "button", "data-bead": b.bead, style: `background:${b.hex};color:${M.textOn(b)}`,
         text: `${b.letter} ${b.colour_name}`, title: `${b.colour_name}: ${b.name} on the drawing (twin: ${b.count})`, onclick: () => bead(b.bead) })));
       const steps = M.el("ol", { class: "steps" },
         M.el("li", { class: "shelf", text: `Open box ${open.box_number}: ${open.shelf}.` }),

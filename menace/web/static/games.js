@@ -69,7 +69,7 @@ const G = (() => {
     if (t.resigned) steps.append(M.el("li", { class: "minus", text: "The box is empty: MENACE resigns." }));
     else {
       const b = t.beads.find((x) => x.bead === t.bead) || {};
-      steps.append(M.el("li", {}, "It draws ", M.el("span", { class: "swatch", style: `background:${b.hex};color:${M.textOn(b.hex || "#fff")}`, text: b.letter }),
+      steps.append(M.el("li", {}, "It draws ", M.el("span", { class: "swatch", style: `background:${b.hex};color:${M.textOn(b)}`, text: b.letter }),
         ` ${b.colour_name}: ${b.name} on the drawing, so `, M.el("b", { text: t.move_name }), " on the board."));
     }
     out.push(M.el("div", { class: "box-row" }, drawing, steps));
@@ -84,7 +84,7 @@ const G = (() => {
       `Reinforcement, box by box (stored as game ${M.fmt(end.game_number)}):` }));
     const rows = end.ledger.map((l) => M.el("tr", {},
       M.el("td", { text: `box ${l.box}` }),
-      M.el("td", {}, M.el("span", { class: "swatch", style: `background:${l.hex};color:${M.textOn(l.hex)}`, text: l.letter }), ` ${l.colour_name}`),
+      M.el("td", {}, M.el("span", { class: "swatch", style: `background:${l.hex};color:${M.textOn(l)}`, text: l.letter }), ` ${l.colour_name}`),
       M.el("td", { text: `${l.before} → ${l.after}` }),
       M.el("td", { class: l.after - l.before > 0 ? "plus" : l.after - l.before < 0 ? "minus" : "", text: (l.after - l.before > 0 ? "+" : "") + (l.after - l.before) }),
       opts.operated ? M.el("td", { text: l.instruction }) : null));

@@ -48,7 +48,7 @@
   function expand(w) {
     const beadOf = ([bead, count, colour, initial]) => {
       const c = w.colours[colour], [from, to] = w.move_cells[bead];
-      return { bead, count, colour, to, from, initial, letter: c.letter, hex: c.hex, colour_name: c.name, name: w.move_names[bead] };
+      return { bead, count, colour, to, from, initial, letter: c.letter, hex: c.hex, ink: c.ink, colour_name: c.name, name: w.move_names[bead] };
     };
     w.boxes = w.boxes.map(([number, move, side, cells, rows]) => {
       const beads = rows.map(beadOf);
@@ -265,7 +265,7 @@
     ctx.lineWidth = 1; ctx.strokeStyle = "#222"; ctx.stroke(outline);
     ctx.fillStyle = "#fff"; ctx.fill(none); ctx.setLineDash([3, 2]); ctx.strokeStyle = "#666"; ctx.stroke(none); ctx.setLineDash([]);
     ctx.textAlign = "center"; ctx.textBaseline = "middle"; ctx.font = `bold ${Math.round(cell * 0.3)}px system-ui, sans-serif`;
-    for (const [b, cx, dot] of letters) { ctx.fillStyle = b.count > 0 ? M.textOn(b.hex) : "#555"; ctx.fillText(b.letter, cx, dot + 0.5); }
+    for (const [b, cx, dot] of letters) { ctx.fillStyle = b.count > 0 ? M.textOn(b) : "#555"; ctx.fillText(b.letter, cx, dot + 0.5); }
     ctx.textBaseline = "alphabetic"; ctx.font = `bold ${Math.round(cell * 0.27)}px system-ui, sans-serif`; ctx.fillStyle = "#111";
     for (const [b, cx, , bottom] of letters) ctx.fillText(M.fmt(b.count), cx, bottom);
   }
@@ -294,7 +294,7 @@
     document.getElementById("detail-title").textContent = `Box ${b.number} · MENACE's move ${b.move} (${b.side} to play)`;
     const drawing = document.getElementById("detail-drawing");
     drawing.replaceChildren(M.board(data.shape, b.cells, b.beads, { size: 220, label: `box ${b.number}` }),
-      M.el("ul", { class: "bead-list" }, ...b.beads.map((x) => M.el("li", {}, M.el("span", { class: "swatch", style: `background:${x.hex};color:${M.textOn(x.hex)}`, text: x.letter }),
+      M.el("ul", { class: "bead-list" }, ...b.beads.map((x) => M.el("li", {}, M.el("span", { class: "swatch", style: `background:${x.hex};color:${M.textOn(x)}`, text: x.letter }),
         ` ${x.colour_name} → ${x.name}: ${M.fmt(x.count)} (started with ${x.initial})`))));
     showRecount(b);
     document.getElementById("detail-caption").textContent = "Loading its history…";
@@ -313,7 +313,7 @@
     document.getElementById("recount-box").textContent = String(b.number);
     const fields = document.getElementById("recount-fields");
     fields.replaceChildren(...b.beads.map((x) => M.el("label", { class: "recount-bead" },
-      M.el("span", { class: "swatch", style: `background:${x.hex};color:${M.textOn(x.hex)}`, text: x.letter }),
+      M.el("span", { class: "swatch", style: `background:${x.hex};color:${M.textOn(x)}`, text: x.letter }),
       ` ${x.colour_name} (${x.name})`,
       M.el("input", { type: "number", min: "0", max: "1000000", step: "1", required: true, inputmode: "numeric",
         name: `bead-${x.bead}`, "data-bead": x.bead, value: String(x.count), "aria-label": `${x.colour_name} beads counted` }))));
