@@ -18,6 +18,7 @@ from menace.app.shelf import SHELF_WIDTH
 from menace.core.colours import BeadColour
 from menace.core.game import Game, Move
 from menace.core.learner import Box
+from menace.core.numbers import plural, times
 from menace.render import beads as bd
 from menace.render.canvas import MONO, MONO_BOLD, SANS, SANS_BOLD, Canvas, Face, GlyphError, text_width
 from menace.render.labels_layout import (
@@ -285,7 +286,7 @@ def _draw_label(canvas: Canvas, game: Game, box: Box, rect: Rect, colours: Seque
     text(_TEXT_X, top + 0.2, f"{box.number}", 19.0, fit=True, ha="left", va="top", face=SANS_BOLD)
     side = f" · {game.side_names[box.side]}" if two_sided else ""
     beads = sum(fill.values())
-    text(_TEXT_X, top - 7.6, f"move {box.move_number}{side} · {beads} bead{'' if beads == 1 else 's'}", 6.0,
+    text(_TEXT_X, top - 7.6, f"move {box.move_number}{side} · {plural(beads, 'bead')}", 6.0,
          fit=True, ha="left",
          va="top", colour="#333333")
     held = sorted(bd.by_slot(game, box, {m: n for m, n in fill.items() if n}).items())
@@ -296,7 +297,7 @@ def _draw_label(canvas: Canvas, game: Game, box: Box, rect: Rect, colours: Seque
         colour = colours[slot % len(colours)]
         v = room_top - (i + 0.5) * pitch
         canvas.circle(at(_TEXT_X + 1.0, v), min(1.05, pitch * 0.36) * s, colour.hex, "#000000", 0.4 * s)
-        text(_TEXT_X + 2.6, v, f"{n}×{colour.letter} {colour.name}", font, fit=True, ha="left",
+        text(_TEXT_X + 2.6, v, f"{times(n, colour.letter)} {colour.name}", font, fit=True, ha="left",
              va="center_baseline")
 
 

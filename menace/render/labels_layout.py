@@ -29,6 +29,7 @@ from menace.core.colours import DEFAULT_COLOURS, BeadColour
 from menace.core.errors import InvalidInputError
 from menace.core.game import Game, Move, Side
 from menace.core.learner import Box, Settings
+from menace.core.numbers import times
 from menace.render import beads as bd
 
 MM_PER_INCH = 25.4
@@ -323,7 +324,7 @@ def _page(number: int, paper: Paper, sheet: StickerSheet | None, placed: list[tu
 # -- what goes in the boxes -------------------------------------------------------------------------
 def fill_text(game: Game, box: Box, colours: Sequence[BeadColour] = DEFAULT_COLOURS) -> str:
     """The beads a box starts with, e.g. ``"4×W 4×K 4×G"`` (in colour order)."""
-    return " ".join(f"{n}×{colours[s].letter}" for s, n in sorted(bd.by_slot(game, box, box.initial).items()) if n)
+    return " ".join(times(n, colours[s].letter) for s, n in sorted(bd.by_slot(game, box, box.initial).items()) if n)
 
 
 @dataclass(frozen=True)

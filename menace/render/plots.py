@@ -32,6 +32,7 @@ from menace.app.series import (
 )
 from menace.core.colours import BeadColour, default_colours
 from menace.core.game import Game, Result, State
+from menace.core.numbers import plural
 from menace.core.replay import BeadSeries, rule_text, signed
 from menace.render import beads as bd
 from menace.render.figures import FORMATS, save_figure
@@ -345,7 +346,8 @@ def render_boxes(data: BoxesData, path: str | Path) -> Path:
         arrow_colours: list[str] = []
         game = data.game
         colours = _palette(game)
-        ax.text(0, 0.1 / inch, f"All {total:,} matchboxes of {data.machine!r} after {data.games_played:,} games",
+        played = plural(data.games_played, "game")
+        ax.text(0, 0.1 / inch, f"All {total:,} matchboxes of {data.machine!r} after {played}",
                 fontsize=22 if small else 30, fontweight="bold", va="top")
         where = ("Each bead colour sits on the square it plays" if bd.places_pieces(game)
                  else "Each bead colour is an arrow from the pawn it moves")
