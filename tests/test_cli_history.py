@@ -38,7 +38,8 @@ def test_history_lists_the_last_twenty_games(played: Invoke) -> None:
     assert all(r[1] == "tournament" and r[2] == "smart" and r[3] == "X" for r in rows)
     assert all(r[4] in ("win", "draw", "loss") for r in rows)
     assert all(len(r) >= 5 + 5 or "resigns)" in r for r in rows)  # a game has five moves or more
-    assert "20 games shown; 'menace' has played 300. See one move by move with: menace replay 300" in out
+    assert "20 games shown; 'menace' has played 300. See one move by move with: menace --db " in out
+    assert out.rstrip().endswith(" -m menace replay 300")
 
 
 def test_history_filters(played: Invoke) -> None:

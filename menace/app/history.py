@@ -19,7 +19,7 @@ from sqlalchemy import Connection
 
 from menace.app import series
 from menace.core.errors import DamagedError, InvalidInputError, NotFoundError
-from menace.core.game import Game, Move, Result, State
+from menace.core.game import Game, Move, Result, Side, State
 from menace.core.learner import Box, GameRecord
 from menace.core.records import skip_games, unpack_beads, unpack_block
 from menace.core.replay import (
@@ -102,12 +102,13 @@ def _reading(url: str, name: str) -> Iterator[tuple[Connection, repo.StoredMachi
         db.dispose()
 
 
-def ended_by_resignation(game: Game, record: GameRecord) -> bool:
-    """The game stopped on an undecided board: MENACE found its box empty and resigned."""
+def resigned_side(game: Game, record: GameRecord) -> Side | None:
+    """Who resigned, if the game stopped on an undecided board: the side to move there (MENACE at an
+    empty box, or the other machine of a ``menace:NAME`` tournament at one of its own)."""
     state = game.initial()
     for move in record.moves:
         state = game.play(state, move)
-    return game.outcome(state) is None
+    return game.to_move(state) if game.outcome(state) is None else None
 
 
 # -- menace history ------------------------------------------------------------------------------

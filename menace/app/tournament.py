@@ -203,6 +203,8 @@ def _play_tournament(
         while stopped is None:
             done = wins + draws + losses + pending.games
             batch = CHECK_EVERY if games is None else min(CHECK_EVERY, games - done)
+            if keep_games is None or done < keep_games:
+                batch = min(batch, max(1, FLUSH_GAMES - pending.games))  # a kept block: FLUSH_GAMES at most
             if batch <= 0:
                 break
             if table is not None and nsides == 1:

@@ -9,7 +9,15 @@ from pathlib import Path
 
 import click
 
-from menace.cli.common import AppContext, FilePath, colours_option, machine_colours, pass_app, where_options
+from menace.cli.common import (
+    AppContext,
+    FilePath,
+    board_marks,
+    colours_option,
+    machine_colours,
+    pass_app,
+    where_options,
+)
 from menace.core.colours import BeadColour
 from menace.games import find_game
 from menace.render.beads import places_pieces
@@ -109,7 +117,7 @@ def labels(obj: AppContext, out: Path, fmt: str, paper: str, label_size: LabelSi
     stored = load_stored(obj.url, obj.machine)
     boxes = stored.boxes
     game = find_game(stored.game)
-    palette = machine_colours(stored.colours, colours, places_pieces(game), game.colours)
+    palette = machine_colours(stored.colours, colours, places_pieces(game), game.colours, board_marks(game))
     spec = KitSpec(stored.name, stored.settings, game, palette, chosen_paper, label,
                    find_sheet(sheet) if sheet else None, spare, beads)
     from menace.render.labels import write_pdf, write_svgs  # the drawing: loaded only to draw

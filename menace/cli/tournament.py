@@ -15,6 +15,7 @@ from menace.cli.common import (
     EXIT_STOPPED_EARLY,
     AppContext,
     leave,
+    opening_empty_help,
     pass_app,
     plural,
     where_options,
@@ -23,24 +24,15 @@ from menace.core.game import Side
 from menace.players import PlayerParamError, UnknownPlayerError
 
 if TYPE_CHECKING:
-    from menace.core.learner import Learner
+    from menace.app.machines import OpenMachine
 
 
-def opening_empty_help(app: AppContext, learner: Learner, side: Side | None) -> str:
+def _opening_empty(app: AppContext, machine: OpenMachine, side: Side | None) -> str:
     """What to say when a box for MENACE's first move is empty under ``resign``, and how to go on."""
     from menace.app.machines import empty_first_boxes
 
-    empty, of = empty_first_boxes(learner, side or learner.settings.sides[0])
-    if len(empty) == of == 1:
-        what, reach = f"the opening box (box {empty[0]}) of {app.machine!r} is empty", "every game"
-    else:
-        boxes = ", ".join(map(str, empty))
-        what = f"first-move box{'es' if len(empty) > 1 else ''} {boxes} of {app.machine!r} " \
-               f"{'are' if len(empty) > 1 else 'is'} empty"
-        reach = "every game that reaches " + ("them" if len(empty) > 1 else "it")
-    return (f"{what}: under 'resign' MENACE resigns {reach}. To go on, refill it "
-            f"(menace {app.m_flag()}reconcile {empty[0] if empty else 1}), rebuild the machine "
-            f"(menace {app.m_flag()}init --replace), or build one with --empty-box revive")
+    empty, of = empty_first_boxes(machine.learner, side or machine.learner.settings.sides[0])
+    return opening_empty_help(app, machine.stored, empty, of)
 
 
 DURATION = re.compile(r"^\s*(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s?)?\s*$")
@@ -101,21 +93,21 @@ def tournament(app: AppContext, opponent: str | None, games: int | None, duratio
         games = 1000
     if side is not None:
         side = {"x": "X", "first": "X", "white": "X", "o": "O", "second": "O", "black": "O"}[side.lower()]
-    if opponent is None or side is not None:
-        # Read from the machine's row before anything is written (a refusal leaves the file as it was).
-        from menace.app.machines import machine_header
-        from menace.players import default_opponent
+    # Read from the machine's row before anything is written (a refusal leaves the file as it was).
+    from menace.app.machines import machine_header
+    from menace.players import default_opponent
 
-        game, settings = machine_header(app.url, app.machine)
-        if side is not None and Side[side] not in settings.sides:
-            raise click.BadParameter(f"machine {app.machine!r} has no boxes for {side}; it plays "
-                                     f"{'/'.join(s.name for s in settings.sides)}", param_hint="'--side'")
-        opponent = opponent or default_opponent(game)
+    game, settings = machine_header(app.url, app.machine)
+    if side is not None and Side[side] not in settings.sides:
+        raise click.BadParameter(f"machine {app.machine!r} has no boxes for {side}; it plays "
+                                 f"{'/'.join(s.name for s in settings.sides)}", param_hint="'--side'")
+    opponent = opponent or default_opponent(game)
     base, param = split_name(opponent)
     if base != "menace":
         try:
-            # an unknown name or a parameter it cannot take fails before anything is opened
-            find_player(opponent).check_param(param)
+            # an unknown name, one that does not play this game or a parameter it cannot take: a
+            # bad --vs, refused before anything is opened
+            find_player(opponent, game).check_param(param)
         except (UnknownPlayerError, PlayerParamError) as exc:
             raise click.BadParameter(str(exc), param_hint="'--vs'") from None
     bar = _ProgressLine(games, duration)
@@ -127,7 +119,9 @@ def tournament(app: AppContext, opponent: str | None, games: int | None, duratio
         playing = Side[side] if side else sides[0]
         if len(sides) == 1 or side is not None:
             if m.learner.opening_empty(playing):
-                raise click.ClickException(opening_empty_help(app, m.learner, playing))
+                # the condition a run meets when the box empties under it: the same status
+                click.echo(f"Error: {_opening_empty(app, m, playing)}.", err=True)
+                leave(EXIT_STOPPED_EARLY)
         partner = None
         with ExitStack() as stack:
             resolve = None
@@ -156,11 +150,11 @@ def tournament(app: AppContext, opponent: str | None, games: int | None, duratio
     click.echo(f"Machine {result.machine!r} has played {plural(result.total_games, 'game')} in all.")
     if result.stopped == OPENING_EMPTY:
         click.echo(f"Stopped early, after game {result.total_games:,}: "
-                   f"{opening_empty_help(app, m.learner, result.last_side)}.", err=True)
+                   f"{_opening_empty(app, m, result.last_side)}.", err=True)
         leave(EXIT_STOPPED_EARLY)
     elif result.stopped == PARTNER_EMPTY and partner is not None:
         click.echo(f"Stopped early, after game {result.total_games:,}: "
-                   f"{opening_empty_help(AppContext(app.db, partner.machine.name), partner.learner, partner.side)}.",
+                   f"{_opening_empty(app, partner.machine, partner.side)}.",
                    err=True)
         leave(EXIT_STOPPED_EARLY)
     elif result.stopped:
