@@ -280,7 +280,7 @@ def no_learning(machine: str, settings: Settings) -> LearningData:
     """The learning curve of a machine that has played no games: no points."""
     none = np.zeros(0, dtype=np.int64)
     return LearningData(machine, settings, none, none, 0, none, none.astype(np.float64), none.astype(np.float64),
-                        none.astype(np.float64), [], (0, 0, 0), 0, 0, 0)
+                        none.astype(np.float64), [], (0, 0, 0), 1, 0, 0)
 
 
 @dataclass(frozen=True)

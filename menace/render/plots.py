@@ -295,7 +295,8 @@ def render_learning(data: LearningData, path: str | Path) -> Path:
                         label=RESULT_WORDS[result])
         bottom.set_ylim(-0.02, 1.02)
         bottom.yaxis.set_major_formatter(PercentFormatter(1.0))
-        bottom.set_ylabel(f"share of the last\n{data.window:,} game{'' if data.window == 1 else 's'}", fontsize=15)
+        last = plural(data.window, "game") if data.window else "games"
+        bottom.set_ylabel(f"share of the last\n{last}", fontsize=15)
         bottom.set_xlabel("games played")
         bottom.grid(True, alpha=0.3)
         bottom.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
@@ -307,9 +308,13 @@ def render_learning(data: LearningData, path: str | Path) -> Path:
         top.yaxis.set_major_locator(MaxNLocator(integer=True))
         w, d, l_ = data.totals
         played = data.played
-        fig.suptitle(f"How {data.machine!r} learnt: {played:,} game{'' if played == 1 else 's'}, {w:,} won, "
-                     f"{d:,} drawn, {l_:,} lost",
-                     fontweight="bold")
+        if not played:  # a new machine: the axes it will fill, and why they are empty
+            top.set_ylim(-1, 1)
+            bottom.set_xlim(0, 1)
+            top.text(0.5, 0.5, "no games yet", transform=top.transAxes, ha="center", va="center", fontsize=18,
+                     color="#666666")
+        fig.suptitle(f"How {data.machine!r} learnt: {plural(played, 'game')}, {w:,} won, {d:,} drawn, {l_:,} lost"
+                     if played else f"How {data.machine!r} learnt: no games yet", fontweight="bold")
         return save(fig, path)
 
 
