@@ -200,3 +200,30 @@ def test_a_fresh_machine_shows_its_starting_box_and_ranges_and_log_draw(db_url: 
     assert [plots.compact(n) for n in (950, 12_500, 450_000, 1_200_000, 2_249_640)] == \
         ["950", "12,500", "450k", "1.2M", "2.25M"]
     assert series.default_window(21) == 10 and series.default_window(5) == 5  # no "last 2 games" zigzag
+
+
+def test_a_long_history_is_drawn_where_it_is_known(sqlite_url: str, monkeypatch: pytest.MonkeyPatch,
+                                                   tmp_path: Path) -> None:
+    """Past REPLAY_GAMES the series comes from checkpoints 20,000 games apart: the first interval is
+    replayed (box 1 grows fastest there), and every point drawn is a count the history gives at that
+    game, joined by straight lines; nothing is held flat from one checkpoint to the next."""
+    import menace.app.history as app_history
+    from menace.core.replay import bead_history
+    from menace.games import find_game
+
+    monkeypatch.setattr(app_history, "REPLAY_GAMES", 1_000)
+    init_machine(sqlite_url, "menace", MICHIE, "michie")
+    with open_machine(sqlite_url, "menace", holder="a test") as m:
+        run_tournament(m, "random", games=50_000, seed=4)
+    stored = stored_machine(sqlite_url)
+    exact = bead_history(find_game("tictactoe"), MICHIE, stored.boxes, stored_records(sqlite_url), 0)
+    data = beads_plot_data(sqlite_url, "menace", 1)
+    games, counts = series.bead_growth(data.series, plots.MAX_POINTS)
+    assert sum(1 for g in games if 0 < g < 20_000) >= 10  # the first interval, replayed
+    for g, c in zip(games, counts):
+        assert c == tuple(exact.at(g)[m] for m in data.series.beads), g
+    figures: list[plots.Figure] = []
+    monkeypatch.setattr(plots, "save", lambda fig, path: figures.append(fig) or Path(path))
+    plots.render_beads(data, tmp_path / "b.png", log=True)
+    ticks = [t.get_text() for t in figures[0].axes[0].get_yticklabels()]
+    assert "0" not in ticks and "1" in ticks and "1,000" in ticks, ticks

@@ -421,22 +421,25 @@ def _beads_by_replay(s: Connection, stored: repo.StoredMachine, index: int, at: 
 def _beads_from_checkpoints(s: Connection, stored: repo.StoredMachine, index: int, at: list[int],
                             out: BeadSeries) -> None:
     first, last = at[0], at[-1]
-    r = replay_to(s, stored, first)
-    _record(out, first, r.counts[index])
     marks = hrepo.checkpoint_games(s, stored.id, first + 1, last)
+    # Up to the first checkpoint the games are replayed (one interval at most): the growth of a new
+    # machine, its fastest, is drawn as it happened, not from the beads before it to those 20,000
+    # games later.
+    head_end = marks[0][0] if marks else last
+    _beads_by_replay(s, stored, index, [g for g in at if g <= head_end], out)
     chosen: dict[int, int] = {}
     j = 0
-    for goal in at[1:-1]:
+    for goal in (g for g in at[1:-1] if g > head_end):
         while j + 1 < len(marks) and marks[j + 1][0] <= goal:
             j += 1
         if marks and marks[j][0] <= goal:
             chosen[marks[j][1]] = marks[j][0]
-    layout = r.layout()
-    width = r.learner.game.move_count
+    end = replay_to(s, stored, last)
+    layout = end.layout()
+    width = end.learner.game.move_count
     for block_id, packed in hrepo.checkpoints_by_id(s, sorted(chosen)):
         counts = unpack_beads(packed, layout, width)
         _record(out, chosen[block_id], counts[index])
-    end = replay_to(s, stored, last)
     _record(out, last, end.counts[index])
 
 

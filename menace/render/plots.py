@@ -21,13 +21,21 @@ from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection, PatchCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle, Rectangle
-from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter, StrMethodFormatter
+from matplotlib.ticker import (
+    FixedLocator,
+    FuncFormatter,
+    MaxNLocator,
+    NullLocator,
+    PercentFormatter,
+    StrMethodFormatter,
+)
 
 from menace.app.series import (
     BeadsData,
     BoxesData,
     LearningData,
     PlotError,
+    bead_growth,
     dot_fraction,
 )
 from menace.core.colours import BeadColour, default_colours
@@ -195,15 +203,11 @@ MAX_POINTS = 4000
 """Points drawn per series at most: a million games sampled to what a page can show."""
 
 
-def _sampled(series: BeadSeries) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Game numbers and counts (one row per colour) to draw, thinned to :data:`MAX_POINTS`."""
-    games = np.asarray(series.games, dtype=np.int64)
-    counts = np.asarray(series.counts, dtype=np.int64).T
-    if len(games) <= MAX_POINTS:
-        return games, counts
-    at = np.unique(np.linspace(games[0], games[-1], MAX_POINTS).astype(np.int64))
-    idx = np.searchsorted(games, at, side="right") - 1
-    return at, counts[:, idx]
+def _sampled(series: BeadSeries, first: int, last: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Game numbers and counts (one row per colour) to draw: the points the history knows
+    (:func:`~menace.app.series.bead_growth`), at most :data:`MAX_POINTS`."""
+    games, counts = bead_growth(series, MAX_POINTS, first, last)
+    return np.asarray(games, dtype=np.int64), np.asarray(counts, dtype=np.int64).reshape(len(games), -1).T
 
 
 def render_beads(data: BeadsData, path: str | Path, first: int | None = None, last: int | None = None,
@@ -226,19 +230,22 @@ def render_beads(data: BeadsData, path: str | Path, first: int | None = None, la
         ax = fig.add_subplot(grid[:, 0])
         drawing = fig.add_subplot(grid[0, 1])
         key = fig.add_subplot(grid[1, 1])
-        x, ys = _sampled(data.series)
+        x, ys = _sampled(data.series, lo, hi)
         if len(x) == 1:  # no games yet: the starting box, as a band one game wide
             x, ys = np.array([0, 1], dtype=np.int64), np.repeat(ys, 2, axis=1)
         game = data.game
         colours = [bd.colour(game, _palette(game), box.position, m) for m in data.series.beads]
-        polys = ax.stackplot(x, ys, colors=[c.hex for c in colours], edgecolor=EDGE, linewidth=1.2, step="post")
+        # Straight from one known point to the next: a count is not held where the history does not
+        # say it (a long history is known at its checkpoints, 20,000 games apart).
+        polys = ax.stackplot(x, ys, colors=[c.hex for c in colours], edgecolor=EDGE, linewidth=1.2)
         ax.set_xlim(lo, max(hi, lo + 1))
-        shown = (x >= lo) & (x <= hi)
-        shown[max(int(np.searchsorted(x, lo, side="right")) - 1, 0)] = True  # the step covering ``lo``
-        top = int(ys[:, shown].sum(axis=0).max())
+        top = int(ys.sum(axis=0).max())
         if log:
             ax.set_yscale("symlog", linthresh=1)
             ax.set_ylim(0, max(top, 1) * 1.5)
+            # the powers of ten from 1: a log scale has no 0 (the band below 1 is linear, unlabelled)
+            ax.yaxis.set_major_locator(FixedLocator([10.0**k for k in range(len(str(max(top, 1))) + 1)]))
+            ax.yaxis.set_minor_locator(NullLocator())
         else:
             ax.set_ylim(0, max(top * 1.05, 1))
             ax.yaxis.set_major_locator(MaxNLocator(integer=True))
