@@ -308,7 +308,7 @@ def test_newer_and_older_schemas(tmp_path: Path) -> None:
     downgrade(db, "0001")
     db.dispose()
     code, out = runner_result(older, "stats")
-    assert code == 1 and "run 'menace upgrade' (it backs the file up first)" in out
+    assert code == 1 and "-m menace upgrade' (it backs the file up first)" in out and "run 'menace --db " in out
     code, out = runner_result(older, "upgrade")
     assert code == 0 and "Backed up to" in out and "from schema 0001" in out
     backups = list(tmp_path.glob("older.db.*.bak"))

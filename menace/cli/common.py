@@ -65,13 +65,16 @@ class AppContext:
 
     def mention_commands(self, text: str) -> str:
         """``text`` with every ``menace COMMAND`` it suggests naming this database and machine."""
-        return _SUGGESTED.sub(lambda found: self.command(found.group(1)), text)
+        return _SUGGESTED.sub(lambda found: self.command(found.group(1) or found.group(2)), text)
 
 
 pass_app = click.make_pass_decorator(AppContext, ensure=True)
 
-_SUGGESTED = re.compile(r"\bmenace (check|upgrade|unlock|reconcile|init|stats|replay|undo|tournament|play|export)\b")
-"""A command named in a library message without a database or machine: the CLI adds both."""
+_SUGGESTED = re.compile(r"(?<=run ')menace (check|upgrade|unlock|reconcile|init|stats|replay|undo|tournament|play|"
+                        r"export)\b|(?<=with: )menace (check|upgrade|unlock|reconcile|init)\b")
+"""A command a library message suggests (``run 'menace check'``, ``create one with: menace init``),
+without a database or machine: the CLI adds both. Not a holder's name (``a tournament (menace
+tournament)``)."""
 
 
 def init_options(game: str, settings: Settings, preset: str | None, colours: str | None) -> list[str]:
