@@ -552,7 +552,11 @@ def _shopping_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: S
         canvas.text(x, y, f"{group[0].move_number}{side}", 9, va="top")
         canvas.text(x + 40, y, f"{len(group):,}", 9, va="top", ha="right")
         canvas.text(x + 70, y, f"{sum(sum(spec.fill(b).values()) for b in group):,}", 9, va="top", ha="right")
-        canvas.text(x + 78, y, ", ".join(map(str, counts)), 9, va="top")
+        listed = ", ".join(f"{n:,}" for n in counts)
+        room = spec.paper.width - _CLEAR - (x + 78)
+        if text_width(listed, 9, SANS) > room:  # a trained machine's many counts: their range
+            listed = f"{counts[0]:,} to {counts[-1]:,} ({len(counts):,} different counts)"
+        canvas.text(x + 78, y, listed, 9, va="top")
     return canvas
 
 
