@@ -15,7 +15,7 @@ from menace.app.history import learning_series as learning_plot_data
 from menace.app.history import wall as boxes_plot_data
 from menace.app.machines import init_machine, machine_summary, open_machine
 from menace.app.tournament import run_tournament
-from menace.core.learner import MICHIE, Settings
+from menace.core.learner import MICHIE, Box, Settings
 from menace.core.replay import UnknownBoxError
 from menace.render import plots
 
@@ -227,3 +227,63 @@ def test_a_long_history_is_drawn_where_it_is_known(sqlite_url: str, monkeypatch:
     plots.render_beads(data, tmp_path / "b.png", log=True)
     ticks = [t.get_text() for t in figures[0].axes[0].get_yticklabels()]
     assert "0" not in ticks and "1" in ticks and "1,000" in ticks, ticks
+
+
+def _drawn(monkeypatch: pytest.MonkeyPatch) -> list[plots.Figure]:
+    figures: list[plots.Figure] = []
+    original = plots.save
+
+    def keep(fig: plots.Figure, path: str | Path) -> Path:
+        out = original(fig, path)
+        figures.append(fig)
+        return out
+
+    monkeypatch.setattr(plots, "save", keep)
+    return figures
+
+
+def _crowded(fig: plots.Figure) -> list[str]:
+    """Texts that leave the figure or overlap another, as they were written."""
+    boxes = plots.text_boxes(fig)
+    frame = fig.bbox
+    out = [f"outside: {t.get_text()!r}" for t, b in boxes
+           if b.x0 < frame.x0 - 1 or b.x1 > frame.x1 + 1 or b.y0 < frame.y0 - 1 or b.y1 > frame.y1 + 1]
+    for i, (t, b) in enumerate(boxes):
+        for u, c in boxes[i + 1:]:
+            if b.overlaps(c) and min(b.x1, c.x1) - max(b.x0, c.x0) > 1 and min(b.y1, c.y1) - max(b.y0, c.y0) > 1:
+                out.append(f"overlap: {t.get_text()!r} / {u.get_text()!r}")
+    return out
+
+
+@pytest.mark.parametrize("games", [1_300_000, 10**9])
+def test_plots_stay_legible_with_counts_up_to_a_billion(games: int, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from menace.core.replay import BeadSeries
+    from menace.games import find_game
+
+    figures = _drawn(monkeypatch)
+    game = find_game("tictactoe")
+    box = stored_boxes = machine_boxes()
+    box = stored_boxes[0]
+    n = games
+    beads = BeadSeries(box, tuple(sorted(box.initial)), [0, n // 100, n // 2, n],
+                       [(4, 4, 4), (n // 50, n // 90, n // 7), (n // 5, n // 40, n), (3 * n // 10, n // 30, 3 * n // 2)])
+    data = series.beads_data(game, "menace", MICHIE, beads, [(1, "random"), (n // 3, "perfect")], n)
+    plots.render_beads(data, tmp_path / "b.png")
+    plots.render_beads(data, tmp_path / "r.png", 0, n // 13)
+    plots.render_beads(data, tmp_path / "l.png", log=True)
+    points = np.linspace(1, n, 400).astype(np.int64)
+    learning = series.LearningData(
+        "menace", MICHIE, points, points * 3, n // 200, points, np.full(400, 0.95), np.full(400, 0.04),
+        np.full(400, 0.01), [(1, "random"), (n // 3, "perfect")], (n * 95 // 100, n * 4 // 100, n // 100), 1, n, n)
+    plots.render_learning(learning, tmp_path / "c.png")
+    assert len(figures) == 4
+    for fig in figures:
+        assert not _crowded(fig), _crowded(fig)
+
+
+def machine_boxes() -> list[Box]:
+    from menace.core.learner import build_boxes
+    from menace.games import find_game
+
+    return build_boxes(find_game("tictactoe"), MICHIE)
