@@ -25,3 +25,14 @@ def test_counts_in_the_millions_are_written_one_way(menace: Invoke) -> None:
         assert not bad, (name, bad)
     assert "W 4 -> 987,654" in outputs["history"], outputs["history"]
     assert "987,65" in outputs["replay"] and "987,65" in outputs["undo"], outputs
+
+
+def test_show_keeps_its_columns_with_counts_in_the_billions(menace: Invoke, db_url: str) -> None:
+    from conftest import query
+
+    menace("init")
+    query(db_url, "UPDATE beads SET count = 3534408 WHERE move = 4 AND box_id = (SELECT min(id) FROM boxes)")
+    query(db_url, "UPDATE beads SET count = 1999999999 WHERE move = 0 AND box_id = (SELECT min(id) FROM boxes)")
+    rows = [line for line in menace("show", "1").output.splitlines() if "started with" in line]
+    assert len(rows) == 3 and len({line.index("(") for line in rows}) == 1, rows  # the shares line up
+    assert "1,999,999,999 (" in rows[0]

@@ -267,7 +267,8 @@ def test_plots_stay_legible_with_counts_up_to_a_billion(games: int, tmp_path: Pa
     box = stored_boxes[0]
     n = games
     beads = BeadSeries(box, tuple(sorted(box.initial)), [0, n // 100, n // 2, n],
-                       [(4, 4, 4), (n // 50, n // 90, n // 7), (n // 5, n // 40, n), (3 * n // 10, n // 30, 3 * n // 2)])
+                       [(4, 4, 4), (n // 50, n // 90, n // 7), (n // 5, n // 40, n),
+                        (3 * n // 10, n // 30, 3 * n // 2)])
     data = series.beads_data(game, "menace", MICHIE, beads, [(1, "random"), (n // 3, "perfect")], n)
     plots.render_beads(data, tmp_path / "b.png")
     plots.render_beads(data, tmp_path / "r.png", 0, n // 13)

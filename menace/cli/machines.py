@@ -184,10 +184,12 @@ def show(app: AppContext, box: str, at: int | None) -> None:
     for line in drawing:
         click.echo("  " + line)
     share = chances(b.beads)
+    names = max([10] + [len(colours[game.colour_slot(b.position, m) % len(colours)].name) for m in b.beads])
+    width = max([5] + [len(f"{n:,}") for n in b.beads.values()])  # a column as wide as its longest count
     for m, count in b.beads.items():
         c = colours[game.colour_slot(b.position, m) % len(colours)]
-        click.echo(f"  {paint(c.letter, c, colour)} {c.name:<10} {game.move_name(m):<6} {count:>5,} "
-                   f"({share[m]:5.1f}%)  started with {b.initial[m]}")
+        click.echo(f"  {paint(c.letter, c, colour)} {c.name:<{names}} {game.move_name(m):<6} {count:>{width},} "
+                   f"({share[m]:5.1f}%)  started with {b.initial[m]:,}")
     click.echo(f"  beads: {beads_text(game, b.position, b.beads, colours, colour)}")
 
 
