@@ -56,4 +56,4 @@ def test_play_refuses_an_exhausted_opening_box(menace: Invoke, db_url: str) -> N
     result = menace("play", input=EVERY_SQUARE, ok=False)
     assert result.exit_code == 1
     assert "box 1 of 'menace', for MENACE's first move, is empty" in result.output
-    assert "menace reconcile BOX" in result.output
+    assert "-m menace reconcile 1)" in result.output  # runnable as shown: tests/test_hints.py

@@ -4,7 +4,10 @@ import os
 import signal
 import subprocess
 import sys
+import time
+import types
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -137,7 +140,7 @@ def test_a_tournament_between_machines_stops_when_the_other_ones_opening_empties
     assert result.exit_code == 3, result.output  # EXIT_STOPPED_EARLY
     out = result.output
     assert "Stopped early, after game" in out and "of 'second' is empty" in out
-    assert "menace -m second reconcile" in out
+    assert "-m second reconcile" in out
     assert "OK" in menace("check", "--all").output
 
 
@@ -163,16 +166,64 @@ def test_the_first_games_are_stored_and_shown_within_a_fraction_of_a_second(
         sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The first write comes after an eighth of a second and the gaps double up to a second: a
     person (or the web page's curve, or `stats` in another terminal) sees the first games within a
-    fraction of a second, not after the first second, and a run killed early loses less."""
+    fraction of a second, not after the first second, and a run killed early loses less.
+
+    The tournament's clock is a counter here (each look at it is 10 ms later), so the test checks
+    the order of writes and reports, never how fast this machine runs."""
     monkeypatch.setattr(tournament, "FLUSH_GAMES", 10**9)  # only the clock decides when to write
     monkeypatch.setattr(tournament, "FLUSH_BYTES", 10**12)
+    ticks = iter(range(10**9))
+    clock = types.SimpleNamespace(perf_counter=lambda: next(ticks) / 100, monotonic=time.monotonic,
+                                  sleep=time.sleep)
+    monkeypatch.setattr(tournament, "time", clock)
     init_machine(owner(sqlite_url), "menace", MICHIE, "michie")
-    shown: list[tuple[float, int]] = []
+    events: list[tuple[str, float, int]] = []
     with open_machine(owner(sqlite_url), "menace", holder="a test") as m:
+        save = m.save
+
+        def logged_save(*args: Any, **kwargs: Any) -> None:
+            save(*args, **kwargs)
+            events.append(("write", tournament.time.perf_counter(), m.games_played))
+
+        monkeypatch.setattr(m, "save", logged_save)
         run_tournament(m, "perfect", seconds=1.5, seed=1,
-                       progress=lambda p: shown.append((p.seconds, p.games)))
+                       progress=lambda p: events.append(("shown", p.seconds, p.games)))
         blocks = [int(n) for (n,) in query(sqlite_url, "SELECT n_games FROM game_blocks ORDER BY first_game")]
-    first_shown = min((t for t, games in shown if games > 0), default=None)
-    assert first_shown is not None and first_shown < 0.5, shown
-    # writes at about 0.125, 0.375 and 0.875 s, then at the end (once a second from the start: 2)
-    assert 3 <= len(blocks) <= 5, blocks
+    kinds = [kind for kind, _, _ in events]
+    # every report shows stored games, and the first one comes before the second write
+    assert kinds.index("shown") < kinds.index("write", kinds.index("write") + 1), events
+    assert all(games > 0 for kind, _, games in events if kind == "shown"), events
+    first_shown = next(t for kind, t, _ in events if kind == "shown")
+    assert first_shown < 0.5, events
+    # writes at 0.125, 0.375 and 0.875 s of the run's clock, then at the end (once a second: 2)
+    writes = [t for kind, t, _ in events if kind == "write"]
+    assert len(blocks) == len(writes) == 4, (blocks, events)
+    assert [round(b - a, 2) for a, b in zip(writes, writes[1:-1])] == [0.26, 0.51], writes
+
+
+def test_a_kept_block_holds_at_most_flush_games(sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """README: blocks of at most 20,000 games (the loop looks at the clock every 256 games)."""
+    monkeypatch.setattr(tournament, "FLUSH_GAMES", 1_000)
+    init_machine(owner(sqlite_url), "menace", MICHIE, "michie")
+    with open_machine(owner(sqlite_url), "menace", holder="a test") as m:
+        run_tournament(m, "random", games=5_000, seed=1, flush_seconds=3600)
+    blocks = [int(n) for (n,) in query(sqlite_url, "SELECT n_games FROM game_blocks ORDER BY first_game")]
+    assert sum(blocks) == 5_000 and max(blocks) == 1_000, blocks
+
+
+def test_history_says_who_resigned(menace: Invoke) -> None:
+    menace("init")
+    menace("-m", "second", "init", "--side", "O", "--reinforce", "0,0,-1", "--empty-box", "resign")
+    menace("tournament", "--vs", "menace:second", "-n", "20000", "--seed", "1", ok=False)
+    out = menace("history", "--last", "1").output
+    assert "(menace:second resigns)" in out and "MENACE resigns" not in out, out
+    assert " win " in out
+    out = menace("-m", "second", "history", "--last", "1").output
+    assert "(MENACE resigns)" in out and " loss " in out, out
+
+
+def test_opponents_of_a_named_machine_play_its_game(menace: Invoke) -> None:
+    menace("-m", "her", "init", "--game", "hexapawn")
+    listed = {line.split()[0] for line in menace("-m", "her", "opponents").output.splitlines() if line[:1].strip()}
+    assert {"random", "perfect"} <= listed and "smart" not in listed and "oxo" not in listed, listed
+    assert "smart" in menace("opponents").output  # no machine named: every player

@@ -64,10 +64,28 @@ def test_2_usage(menace: Invoke, args: list[str]) -> None:
     assert "Error" in result.output and "Traceback" not in result.output
 
 
+@pytest.mark.parametrize("opponent", ["nobody", "smart", "posswin:magic"])
+def test_2_an_opponent_that_cannot_play_this_machine(menace: Invoke, opponent: str) -> None:
+    """An unknown opponent and one that does not play the machine's game are the same condition."""
+    menace("-m", "her", "init", "--game", "hexapawn")
+    result = menace("-m", "her", "tournament", "--vs", opponent, "-n", "5", ok=False)
+    assert result.exit_code == 2, result.output
+    assert "'--vs'" in result.output and "Traceback" not in result.output
+
+
 def test_3_a_tournament_that_stops_early(menace: Invoke) -> None:
     menace("init", "--preset", "michie-1961")
     result = menace("tournament", "--vs", "smart", "-n", "2000", "--seed", "3", ok=False)
     assert result.exit_code == 3 and "Stopped early" in result.output
+
+
+def test_3_a_tournament_that_cannot_begin_for_the_same_reason(menace: Invoke) -> None:
+    """An opening box already empty under resign is the condition a run meets when it empties."""
+    menace("init", "--preset", "michie-1961")
+    menace("reconcile", "1", "--count", "W=0", "--count", "K=0", "--count", "G=0")
+    result = menace("tournament", "--vs", "smart", "-n", "20", ok=False)
+    assert result.exit_code == 3, result.output
+    assert "the opening box (box 1) of 'menace' is empty" in result.output
 
 
 def _interactive(tmp_path: Path, *args: str) -> subprocess.Popen[str]:

@@ -265,7 +265,7 @@ def test_database_files_that_cannot_be_used(tmp_path: Path) -> None:
     code, out = runner_result(tmp_path / "no" / "such" / "dir.db", "init")
     assert code == 1 and "does not exist" in out
     code, out = runner_result(tmp_path / "absent.db", "stats")
-    assert code == 1 and "create one with: menace init" in out
+    assert code == 1 and "create one with: menace --db" in out and "-m menace init" in out
     for url, message in (("foo://bar", "no database of the kind"), ("nosuchdb://u@h/m", "no database of the kind"),
                          ("postgresql://u@h:notaport/m", "is not a database URL or path")):
         r = CliRunner().invoke(cli, ["--db", url, "stats"])
@@ -308,7 +308,7 @@ def test_newer_and_older_schemas(tmp_path: Path) -> None:
     downgrade(db, "0001")
     db.dispose()
     code, out = runner_result(older, "stats")
-    assert code == 1 and "run 'menace upgrade' (it backs the file up first)" in out
+    assert code == 1 and "-m menace upgrade' (it backs the file up first)" in out and "run 'menace --db " in out
     code, out = runner_result(older, "upgrade")
     assert code == 0 and "Backed up to" in out and "from schema 0001" in out
     backups = list(tmp_path.glob("older.db.*.bak"))

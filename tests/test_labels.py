@@ -21,6 +21,7 @@ from menace.core.learner import MICHIE, Box, Settings, build_boxes
 from menace.games.tictactoe import TICTACTOE
 from menace.render import labels as L
 from menace.render.canvas import Canvas, measure
+from menace.render.labels_layout import scaled_beads
 
 MM_PER_PT = 25.4 / 72
 MEDIABOX = re.compile(rb"/MediaBox\s*\[\s*([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s*\]")
@@ -356,3 +357,37 @@ def test_shelf_map_rows_match_the_places_operate_names() -> None:
                 for i, number in enumerate(row.boxes, start=1):
                     place = shelf_place(boxes, number)
                     assert (place.row, place.place) == (row.row_number, i)
+
+
+@pytest.mark.parametrize("count", [9_999, 3_534_408, 21_209_007, 10**9])
+def test_every_count_on_a_label_is_whole_at_any_size(count: int) -> None:
+    """A count is never cut short: a colour's name may be ("…"), its count and letter shrink instead."""
+    boxes = [Box(b.number, b.position, b.side, b.move_number, b.initial, {m: count + m for m in b.initial})
+             for b in MICHIE_BOXES[:13]]
+    for label in (L.DEFAULT_LABEL, L.LabelSize(34.5, 23.4), L.A4_21.label):
+        for box in boxes:
+            canvas = Canvas(label.width, label.height)
+            L._draw_label(canvas, TICTACTOE, box, L.Rect(0, 0, label.width, label.height), DEFAULT_COLOURS, False,
+                          box.beads)
+            texts = [run.text for run in canvas.texts]
+            assert any(f"{sum(box.beads.values()):,} beads" in t for t in texts), texts
+            for n in box.beads.values():
+                assert any(t.startswith(f"{n:,}×") for t in texts), (n, texts)
+            for run in canvas.texts:
+                metrics = measure(run.text, run.face)
+                scale = run.size / run.face.font.units_per_em * MM_PER_PT
+                assert run.x >= 0 and run.x + metrics.advance * scale <= label.width + 1e-9, (label, run.text)
+                assert run.size >= 3.0, (label, run.text, run.size)  # still printable
+
+
+def test_a_trained_machine_scaled_to_beads_one_can_fill() -> None:
+    boxes = [Box(b.number, b.position, b.side, b.move_number, b.initial,
+                 {m: (3_534_408 if i == 0 and k == 0 else 12 + k) for k, m in enumerate(b.initial)})
+             for i, b in enumerate(MICHIE_BOXES)]
+    spec = L.KitSpec("m", MICHIE, TICTACTOE, beads="now", most=100)
+    for box in boxes:
+        fill = spec.fill(box)
+        assert sum(fill.values()) <= 100 and all(fill[m] >= 1 for m, n in box.beads.items() if n), fill
+    shopping = L.shopping_list(TICTACTOE, boxes, fill_of=spec.fill)
+    assert shopping.fill <= 100 * len(boxes)
+    assert scaled_beads({0: 3_534_408, 1: 12, 4: 12}, 100) == {0: 98, 1: 1, 4: 1}

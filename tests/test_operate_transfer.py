@@ -105,6 +105,23 @@ def test_a_colour_the_twin_lacks_is_confirmed_and_recorded_as_a_correction(menac
     assert report.ok, report.faults
 
 
+def test_a_confirmed_correction_is_kept_when_the_game_is_then_abandoned(menace: Invoke, db_url: str) -> None:
+    menace("init")
+    query(db_url, "UPDATE beads SET count = 0 WHERE box_id = (SELECT id FROM boxes WHERE number = 1) AND move = 4")
+    query(db_url, "INSERT INTO corrections (machine_id, after_game, box_id, move, count, reason, created_at) "
+                  "VALUES (1, 0, (SELECT id FROM boxes WHERE number = 1), 4, 0, 'test: drift', '2026-01-01')")
+    r = menace("operate", input="green\ny\n", ok=False)  # then end of input: the game is abandoned
+    assert "Noted: the twin now has 1 green bead in box 1 (a correction)." in r.output
+    assert r.exit_code == 1 and "the twin is unchanged" not in r.output, r.output
+    assert "the correction you confirmed is kept (box 1)" in r.output
+    assert bead_counts(db_url)[(1, 4)] == 1  # the twin knows what the real box holds
+    reasons = [r[0] for r in query(db_url, "SELECT reason FROM corrections ORDER BY id")]
+    assert len(reasons) == 2 and "which the twin had as empty" in reasons[1]
+    assert query(db_url, "SELECT count(*) FROM game_blocks") == [(0,)]  # and no game
+    report = check_database(owner(db_url))
+    assert report.ok, report.faults
+
+
 def test_operate_refuses_unknown_colours_and_end_of_input_changes_nothing(menace: Invoke, db_url: str) -> None:
     menace("init")
     before = bead_counts(db_url)

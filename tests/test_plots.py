@@ -15,7 +15,7 @@ from menace.app.history import learning_series as learning_plot_data
 from menace.app.history import wall as boxes_plot_data
 from menace.app.machines import init_machine, machine_summary, open_machine
 from menace.app.tournament import run_tournament
-from menace.core.learner import MICHIE, Settings
+from menace.core.learner import MICHIE, Box, Settings
 from menace.core.replay import UnknownBoxError
 from menace.render import plots
 from menace.render.text import rule_text
@@ -201,3 +201,91 @@ def test_a_fresh_machine_shows_its_starting_box_and_ranges_and_log_draw(db_url: 
     assert [plots.compact(n) for n in (950, 12_500, 450_000, 1_200_000, 2_249_640)] == \
         ["950", "12,500", "450k", "1.2M", "2.25M"]
     assert series.default_window(21) == 10 and series.default_window(5) == 5  # no "last 2 games" zigzag
+
+
+def test_a_long_history_is_drawn_where_it_is_known(sqlite_url: str, monkeypatch: pytest.MonkeyPatch,
+                                                   tmp_path: Path) -> None:
+    """Past REPLAY_GAMES the series comes from checkpoints 20,000 games apart: the first interval is
+    replayed (box 1 grows fastest there), and every point drawn is a count the history gives at that
+    game, joined by straight lines; nothing is held flat from one checkpoint to the next."""
+    import menace.app.history as app_history
+    from menace.core.replay import bead_history
+    from menace.games import find_game
+
+    monkeypatch.setattr(app_history, "REPLAY_GAMES", 1_000)
+    init_machine(owner(sqlite_url), "menace", MICHIE, "michie")
+    with open_machine(owner(sqlite_url), "menace", holder="a test") as m:
+        run_tournament(m, "random", games=50_000, seed=4)
+    stored = stored_machine(sqlite_url)
+    exact = bead_history(find_game("tictactoe"), MICHIE, stored.boxes, stored_records(sqlite_url), 0)
+    data = beads_plot_data(owner(sqlite_url), "menace", 1)
+    games, counts = series.bead_growth(data.series, plots.MAX_POINTS)
+    assert sum(1 for g in games if 0 < g < 20_000) >= 10  # the first interval, replayed
+    for g, c in zip(games, counts):
+        assert c == tuple(exact.at(g)[m] for m in data.series.beads), g
+    figures: list[plots.Figure] = []
+    monkeypatch.setattr(plots, "save", lambda fig, path: figures.append(fig) or Path(path))
+    plots.render_beads(data, tmp_path / "b.png", log=True)
+    ticks = [t.get_text() for t in figures[0].axes[0].get_yticklabels()]
+    assert "0" not in ticks and "1" in ticks and "1,000" in ticks, ticks
+
+
+def _drawn(monkeypatch: pytest.MonkeyPatch) -> list[plots.Figure]:
+    figures: list[plots.Figure] = []
+    original = plots.save
+
+    def keep(fig: plots.Figure, path: str | Path) -> Path:
+        out = original(fig, path)
+        figures.append(fig)
+        return out
+
+    monkeypatch.setattr(plots, "save", keep)
+    return figures
+
+
+def _crowded(fig: plots.Figure) -> list[str]:
+    """Texts that leave the figure or overlap another, as they were written."""
+    boxes = plots.text_boxes(fig)
+    frame = fig.bbox
+    out = [f"outside: {t.get_text()!r}" for t, b in boxes
+           if b.x0 < frame.x0 - 1 or b.x1 > frame.x1 + 1 or b.y0 < frame.y0 - 1 or b.y1 > frame.y1 + 1]
+    for i, (t, b) in enumerate(boxes):
+        for u, c in boxes[i + 1:]:
+            if b.overlaps(c) and min(b.x1, c.x1) - max(b.x0, c.x0) > 1 and min(b.y1, c.y1) - max(b.y0, c.y0) > 1:
+                out.append(f"overlap: {t.get_text()!r} / {u.get_text()!r}")
+    return out
+
+
+@pytest.mark.parametrize("games", [1_300_000, 10**9])
+def test_plots_stay_legible_with_counts_up_to_a_billion(games: int, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from menace.core.replay import BeadSeries
+    from menace.games import find_game
+
+    figures = _drawn(monkeypatch)
+    game = find_game("tictactoe")
+    box = stored_boxes = machine_boxes()
+    box = stored_boxes[0]
+    n = games
+    beads = BeadSeries(box, tuple(sorted(box.initial)), [0, n // 100, n // 2, n],
+                       [(4, 4, 4), (n // 50, n // 90, n // 7), (n // 5, n // 40, n),
+                        (3 * n // 10, n // 30, 3 * n // 2)])
+    data = series.beads_data(game, "menace", MICHIE, beads, [(1, "random"), (n // 3, "perfect")], n)
+    plots.render_beads(data, tmp_path / "b.png")
+    plots.render_beads(data, tmp_path / "r.png", 0, n // 13)
+    plots.render_beads(data, tmp_path / "l.png", log=True)
+    points = np.linspace(1, n, 400).astype(np.int64)
+    learning = series.LearningData(
+        "menace", MICHIE, points, points * 3, n // 200, points, np.full(400, 0.95), np.full(400, 0.04),
+        np.full(400, 0.01), [(1, "random"), (n // 3, "perfect")], (n * 95 // 100, n * 4 // 100, n // 100), 1, n, n)
+    plots.render_learning(learning, tmp_path / "c.png")
+    assert len(figures) == 4
+    for fig in figures:
+        assert not _crowded(fig), _crowded(fig)
+
+
+def machine_boxes() -> list[Box]:
+    from menace.core.learner import build_boxes
+    from menace.games import find_game
+
+    return build_boxes(find_game("tictactoe"), MICHIE)

@@ -141,7 +141,7 @@ def test_a_lease_holds_across_hosts_and_a_holder_that_lost_it_keeps_its_game(tmp
     assert "Traceback" not in err
     assert "This game was NOT stored" in err  # the moves, for the person to keep
     assert err.strip().splitlines()[-1].startswith("Error: machine 'menace' was taken over by another writer")
-    report = check_database(f"sqlite:///{db}")
+    report = check_database(owner(f"sqlite:///{db}"))
     assert report.ok, report.faults
     con = sqlite3.connect(db)
     try:

@@ -20,7 +20,7 @@ from sqlalchemy import Connection
 from menace.app import series
 from menace.app.database import Database
 from menace.core.errors import DamagedError, InvalidInputError, NotFoundError
-from menace.core.game import Game, Move, Result, State
+from menace.core.game import Game, Move, Result, Side, State
 from menace.core.learner import Box, GameRecord, Settings
 from menace.core.records import skip_games, unpack_beads, unpack_block
 from menace.core.replay import (
@@ -97,12 +97,13 @@ def _reading(db: Database, name: str) -> Iterator[tuple[Connection, repo.StoredM
         yield s, repo.load_machine(s, name)
 
 
-def ended_by_resignation(game: Game, record: GameRecord) -> bool:
-    """The game stopped on an undecided board: MENACE found its box empty and resigned."""
+def resigned_side(game: Game, record: GameRecord) -> Side | None:
+    """Who resigned, if the game stopped on an undecided board: the side to move there (MENACE at an
+    empty box, or the other machine of a ``menace:NAME`` tournament at one of its own)."""
     state = game.initial()
     for move in record.moves:
         state = game.play(state, move)
-    return game.outcome(state) is None
+    return game.to_move(state) if game.outcome(state) is None else None
 
 
 # -- menace history ------------------------------------------------------------------------------
@@ -411,22 +412,25 @@ def _beads_by_replay(s: Connection, stored: repo.StoredMachine, index: int, at: 
 def _beads_from_checkpoints(s: Connection, stored: repo.StoredMachine, index: int, at: list[int],
                             out: BeadSeries) -> None:
     first, last = at[0], at[-1]
-    r = replay_to(s, stored, first)
-    _record(out, first, r.counts[index])
     marks = hrepo.checkpoint_games(s, stored.id, first + 1, last)
+    # Up to the first checkpoint the games are replayed (one interval at most): the growth of a new
+    # machine, its fastest, is drawn as it happened, not from the beads before it to those 20,000
+    # games later.
+    head_end = marks[0][0] if marks else last
+    _beads_by_replay(s, stored, index, [g for g in at if g <= head_end], out)
     chosen: dict[int, int] = {}
     j = 0
-    for goal in at[1:-1]:
+    for goal in (g for g in at[1:-1] if g > head_end):
         while j + 1 < len(marks) and marks[j + 1][0] <= goal:
             j += 1
         if marks and marks[j][0] <= goal:
             chosen[marks[j][1]] = marks[j][0]
-    layout = r.layout()
-    width = r.learner.game.move_count
+    end = replay_to(s, stored, last)
+    layout = end.layout()
+    width = end.learner.game.move_count
     for block_id, packed in hrepo.checkpoints_by_id(s, sorted(chosen)):
         counts = unpack_beads(packed, layout, width)
         _record(out, chosen[block_id], counts[index])
-    end = replay_to(s, stored, last)
     _record(out, last, end.counts[index])
 
 

@@ -144,7 +144,14 @@ def check_format(body: Any, where: str) -> dict[str, Any]:
                                    f"{VERSION}", hint="upgrade menace to import it")
         raise MachineFileError(f"{where} has no valid version (found {shown}); this menace reads versions 1 to "
                                f"{VERSION}")
+    missing = [key for key in PARTS if key not in body]
+    if missing:  # said before the checksum, which cannot match a file cut this short
+        raise MachineFileError(f"{where} is not a whole machine file: it has no {' and no '.join(map(repr, missing))}")
     return body
+
+
+PARTS = ("machine", "boxes", "history", "checksum")
+"""The parts every machine file has (besides its format and version)."""
 
 
 def checksum(body: dict[str, Any]) -> str:

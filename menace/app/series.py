@@ -7,6 +7,7 @@ browser. Nothing here draws.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -44,6 +45,34 @@ class BeadsData:
     @property
     def games_played(self) -> int:
         return self.series.games[-1] if self.played is None else self.played
+
+
+def bead_growth(series: BeadSeries, points: int, first: int = 0,
+                last: int | None = None) -> tuple[list[int], list[tuple[int, ...]]]:
+    """Box growth to draw as a line through what the history knows, for every front end: the game
+    numbers where the series knows the box's counts and those counts, within ``first``..``last``
+    (with the known points just outside it, so the line reaches the edges), thinned to at most
+    ``points`` of them. A count is never carried past where it was known (no staircase): between two
+    known points the line goes straight from one to the other.
+
+    >>> from menace.core.learner import Box
+    >>> s = BeadSeries(Box(1, None, 1, 1, {0: 4}, {0: 4}), (0,), [0, 20_000, 40_000], [(12,), (64,), (90,)])
+    >>> bead_growth(s, 2)
+    ([0, 40000], [(12,), (90,)])
+    >>> bead_growth(s, 10, 25_000)
+    ([20000, 40000], [(64,), (90,)])
+    """
+    games, counts = series.games, series.counts
+    if not games:
+        return [], []
+    hi = games[-1] if last is None else last
+    start = max(bisect.bisect_right(games, first) - 1, 0)
+    stop = min(bisect.bisect_left(games, hi) + 1, len(games))
+    idx = list(range(start, stop))
+    if len(idx) > max(points, 2):
+        step = (len(idx) - 1) / (max(points, 2) - 1)
+        idx = sorted({idx[round(k * step)] for k in range(max(points, 2))})
+    return [games[i] for i in idx], [counts[i] for i in idx]
 
 
 def beads_data(
@@ -276,7 +305,7 @@ def no_learning(machine: str, settings: Settings) -> LearningData:
     """The learning curve of a machine that has played no games: no points."""
     none = np.zeros(0, dtype=np.int64)
     return LearningData(machine, settings, none, none, 0, none, none.astype(np.float64), none.astype(np.float64),
-                        none.astype(np.float64), [], (0, 0, 0), 0, 0, 0)
+                        none.astype(np.float64), [], (0, 0, 0), 1, 0, 0)
 
 
 @dataclass(frozen=True)

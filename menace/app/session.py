@@ -12,21 +12,32 @@ session that did not finish) leaves the machine as it was.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 
 from menace.app.database import Database
-from menace.app.machines import OpenMachine, PendingCorrection, open_machine
+from menace.app.machines import OpenMachine, open_machine
 from menace.app.shelf import shelf_place
 from menace.core.errors import ConflictError, InvalidInputError, known
 from menace.core.game import Game, IllegalMoveError, Move, Result, Side, State
 from menace.core.learner import EmptyPolicy, GameRecord
 from menace.core.turns import LedgerLine, MenaceTurn, TurnByTurnGame
+from menace.storage.repository import StoredMachine
 
 
 class OpeningBoxEmptyError(ConflictError):
     """A box for MENACE's first move is empty under ``resign``: it would resign every game."""
+
+    def __init__(self, message: str, hint: str | None = None, *, stored: StoredMachine | None = None,
+                 boxes: Sequence[int] = (), of: int = 1) -> None:
+        super().__init__(message, hint)
+        self.stored = stored
+        """The machine, so that a front end can say how to rebuild it with its own settings."""
+        self.boxes = list(boxes)
+        """The empty boxes' numbers."""
+        self.of = of
+        """How many boxes the side's first move has."""
 
 
 class TwinDisagreesError(ConflictError):
@@ -94,7 +105,8 @@ class PlaySession:
     operated: bool = False
     listeners: list[Listener] = field(default_factory=list)
     _closer: Callable[[], None] | None = None
-    _fixes: list[PendingCorrection] = field(default_factory=list)
+    corrected_boxes: list[int] = field(default_factory=list)
+    """Boxes whose count the operator corrected in this game (stored at once, kept if it is abandoned)."""
     _end: GameEnd | None = None
 
     def __post_init__(self) -> None:
@@ -132,6 +144,7 @@ class PlaySession:
                     f"box {', '.join(map(str, empty))} of {machine!r}, for MENACE's first move, is empty: "
                     f"under 'resign' MENACE resigns every game that reaches it",
                     hint="refill it with a recount, rebuild the machine, or use another empty-box policy",
+                    stored=opened.stored, boxes=empty, of=len(first),
                 )
         except BaseException:
             context.__exit__(None, None, None)
@@ -233,8 +246,9 @@ class PlaySession:
 
         ``bead`` is a bead of the box (a move of its drawing); None for a forced move. When the
         database says the box has none of that colour left, :class:`TwinDisagreesError` is
-        raised unless ``confirm_empty``: then the database is corrected (one bead of that
-        colour, recorded as a correction with the game) and the move is played.
+        raised unless ``confirm_empty``: then the database is corrected at once (one bead of
+        that colour, recorded as a correction, kept whatever becomes of the game: the real box
+        held it) and the move is played.
         """
         opened = self.box_to_open()
         if opened is None:
@@ -247,9 +261,8 @@ class PlaySession:
             index = opened.box_number - 1
             why = (f"the operator drew bead {self.game.move_name(bead)} from box {opened.box_number}, "
                    f"which the twin had as empty")
-            self._fixes.append(PendingCorrection(index, bead, 1, why))
-            self.machine.learner.counts[index][bead] = 1
-            self.machine.learner.counts_changed()
+            self.machine.correct(index, {bead: 1}, why)
+            self.corrected_boxes.append(opened.box_number)
         return self._named(self.turns.operator_move(bead))
 
     def resign(self) -> MenaceMove:
@@ -273,7 +286,7 @@ class PlaySession:
         m = self.machine
         try:
             run = m.start_run("operate" if self.operated else "play", "operator" if self.operated else "person", None)
-            m.save(run, [record], end_run=True, corrections=self._fixes)
+            m.save(run, [record], end_run=True)
         except BaseException:
             m.discard_unsaved()
             raise

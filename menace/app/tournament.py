@@ -205,6 +205,8 @@ def _play_tournament(
         while stopped is None:
             done = wins + draws + losses + pending.games
             batch = CHECK_EVERY if games is None else min(CHECK_EVERY, games - done)
+            if keep_games is None or done < keep_games:
+                batch = min(batch, max(1, FLUSH_GAMES - pending.games))  # a kept block: FLUSH_GAMES at most
             if batch <= 0:
                 break
             if table is not None and nsides == 1:
@@ -383,10 +385,9 @@ class NoSuchSideError(InvalidInputError):
 class OpeningEmptyError(OpeningBoxEmptyError):
     """A box for MENACE's first move is empty under ``resign``: the tournament would stop at once."""
 
-    def __init__(self, machine: str, learner: Learner, side: Side) -> None:
-        super().__init__(f"a box of {machine!r} for MENACE's first move is empty")
+    def __init__(self, machine: OpenMachine, side: Side) -> None:
+        super().__init__(f"a box of {machine.name!r} for MENACE's first move is empty")
         self.machine = machine
-        self.learner = learner
         self.side = side
 
 
@@ -399,11 +400,12 @@ class Training:
     partner: LearningPartner | None = None
 
 
-def check_opponent(opponent: str) -> None:
-    """Refuse an unknown player or a parameter it cannot take (``menace:NAME`` is checked when opened)."""
+def check_opponent(opponent: str, game: Game | None = None) -> None:
+    """Refuse an unknown player, one that does not play ``game``, or a parameter it cannot take
+    (``menace:NAME`` is checked when it is opened)."""
     base, param = split_name(opponent)
     if base != "menace":
-        find_player(opponent).check_param(param)
+        find_player(opponent, game).check_param(param)
 
 
 def machine_sides(db: Database, machine: str, side: Side | None) -> tuple[Game, tuple[Side, ...]]:
@@ -428,10 +430,9 @@ def train(db: Database, machine: str, opponent: str | None = None, *, holder: st
     Refused before any game, changing nothing: an unknown opponent, a side the machine has no boxes
     for, and (for one side) an empty first-move box under ``resign`` (:class:`OpeningEmptyError`).
     """
-    if opponent is None or side is not None:
-        game, _ = machine_sides(db, machine, side)
-        opponent = opponent or default_opponent(game)
-    check_opponent(opponent)
+    game, _ = machine_sides(db, machine, side)
+    opponent = opponent or default_opponent(game)
+    check_opponent(opponent, game)
     with open_machine(db, machine, holder=holder.replace("{opponent}", opponent)) as m:
         sides = m.learner.settings.sides
         if side is not None and side not in sides:
@@ -439,7 +440,7 @@ def train(db: Database, machine: str, opponent: str | None = None, *, holder: st
                                   f"{'/'.join(s.name for s in sides)}")
         playing = side or sides[0]
         if (len(sides) == 1 or side is not None) and m.learner.opening_empty(playing):
-            raise OpeningEmptyError(machine, m.learner, playing)
+            raise OpeningEmptyError(m, playing)
         with ExitStack() as stack:
             partner: LearningPartner | None = None
             resolve: Callable[[str], Player] | None = None

@@ -88,7 +88,7 @@ class MenaceGroup(click.Group):
             return super().invoke(ctx)
         except MenaceError as exc:
             # The one place where the library's errors become what a terminal shows.
-            raise click.ClickException(one_line(exc, ctx.invoked_subcommand)) from None
+            raise click.ClickException(one_line(exc, ctx.invoked_subcommand, ctx.find_object(AppContext))) from None
         except KeyboardInterrupt:
             # Ctrl-C outside a prompt (loading, drawing, writing): 130 as everywhere, not click's 1.
             interrupted()

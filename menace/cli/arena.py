@@ -23,8 +23,11 @@ MENACE_PREFIX = "menace:"
 
 
 @click.command()
-@click.option("--game", type=click.Choice(game_names()), help="Only the players of this game.")
-def opponents(game: str | None) -> None:
+@click.option("--game", type=click.Choice(game_names()),
+              help="Only the players of this game [default: the game of the machine named with -m, else every game].")
+@where_options
+@click.pass_context
+def opponents(ctx: click.Context, game: str | None) -> None:
     """List every player you can play against or put in the arena.
 
     Some take a parameter after a colon, as in td:5000 or perfect:det.
@@ -32,8 +35,14 @@ def opponents(game: str | None) -> None:
     \b
     Examples:
       menace opponents
+      menace -m her opponents                 the players of her game (Hexapawn) only
       menace tournament --vs td:5000
     """
+    app = ctx.find_object(AppContext)
+    if game is None and app is not None and _machine_named(ctx):
+        from menace.app.machines import machine_header
+
+        game = machine_header(app.database, app.machine)[0].name
     specs = all_players(find_game(game) if game else None)
     names = [spec.name + (f" ({', '.join(spec.aliases)})" if spec.aliases else "") for spec in specs]
     width = max(len(n) for n in names)
@@ -43,6 +52,14 @@ def opponents(game: str | None) -> None:
             click.echo(f"{'':{width}}  parameter: {spec.param_help}")
     click.echo(f"{'menace:NAME'.ljust(width)}  another stored MENACE machine: it learns in a tournament, "
                    f"plays frozen in the arena")
+
+
+def _machine_named(ctx: click.Context) -> bool:
+    """-m was given, before the command or after it."""
+    from click.core import ParameterSource
+
+    return any(c.get_parameter_source("machine") not in (None, ParameterSource.DEFAULT) for c in (ctx, ctx.parent)
+               if c is not None)
 
 
 def _check_heatmap(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:

@@ -7,20 +7,26 @@ Nothing here imports SQLAlchemy or matplotlib, so that ``menace --help`` starts 
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
 from menace.core import names
-from menace.core.colours import BeadColour, ColourError, default_colours, parse_colours
+from menace.core.colours import BeadColour, ColourError, check_marks, default_colours, parse_colours
 from menace.core.errors import MenaceError
 from menace.core.names import DEFAULT_MACHINE
+from menace.core.numbers import plural as plural
 
 if TYPE_CHECKING:
     from menace.app.database import Database
+    from menace.core.game import Game
+    from menace.core.learner import Settings
+    from menace.storage.repository import StoredMachine
 
 DEFAULT_DB = "menace.db"
 ENV_VAR = "MENACE_DB"
@@ -62,12 +68,89 @@ class AppContext:
 
         return make_url(target).render_as_string(hide_password=True)
 
-    def m_flag(self) -> str:
-        """``-m NAME `` to repeat in a suggested command, or nothing for the default machine."""
-        return "" if self.machine == DEFAULT_MACHINE else f"-m {self.machine} "
+    def command(self, *words: str, machine: str | None = None) -> str:
+        """A command to suggest, naming this database and this machine (or ``machine``), quoted for
+        a shell: typed as shown it acts on what this command acted on, never on the defaults.
+
+        >>> AppContext("club.db", "exact").command("reconcile", "1")
+        'menace --db club.db -m exact reconcile 1'
+        """
+        return shlex.join(["menace", "--db", self.where, "-m", machine or self.machine, *words])
+
+    def mention_commands(self, text: str) -> str:
+        """``text`` with every ``menace COMMAND`` it suggests naming this database and machine."""
+        return _SUGGESTED.sub(lambda found: self.command(found.group(1) or found.group(2)), text)
 
 
 pass_app = click.make_pass_decorator(AppContext, ensure=True)
+
+_SUGGESTED = re.compile(r"(?<=run ')menace (check|upgrade|unlock|reconcile|init|stats|replay|undo|tournament|play|"
+                        r"export)\b|(?<=with: )menace (check|upgrade|unlock|reconcile|init)\b")
+"""A command a library message suggests (``run 'menace check'``, ``create one with: menace init``),
+without a database or machine: the CLI adds both. Not a holder's name (``a tournament (menace
+tournament)``)."""
+
+
+def init_options(game: str, settings: Settings, preset: str | None, colours: str | None) -> list[str]:
+    """The ``menace init`` options that build a machine with exactly these settings again.
+
+    >>> from menace.core.learner import MICHIE_1961
+    >>> init_options("tictactoe", MICHIE_1961, "michie-1961", None)
+    ['--preset', 'michie-1961']
+    """
+    from menace.core.learner import PRESETS, format_numbers
+    from menace.games import DEFAULT_PRESETS
+
+    name = (preset or "").split(",")[0].strip()
+    if name not in PRESETS:
+        name = DEFAULT_PRESETS[game]
+    base = PRESETS[name]
+    options = ([] if game == "tictactoe" else ["--game", game]) + ["--preset", name]
+    if settings.side != base.side:
+        options += ["--side", settings.side]
+    if settings.schedule != base.schedule:
+        options += ["--beads", format_numbers(settings.schedule)]
+    if (settings.win, settings.draw, settings.loss) != (base.win, base.draw, base.loss):
+        options += ["--reinforce", f"{settings.win},{settings.draw},{settings.loss}"]
+    if settings.scope != base.scope:
+        options += ["--scope", settings.scope.value]
+    if settings.all_squares != base.all_squares:
+        options.append("--all-squares" if settings.all_squares else "--distinct-moves")
+    if settings.symmetry != base.symmetry:
+        options.append("--symmetry" if settings.symmetry else "--no-symmetry")
+    if settings.empty_policy != base.empty_policy:
+        options += ["--empty-box", settings.empty_policy.value]
+    if colours:
+        options += ["--colours", colours]
+    return options
+
+
+def opening_empty_help(app: AppContext, stored: StoredMachine, boxes: Sequence[int], of: int,
+                       ways_only: bool = False) -> str:
+    """What to say when boxes for MENACE's first move are empty under ``resign``, and how to go on:
+    each way named as a command for this database and machine, the rebuild keeping its settings."""
+    what = reach = ""
+    if ways_only:
+        pass
+    elif len(boxes) == of == 1:
+        what, reach = f"the opening box (box {boxes[0]}) of {stored.name!r} is empty", "every game"
+    else:
+        what = f"first-move box{'es' if len(boxes) > 1 else ''} {', '.join(map(str, boxes))} of " \
+               f"{stored.name!r} {'are' if len(boxes) > 1 else 'is'} empty"
+        reach = "every game that reaches " + ("them" if len(boxes) > 1 else "it")
+    options = init_options(stored.game, stored.settings, stored.preset, stored.colours)
+    revive = [o for o in options if o not in ("--empty-box", "resign")]
+    if "--preset" in revive and revive[revive.index("--preset") + 1] == "michie-1961":
+        revive[revive.index("--preset") + 1] = "michie"  # Michie's machine as its operators revived it
+    else:
+        revive += ["--empty-box", "revive"]
+    machine = stored.name
+    refill = app.command("reconcile", str(boxes[0] if boxes else 1), machine=machine)
+    ways = (f"refill it ({refill}), rebuild the machine as it was built, losing its games "
+            f"({app.command('init', '--replace', *options, machine=machine)}), "
+            f"or rebuild it so that its first-move boxes are refilled when they run dry "
+            f"({app.command('init', '--replace', *revive, machine=machine)})")
+    return f"{what}: under 'resign' MENACE resigns {reach}. To go on, {ways}" if what else ways
 
 
 def use_user_tree_cache() -> None:
@@ -123,9 +206,6 @@ HINTS: dict[str, dict[str, str]] = {
         "import": "replace it with --replace, or import it beside it with --as NAME",
         "*": "choose another name",
     },
-    "UnknownMachineError": {"*": "create one with: menace init (or choose with -m NAME)"},
-    "OpeningBoxEmptyError": {"*": "refill it (menace reconcile BOX), rebuild it (menace init --replace), or build "
-                                  "one with --empty-box revive"},
 }
 
 
@@ -134,11 +214,22 @@ def printable(text: str) -> str:
     return names.safe_text(text)
 
 
-def one_line(exc: MenaceError, command: str | None) -> str:
-    """A library error as the terminal shows it: the message, then the hint for this command."""
-    hints = HINTS.get(type(exc).__name__, {})
+def one_line(exc: MenaceError, command: str | None, app: AppContext | None = None) -> str:
+    """A library error as the terminal shows it: the message, then the hint for this command; a
+    command it suggests names the database and machine this one was given."""
+    app = app or AppContext()
+    kind = type(exc).__name__
+    hints = HINTS.get(kind, {})
     hint = hints.get(command or "", hints.get("*")) or exc.hint
-    text = exc.message + (f"; {hint}" if hint else "")
+    stored = getattr(exc, "stored", None)  # the machine of an empty opening box (app.session)
+    if kind == "UnknownMachineError":
+        hint = f"create it with: {app.command('init')} (or choose another with -m NAME)"
+    elif kind == "OpeningBoxEmptyError" and stored is not None:
+        boxes: list[int] = getattr(exc, "boxes", [])
+        of: int = getattr(exc, "of", 1)
+        hint = "to go on, " + opening_empty_help(app, stored, boxes, of, ways_only=True)
+        return printable(" ".join(f"{exc.message}; {hint}".split()))
+    text = app.mention_commands(exc.message + (f"; {hint}" if hint else ""))
     return printable(" ".join(text.split()))
 
 
@@ -182,9 +273,6 @@ def by_move(counts: dict[int, int]) -> str:
     return " + ".join(f"{v:,}" for v in counts.values())
 
 
-def plural(n: int, word: str, words: str | None = None) -> str:
-    """``1 game``, ``2 games``, ``1,000 games``."""
-    return f"{n:,} {word if n == 1 else (words or word + 's')}"
 
 
 def colours_option(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[BeadColour, ...] | None:
@@ -197,14 +285,26 @@ def colours_option(ctx: click.Context, param: click.Parameter, value: str | None
         raise click.BadParameter(str(exc)) from None
 
 
+def board_marks(game: Game) -> str:
+    """The marks a game puts on the board where bead letters are drawn too (none for a game whose
+    beads are arrows)."""
+    from menace.render.beads import places_pieces
+
+    return game.glyphs[1:] if places_pieces(game) else ""
+
+
 def machine_colours(stored: str | None, given: tuple[BeadColour, ...] | None,
-                    places_pieces: bool = True, needed: int = 1) -> tuple[BeadColour, ...]:
-    """The colours to use: those given now (at least ``needed`` of them), else those stored with
-    the machine, else the standard set."""
+                    places_pieces: bool = True, needed: int = 1, marks: str = "") -> tuple[BeadColour, ...]:
+    """The colours to use: those given now (at least ``needed`` of them, no letter among the board's
+    ``marks``), else those stored with the machine, else the standard set."""
     if given is not None:
         if len(given) < needed:
             raise click.BadParameter(f"this machine's game needs {needed} colours, not {len(given)}",
                                      param_hint="'--colours'")
+        try:
+            check_marks(given, marks)
+        except ColourError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--colours'") from None
         return given
     if stored:
         return parse_colours(stored)

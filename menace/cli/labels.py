@@ -9,7 +9,15 @@ from pathlib import Path
 
 import click
 
-from menace.cli.common import AppContext, FilePath, colours_option, machine_colours, pass_app, where_options
+from menace.cli.common import (
+    AppContext,
+    FilePath,
+    board_marks,
+    colours_option,
+    machine_colours,
+    pass_app,
+    where_options,
+)
 from menace.core.colours import BeadColour
 from menace.games import find_game
 from menace.render.beads import places_pieces
@@ -64,11 +72,15 @@ def _spare(ctx: click.Context, param: click.Parameter, value: str) -> float:
 @click.option("--beads", "beads", type=click.Choice(BEAD_CHOICES), default="start", show_default=True,
               help="start: the beads a new machine starts with. now: the beads its boxes hold now, to copy a "
                    "trained machine into real matchboxes.")
+@click.option("--at-most", "most", type=click.IntRange(min=1), metavar="N",
+              help="At most N beads in a box: each box's beads scaled down keeping their proportions, a move "
+                   "that has beads keeping one at least (for --beads now: a long-trained machine one can buy "
+                   "and fill).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr (shown only on a terminal anyway).")
 @where_options
 @pass_app
 def labels(obj: AppContext, out: Path, fmt: str, paper: str, label_size: LabelSize | None, sheet: str | None,
-           colours: tuple[BeadColour, ...] | None, spare: float, beads: str, quiet: bool) -> None:
+           colours: tuple[BeadColour, ...] | None, spare: float, beads: str, most: int | None, quiet: bool) -> None:
     """Print the build kit for a real MENACE: labels, shopping list, fill list, shelf map.
 
     One label per matchbox: its number, move, the position drawn with a coloured,
@@ -87,6 +99,7 @@ def labels(obj: AppContext, out: Path, fmt: str, paper: str, label_size: LabelSi
       menace -m second labels --out second.pdf              the machine named "second"
       menace labels --format svg --out labels/              one SVG per box
       menace labels --out trained.pdf --beads now           the beads as trained
+      menace labels --out trained.pdf --beads now --at-most 100   ...scaled to 100 beads a box at most
     """
 
     if sheet is not None:
@@ -109,9 +122,9 @@ def labels(obj: AppContext, out: Path, fmt: str, paper: str, label_size: LabelSi
     stored = load_stored(obj.database, obj.machine)
     boxes = stored.boxes
     game = find_game(stored.game)
-    palette = machine_colours(stored.colours, colours, places_pieces(game), game.colours)
+    palette = machine_colours(stored.colours, colours, places_pieces(game), game.colours, board_marks(game))
     spec = KitSpec(stored.name, stored.settings, game, palette, chosen_paper, label,
-                   find_sheet(sheet) if sheet else None, spare, beads)
+                   find_sheet(sheet) if sheet else None, spare, beads, most)
     from menace.render.labels import write_pdf, write_svgs  # the drawing: loaded only to draw
 
     what = "labels" if fmt == "svg" else "pages"

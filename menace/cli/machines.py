@@ -9,6 +9,7 @@ import click
 
 from menace.cli.common import (
     AppContext,
+    board_marks,
     by_move,
     colours_option,
     machine_colours,
@@ -106,7 +107,8 @@ def init(app: AppContext, game: str, preset: str | None, side: str | None, sched
         all_squares=all_squares, symmetry=symmetry, empty_box=empty_box,
     )
     if colours is not None:
-        machine_colours(None, colours, needed=chosen.colours)  # enough of them for the game
+        # enough of them for the game, none lettered like a piece on its board
+        machine_colours(None, colours, needed=chosen.colours, marks=board_marks(chosen))
     try:
         summary = init_machine(app.database, app.machine, settings, label, replace, game=chosen,
                                colours=None if colours is None else format_colours(colours))
@@ -115,8 +117,8 @@ def init(app: AppContext, game: str, preset: str | None, side: str | None, sched
     click.echo(f"Built machine {summary.name!r} ({chosen.title}, {label}) in {app.where}:")
     click.echo(f"  {plural(summary.boxes, 'box', 'boxes')} ({by_move(summary.boxes_by_move)} by move)")
     click.echo(f"  {plural(summary.beads, 'bead')} ({by_move(summary.beads_by_move)} by move)")
-    click.echo(f"Next: menace {app.m_flag()}play, or menace {app.m_flag()}tournament --vs "
-               f"{training_opponent(chosen)} -n 2000")
+    click.echo(f"Next: {app.command('play')}, or "
+               f"{app.command('tournament', '--vs', training_opponent(chosen), '-n', '2000')}")
 
 
 @click.command()
@@ -182,10 +184,12 @@ def show(app: AppContext, box: str, at: int | None) -> None:
     for line in drawing:
         click.echo("  " + line)
     share = chances(b.beads)
+    names = max([10] + [len(colours[game.colour_slot(b.position, m) % len(colours)].name) for m in b.beads])
+    width = max([5] + [len(f"{n:,}") for n in b.beads.values()])  # a column as wide as its longest count
     for m, count in b.beads.items():
         c = colours[game.colour_slot(b.position, m) % len(colours)]
-        click.echo(f"  {paint(c.letter, c, colour)} {c.name:<10} {game.move_name(m):<6} {count:>5,} "
-                   f"({share[m]:5.1f}%)  started with {b.initial[m]}")
+        click.echo(f"  {paint(c.letter, c, colour)} {c.name:<{names}} {game.move_name(m):<6} {count:>{width},} "
+                   f"({share[m]:5.1f}%)  started with {b.initial[m]:,}")
     click.echo(f"  beads: {beads_text(game, b.position, b.beads, colours, colour)}")
 
 
@@ -201,7 +205,7 @@ def machines(app: AppContext) -> None:
 
     found = list_machines(app.database)
     if not found:
-        click.echo("No machines yet; create one with: menace init")
+        click.echo(f"No machines yet; create one with: {app.command('init')}")
         return
     width = max(8, *(len(printable(s.name)) for s in found))
     click.echo(f"{'machine':<{width}}  {'game':<11} {'side':<4} {'boxes':>7} {'beads':>11} {'games':>15}")
@@ -233,7 +237,7 @@ def colours(app: AppContext, colour_list: tuple[BeadColour, ...] | None, standar
 
     if colour_list is not None:
         _, game = machine_colours_text(app.database, app.machine)
-        machine_colours(None, colour_list, needed=game.colours)
+        machine_colours(None, colour_list, needed=game.colours, marks=board_marks(game))
     if colour_list is not None or standard:
         set_machine_colours(app.database, app.machine, None if standard else format_colours(colour_list or ()))
     text, game = machine_colours_text(app.database, app.machine)

@@ -15,6 +15,7 @@ import click
 from menace.cli.common import (
     AppContext,
     ask,
+    board_marks,
     colours_option,
     machine_colours,
     pass_app,
@@ -24,6 +25,7 @@ from menace.cli.common import (
 from menace.core.colours import BeadColour, ColourError, find_colour
 from menace.core.errors import known
 from menace.core.game import IllegalMoveError, Side
+from menace.core.numbers import change
 from menace.render.beads import places_pieces
 from menace.render.text import beads_text, board_lines, box_lines, paint, use_colour
 
@@ -141,8 +143,8 @@ def play(app: AppContext, first: str | None, seed: int | None, count: int | None
             for line in end.ledger:
                 c = colours[g.colour_slot(s.machine.learner.boxes[line.box_number - 1].position, line.bead)
                             % len(colours)]
-                click.echo(f"  box {line.box_number:>3}: {c.name} ({paint(c.letter, c, colour)}) {line.before} -> "
-                           f"{line.after} ({line.change:+d})")
+                click.echo(f"  box {line.box_number:>3}: {c.name} ({paint(c.letter, c, colour)}) "
+                           f"{change(line.before, line.after)} ({line.change:+,d})")
         played += 1
         if count is not None:
             if played >= count:
@@ -219,11 +221,18 @@ def operate(app: AppContext, first: str | None, colours: tuple[BeadColour, ...] 
     colour = use_colour(sys.stdout.isatty())
     with PlaySession.open(app.database, app.machine, holder="an operated game (menace operate)", menace_side=side,
                           operated=True) as s:
-        palette = machine_colours(s.machine.stored.colours, colours, places_pieces(s.game), s.game.colours)
+        palette = machine_colours(s.machine.stored.colours, colours, places_pieces(s.game), s.game.colours,
+                                  board_marks(s.game))
         g = s.game
         click.echo(f"MENACE ({printable(app.machine)!r}) plays {g.side_names[s.menace_side]}; the other side is "
                    f"{g.side_names[s.menace_side.other]}.")
         while not s.over:
+            if s.corrected_boxes:
+                kept = ", ".join(map(str, dict.fromkeys(s.corrected_boxes)))
+                one = len(s.corrected_boxes) == 1
+                abandoned = (f"Game abandoned: the game is not stored, but the correction{'' if one else 's'} you "
+                             f"confirmed {'is' if one else 'are'} kept (box{'' if one else 'es'} {kept}). Put the "
+                             f"drawn beads back in their boxes.")
             if s.menace_to_move:
                 _operator_turn(s, palette, colour, abandoned)
                 continue
@@ -240,12 +249,12 @@ def operate(app: AppContext, first: str | None, colours: tuple[BeadColour, ...] 
         back = line.after - (line.before - 1)
         name = f"{c.name} ({paint(c.letter, c, colour)})"
         if back > 0:
-            what = f"put the drawn {name} bead back" + (f" with {back - 1} more" if back > 1 else "")
+            what = f"put the drawn {name} bead back" + (f" with {back - 1:,} more" if back > 1 else "")
         elif back == 0:
             what = f"keep the drawn {name} bead out"
         else:
-            what = f"keep the drawn {name} bead out and take {-back} more out"
-        click.echo(f"  box {line.box_number:>3}: {what}; it then holds {line.after} {c.name}")
+            what = f"keep the drawn {name} bead out and take {-back:,} more out"
+        click.echo(f"  box {line.box_number:>3}: {what}; it then holds {line.after:,} {c.name}")
     if not end.ledger:
         click.echo("  (MENACE drew no bead this game)")
 
@@ -355,6 +364,6 @@ def reconcile(app: AppContext, box: int, counts: tuple[str, ...], colours: tuple
         return
     for mv, before, after in changed:
         c = palette[game.colour_slot(b.position, mv) % len(palette)]
-        click.echo(f"Box {box} {c.name}: {before} -> {after}")
+        click.echo(f"Box {box} {c.name}: {change(before, after)}")
     click.echo("Recorded as a correction in the history.")
 

@@ -14,6 +14,7 @@ from menace.cli.common import (
     EXIT_STOPPED_EARLY,
     AppContext,
     leave,
+    opening_empty_help,
     pass_app,
     plural,
     where_options,
@@ -22,24 +23,15 @@ from menace.core.game import Side
 from menace.players import PlayerParamError, UnknownPlayerError
 
 if TYPE_CHECKING:
-    from menace.core.learner import Learner
+    from menace.app.machines import OpenMachine
 
 
-def opening_empty_help(app: AppContext, learner: Learner, side: Side | None) -> str:
+def _opening_empty(app: AppContext, machine: OpenMachine, side: Side | None) -> str:
     """What to say when a box for MENACE's first move is empty under ``resign``, and how to go on."""
     from menace.app.machines import empty_first_boxes
 
-    empty, of = empty_first_boxes(learner, side or learner.settings.sides[0])
-    if len(empty) == of == 1:
-        what, reach = f"the opening box (box {empty[0]}) of {app.machine!r} is empty", "every game"
-    else:
-        boxes = ", ".join(map(str, empty))
-        what = f"first-move box{'es' if len(empty) > 1 else ''} {boxes} of {app.machine!r} " \
-               f"{'are' if len(empty) > 1 else 'is'} empty"
-        reach = "every game that reaches " + ("them" if len(empty) > 1 else "it")
-    return (f"{what}: under 'resign' MENACE resigns {reach}. To go on, refill it "
-            f"(menace {app.m_flag()}reconcile {empty[0] if empty else 1}), rebuild the machine "
-            f"(menace {app.m_flag()}init --replace), or build one with --empty-box revive")
+    empty, of = empty_first_boxes(machine.learner, side or machine.learner.settings.sides[0])
+    return opening_empty_help(app, machine.stored, empty, of)
 
 
 DURATION = re.compile(r"^\s*(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s?)?\s*$")
@@ -114,11 +106,16 @@ def tournament(app: AppContext, opponent: str | None, games: int | None, duratio
     except NoSuchSideError as exc:
         raise click.BadParameter(exc.message, param_hint="'--side'") from None
     except (UnknownPlayerError, PlayerParamError) as exc:
+        # an unknown name, one that does not play this game or a parameter it cannot take: a bad --vs,
+        # refused before anything is opened
         raise click.BadParameter(str(exc), param_hint="'--vs'") from None
     except OpeningEmptyError as exc:
-        raise click.ClickException(opening_empty_help(app, exc.learner, exc.side)) from None
+        # the condition a run meets when the box empties under it: the same status
+        click.echo(f"Error: {_opening_empty(app, exc.machine, exc.side)}.", err=True)
+        leave(EXIT_STOPPED_EARLY)
     except Interrupted as stop:
-        click.echo(f"Stopped by {stop.signal_name} while {opponent} prepared: no game was played.", err=True)
+        click.echo(f"Stopped by {stop.signal_name} while {opponent or 'the opponent'} prepared: no game was played.",
+                   err=True)
         leave(EXIT_SIGINT if stop.signal_name == "SIGINT" else EXIT_SIGTERM)
     result, m, partner = done.result, done.machine, done.partner
     opponent = result.opponent
@@ -130,11 +127,11 @@ def tournament(app: AppContext, opponent: str | None, games: int | None, duratio
     click.echo(f"Machine {result.machine!r} has played {plural(result.total_games, 'game')} in all.")
     if result.stopped == OPENING_EMPTY:
         click.echo(f"Stopped early, after game {result.total_games:,}: "
-                   f"{opening_empty_help(app, m.learner, result.last_side)}.", err=True)
+                   f"{_opening_empty(app, m, result.last_side)}.", err=True)
         leave(EXIT_STOPPED_EARLY)
     elif result.stopped == PARTNER_EMPTY and partner is not None:
         click.echo(f"Stopped early, after game {result.total_games:,}: "
-                   f"{opening_empty_help(AppContext(app.db, partner.machine.name), partner.learner, partner.side)}.",
+                   f"{_opening_empty(app, partner.machine, partner.side)}.",
                    err=True)
         leave(EXIT_STOPPED_EARLY)
     elif result.stopped:

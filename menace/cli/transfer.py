@@ -16,7 +16,10 @@ from menace.cli.common import AppContext, FilePath, check_machine_name, pass_app
 def export_cmd(app: AppContext, file: Path) -> None:
     """Write the whole machine (settings, boxes, beads, history) to a JSON file.
 
-    The format is described in docs/machine-file.md.
+    The file is versioned JSON: the settings, every box with its beads now, and the history (runs,
+    corrections, the games packed in base64 blocks with their tallies and checkpoints), sealed by a
+    SHA-256 checksum. menace import checks all of it. The format is described field by field in
+    the machine-file document of menace's source (docs/machine-file.md there).
 
     Example: menace export menace.json
     """

@@ -6,6 +6,7 @@ and every colour has its own letter, so a label printed in grey still reads.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from menace.core.errors import InvalidInputError
@@ -76,10 +77,39 @@ def parse_colours(text: str) -> tuple[BeadColour, ...]:
         if len(letter) != 1:
             raise ColourError(f"{item!r}: a colour's letter is one character")
         out.append(BeadColour(name.strip(), letter, shade.strip().lower()))
-    letters = [c.letter for c in out]
-    if len(set(letters)) != len(letters):
-        raise ColourError(f"each colour needs its own letter; got {''.join(letters)}")
+    for i, c in enumerate(out):
+        twin = next((d for d in out[:i] if d.letter == c.letter), None)
+        if twin is not None:
+            raise ColourError(f"{twin.name} and {c.name} share the letter {c.letter}: each colour needs its own; "
+                              f"give one another letter, e.g. {_with_free_letter(c, out)}")
     return tuple(out)
+
+
+def _with_free_letter(colour: BeadColour, taken: Sequence[BeadColour], marks: str = "") -> str:
+    """``olive:V=#808000``: the colour written with a letter no other colour (nor a mark) uses, from
+    its own name if it can."""
+    used = {c.letter for c in taken if c is not colour} | set(marks.upper())
+    for letter in [ch.upper() for ch in colour.name if ch.isalpha()] + list("ABCDEFGHIJKLMNPQRSTUVWYZ"):
+        if letter not in used:
+            return f"{colour.name}:{letter}={colour.hex}"
+    return f"{colour.name}:L={colour.hex}"
+
+
+def check_marks(colours: Sequence[BeadColour], marks: str) -> None:
+    """Refuse a colour whose letter is one of the board's ``marks`` (``"XO"``): its beads, drawn as
+    letters on the squares, could not be told from the pieces.
+
+    >>> check_marks(parse_colours("orange=#ff8000"), "XO")
+    Traceback (most recent call last):
+    ...
+    menace.core.colours.ColourError: orange's letter O is also a mark on the board (X and O), so its beads could \
+not be told from the pieces; give it another letter, e.g. orange:R=#ff8000
+    """
+    for c in colours:
+        if c.letter in marks.upper():
+            raise ColourError(f"{c.name}'s letter {c.letter} is also a mark on the board ({' and '.join(marks)}), so "
+                              f"its beads could not be told from the pieces; give it another letter, e.g. "
+                              f"{_with_free_letter(c, colours, marks)}")
 
 
 def _is_hex(text: str) -> bool:

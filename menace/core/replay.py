@@ -28,8 +28,9 @@ from typing import Protocol
 
 from menace.core.errors import DamagedError, NotFoundError
 from menace.core.game import Game, Move, Result, Side, State, canonical
-from menace.core.learner import DRAWN, Box, EmptyPolicy, GameRecord, Learner, Scope, Settings
+from menace.core.learner import Box, EmptyPolicy, GameRecord, Learner, Scope, Settings
 from menace.core.records import CorruptHistoryError
+from menace.core.tree import DRAWN, O_WINS, ONGOING, X_WINS
 from menace.core.turns import LedgerLine
 
 
@@ -91,8 +92,51 @@ so most games are looked up, not walked."""
 
 _SIDES = (None, Side.X, Side.O, None)
 
-Path = tuple[tuple[tuple[list[int], int, int], ...], int]
-"""A game's path through the boxes: ``(counts, bead, box index)`` per bead drawn, and the delta."""
+Path = tuple[tuple[tuple[list[int], int, int], ...], int, "tuple[list[int], int] | None"]
+"""A game's path through the boxes: ``(counts, bead, box index)`` per bead drawn, the delta, and
+``(counts, box index)`` of the box MENACE resigned on when the game ended that way (its beads must be
+gone at that moment)."""
+
+_RESULT_WORDS = {X_WINS: "a win for X", O_WINS: "a win for O", DRAWN: "a draw"}
+
+
+def _resignation_fault(number: int, box: int, counts: Sequence[int]) -> CorruptHistoryError:
+    held = ", ".join(f"{c:,}" for c in counts if c)
+    return CorruptHistoryError(f"game {number:,} ends with MENACE resigning at box {box + 1}, which holds "
+                               f"beads ({held}) at that moment: MENACE resigns only at an empty box")
+
+
+def _early_end(learner: Learner, table: Sequence[object], number: int, side: Side, winner: int,
+               k: int) -> tuple[list[int], int] | None:
+    """Check how a game that reached position ``k`` ended; for a resignation by MENACE, the box it
+    resigned on (its counts list and index). :class:`CorruptHistoryError` naming game ``number``
+    for a result the board does not give, or an early end that was not a resignation."""
+    decided = learner.result[k]
+    if decided != ONGOING:
+        if winner != decided:
+            raise CorruptHistoryError(f"game {number:,} is stored as {_RESULT_WORDS.get(winner, 'nothing')}, but "
+                                      f"its board is {_RESULT_WORDS[decided]}")
+        return None
+    # Stopped on an undecided board: only a resignation, which the side to move loses.
+    to_move = learner.to_move[k]
+    if to_move != side:
+        if winner != side:
+            raise CorruptHistoryError(f"game {number:,} stops with the other side to move and is stored as "
+                                      f"{_RESULT_WORDS.get(winner, 'nothing')}: only a resignation ends a game "
+                                      f"early, and the side that resigns loses")
+        return None
+    ent = table[k]
+    if not isinstance(ent, tuple):
+        raise CorruptHistoryError(f"game {number:,} stops where MENACE's move is forced (no box): MENACE resigns "
+                                  f"only at an empty box")
+    b = ent[2]
+    if winner == side or winner == DRAWN:
+        raise CorruptHistoryError(f"game {number:,} ends with MENACE resigning at box {b + 1} but is stored as "
+                                  f"{_RESULT_WORDS[winner]}: a resignation is a loss")
+    if learner.refill[b]:
+        raise CorruptHistoryError(f"game {number:,} ends with MENACE resigning at box {b + 1}, which this "
+                                  f"machine refills when it is empty: MENACE never resigns there")
+    return ent[0], b
 
 
 class Replayer:
@@ -204,6 +248,9 @@ class Replayer:
             k = kids[k][move] if 0 <= move < len(kids[k]) else -1
             if k < 0:
                 raise ReplayError(f"game {self.games + 1}: move {ply + 1} ({move}) is not legal")
+        resigned = _early_end(e, table, self.games + 1, record.menace_side, record.winner, k)
+        if resigned is not None and any(resigned[0]):
+            raise _resignation_fault(self.games + 1, resigned[1], resigned[0])
         # The engine's own learning loop, so that replay and play cannot drift apart.
         e.apply(drawn, self.delta(record))
         self.games += 1
@@ -234,8 +281,9 @@ class Replayer:
                 if ent is not None:
                     drawn.append((ent[0], ent[1][move], ent[2]))
             k = nxt
+        resigned = _early_end(self.learner, table, self.games + 1, side, winner, k)
         delta = self._draw if winner == DRAWN else self._win if winner == side else self._loss
-        return tuple(drawn), delta
+        return tuple(drawn), delta, resigned
 
     def settle(self) -> None:
         """Apply the corrections made after the games applied so far (see ``settle_end``)."""
@@ -274,7 +322,9 @@ class Replayer:
                     path = self._path(key)
                     if len(paths) < CACHE_GAMES:
                         paths[key] = path
-                drawn, delta = path
+                drawn, delta, resigned = path
+                if resigned is not None and any(resigned[0]):
+                    raise _resignation_fault(games + 1, resigned[1], resigned[0])
                 if any_refill:
                     for counts, _, b in drawn:
                         if refill[b] and not any(counts):

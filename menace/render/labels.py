@@ -18,6 +18,7 @@ from menace.app.shelf import SHELF_WIDTH
 from menace.core.colours import BeadColour
 from menace.core.game import Game, Move
 from menace.core.learner import Box
+from menace.core.numbers import plural, times
 from menace.render import beads as bd
 from menace.render.canvas import MONO, MONO_BOLD, SANS, SANS_BOLD, Canvas, Face, GlyphError, text_width
 from menace.render.labels_layout import (
@@ -95,8 +96,7 @@ def write_pdf(out: str | Path | IO[bytes], boxes: Sequence[Box], spec: KitSpec,
     total)`` is called after each page.
     """
     plan = _plan(boxes, spec)
-    shopping = shopping_list(spec.game, boxes, spec.colours, spec.spare_percent,
-                             "initial" if spec.beads == "start" else "now")
+    shopping = shopping_list(spec.game, boxes, spec.colours, spec.spare_percent, fill_of=spec.fill)
     by_number = {b.number: b for b in boxes}
     info = {
         "Title": f"MENACE build kit: {spec.machine}",
@@ -173,8 +173,7 @@ def write_svgs(folder: str | Path, boxes: Sequence[Box], spec: KitSpec,
         files.append(path)
         if progress is not None:
             progress(len(files), len(boxes))
-    shopping = shopping_list(spec.game, boxes, spec.colours, spec.spare_percent,
-                             "initial" if spec.beads == "start" else "now")
+    shopping = shopping_list(spec.game, boxes, spec.colours, spec.spare_percent, fill_of=spec.fill)
     return KitSummary(0, (0, 0), len(files), shopping, target, tuple(files))
 
 
@@ -206,9 +205,9 @@ def _draw_label(canvas: Canvas, game: Game, box: Box, rect: Rect, colours: Seque
     right = DESIGN_WIDTH - _PAD + (rect.width / s - DESIGN_WIDTH) / 2
 
     def text(u: float, v: float, words: str, size: float, fit: bool = False, ha: str = "left",
-             va: str = "baseline", face: Face = SANS, colour: str = "#000000") -> None:
+             va: str = "baseline", face: Face = SANS, colour: str = "#000000", keep: int = 1) -> None:
         if fit:  # shrink a little, then shorten, so that the line ends inside the label
-            words, size = _fit(words, size, (right - u) * s, s, face)
+            words, size = _fit(words, size, (right - u) * s, s, face, keep)
         x, y = at(u, v)
         canvas.text(x, y, words, size * s, ha, va, face, colour)
 
@@ -279,9 +278,10 @@ def _draw_label(canvas: Canvas, game: Game, box: Box, rect: Rect, colours: Seque
     text(_TEXT_X, top + 0.2, f"{box.number}", 19.0, fit=True, ha="left", va="top", face=SANS_BOLD)
     side = f" · {game.side_names[box.side]}" if two_sided else ""
     beads = sum(fill.values())
-    text(_TEXT_X, top - 7.6, f"move {box.move_number}{side} · {beads} bead{'' if beads == 1 else 's'}", 6.0,
-         fit=True, ha="left",
-         va="top", colour="#333333")
+    header = f"move {box.move_number}{side} · {plural(beads, 'bead')}"
+    if text_width(header, 6.0 * s, SANS) * 0.85 > (right - _TEXT_X) * s:
+        header = plural(beads, "bead")  # a count in the millions: the move is on the shelf map and fill list
+    text(_TEXT_X, top - 7.6, header, 6.0, fit=True, ha="left", va="top", colour="#333333", keep=len(header))
     held = sorted(bd.by_slot(game, box, {m: n for m, n in fill.items() if n}).items())
     room_top, room_bottom = top - 10.8, _PAD
     pitch = min(3.2, (room_top - room_bottom) / max(1, len(held)))
@@ -290,19 +290,25 @@ def _draw_label(canvas: Canvas, game: Game, box: Box, rect: Rect, colours: Seque
         colour = colours[slot % len(colours)]
         v = room_top - (i + 0.5) * pitch
         canvas.circle(at(_TEXT_X + 1.0, v), min(1.05, pitch * 0.36) * s, colour.hex, "#000000", 0.4 * s)
-        text(_TEXT_X + 2.6, v, f"{n}×{colour.letter} {colour.name}", font, fit=True, ha="left",
-             va="center_baseline")
+        count = times(n, colour.letter)
+        text(_TEXT_X + 2.6, v, f"{count} {colour.name}", font, fit=True, ha="left", va="center_baseline",
+             keep=len(count))
 
 
-def _fit(words: str, size: float, width: float, scale: float, face: Face) -> tuple[str, float]:
-    """``words`` and a design font size that fit ``width`` mm at ``scale``: a little smaller, else cut short."""
+def _fit(words: str, size: float, width: float, scale: float, face: Face, keep: int = 1) -> tuple[str, float]:
+    """``words`` and a design font size that fit ``width`` mm at ``scale``: a little smaller, else cut
+    short; but the first ``keep`` characters (a count) are never cut: they are shrunk to fit instead."""
     need = text_width(words, size * scale, face)
     if need <= width:
         return words, size
     if width / need >= 0.85:
         return words, size * width / need
-    while len(words) > 1 and text_width(words, size * scale, face) > width:
+    whole = words[:keep].rstrip()
+    while len(words) > keep + 1 and text_width(words, size * scale, face) > width:
         words = words[:-2].rstrip() + "…"
+    if len(words) <= keep + 1 or text_width(words, size * scale, face) > width:
+        words = whole  # nothing but what must stay: as large as fits
+        size = min(size, size * width / text_width(words, size * scale, face))
     return words, size
 
 
@@ -540,7 +546,11 @@ def _shopping_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: S
         canvas.text(x, y, f"{group[0].move_number}{side}", 9, va="top")
         canvas.text(x + 40, y, f"{len(group):,}", 9, va="top", ha="right")
         canvas.text(x + 70, y, f"{sum(sum(spec.fill(b).values()) for b in group):,}", 9, va="top", ha="right")
-        canvas.text(x + 78, y, ", ".join(map(str, counts)), 9, va="top")
+        listed = ", ".join(f"{n:,}" for n in counts)
+        room = spec.paper.width - _CLEAR - (x + 78)
+        if text_width(listed, 9, SANS) > room:  # a trained machine's many counts: their range
+            listed = f"{counts[0]:,} to {counts[-1]:,} ({len(counts):,} different counts)"
+        canvas.text(x + 78, y, listed, 9, va="top")
     return canvas
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby
 from pathlib import Path
@@ -29,6 +29,7 @@ from menace.core.colours import DEFAULT_COLOURS, BeadColour
 from menace.core.errors import InvalidInputError
 from menace.core.game import Game, Move, Side
 from menace.core.learner import Box, Settings
+from menace.core.numbers import times
 from menace.render import beads as bd
 
 MM_PER_INCH = 25.4
@@ -323,7 +324,7 @@ def _page(number: int, paper: Paper, sheet: StickerSheet | None, placed: list[tu
 # -- what goes in the boxes -------------------------------------------------------------------------
 def fill_text(game: Game, box: Box, colours: Sequence[BeadColour] = DEFAULT_COLOURS) -> str:
     """The beads a box starts with, e.g. ``"4×W 4×K 4×G"`` (in colour order)."""
-    return " ".join(f"{n}×{colours[s].letter}" for s, n in sorted(bd.by_slot(game, box, box.initial).items()) if n)
+    return " ".join(times(n, colours[s].letter) for s, n in sorted(bd.by_slot(game, box, box.initial).items()) if n)
 
 
 @dataclass(frozen=True)
@@ -361,18 +362,49 @@ class ShoppingList:
         return self.fill + self.spare
 
 
+def scaled_beads(beads: Mapping[Move, int], most: int) -> dict[Move, int]:
+    """A box's beads brought down to ``most`` in all, keeping their proportions as nearly as whole beads
+    can (largest remainders), and never taking a move that has beads down to none: a box with more
+    such moves than ``most`` keeps one bead of each. A box within ``most`` is left as it is.
+
+    >>> scaled_beads({0: 3_534_408, 1: 12, 4: 90_000}, 100)
+    {0: 97, 1: 1, 4: 2}
+    >>> scaled_beads({0: 5, 1: 0, 4: 2}, 100)
+    {0: 5, 1: 0, 4: 2}
+    """
+    total = sum(beads.values())
+    if total <= most:
+        return dict(beads)
+    live = [m for m, n in beads.items() if n > 0]
+    if len(live) >= most:
+        return {m: min(n, 1) for m, n in beads.items()}
+    share = {m: beads[m] * most / total for m in live}
+    out = {m: max(1, int(share[m])) for m in live}
+    while sum(out.values()) > most:  # the floor of one bead pushed it over: take from the largest
+        big = max(live, key=lambda m: (out[m], -m))
+        out[big] -= 1
+    for m in sorted(live, key=lambda m: (share[m] - int(share[m]), -m), reverse=True):
+        if sum(out.values()) >= most:
+            break
+        if out[m] == int(share[m]):  # not raised to one already
+            out[m] += 1
+    return {m: out.get(m, 0) for m in beads}
+
+
 def shopping_list(
     game: Game, boxes: Sequence[Box], colours: Sequence[BeadColour] = DEFAULT_COLOURS, spare_percent: float = 50.0,
-    counts: str = "initial",
+    counts: str = "initial", fill_of: Callable[[Box], Mapping[Move, int]] | None = None,
 ) -> ShoppingList:
     """Beads per colour for the fill (the initial beads, or ``counts="now"``: the beads the boxes
-    hold now), plus ``spare_percent`` of each (rounded up) to spare."""
+    hold now; or what ``fill_of`` says goes in each box), plus ``spare_percent`` of each (rounded up)
+    to spare."""
     if spare_percent < 0:
         raise LabelLayoutError("the spare cannot be negative")
     fill = [0] * game.colours
     holders = [0] * game.colours
     for box in boxes:
-        for s, count in bd.by_slot(game, box, box.initial if counts == "initial" else box.beads).items():
+        beads = fill_of(box) if fill_of is not None else box.initial if counts == "initial" else box.beads
+        for s, count in bd.by_slot(game, box, beads).items():
             fill[s] += count
             holders[s] += count > 0
     names = bd.slot_names(game)
@@ -534,6 +566,8 @@ class KitSpec:
     beads: str = "start"
     """``start``: the kit for a new machine (each box's first beads); ``now``: the beads the boxes hold
     now, to copy a trained machine into matchboxes."""
+    most: int | None = None
+    """At most this many beads in a box (:func:`scaled_beads`): a trained machine one can buy and fill."""
 
     def __post_init__(self) -> None:
         if self.beads not in BEAD_CHOICES:
@@ -547,10 +581,13 @@ class KitSpec:
             object.__setattr__(self, "label", self.sheet.label)
         if self.spare_percent < 0:
             raise LabelLayoutError("the spare cannot be negative")
+        if self.most is not None and self.most < 1:
+            raise LabelLayoutError("a box needs room for one bead at least")
 
     def fill(self, box: Box) -> dict[Move, int]:
         """The beads that go in ``box`` for this kit."""
-        return box.initial if self.beads == "start" else box.beads
+        beads = box.initial if self.beads == "start" else box.beads
+        return beads if self.most is None else scaled_beads(beads, self.most)
 
 
 @dataclass(frozen=True)

@@ -18,20 +18,32 @@ import matplotlib
 import numpy as np
 import numpy.typing as npt
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection, PatchCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle, Rectangle
-from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter, StrMethodFormatter
+from matplotlib.text import Text
+from matplotlib.ticker import (
+    FixedLocator,
+    Formatter,
+    MaxNLocator,
+    NullLocator,
+    PercentFormatter,
+    StrMethodFormatter,
+)
+from matplotlib.transforms import Bbox
 
 from menace.app.series import (
     BeadsData,
     BoxesData,
     LearningData,
     PlotError,
+    bead_growth,
     dot_fraction,
 )
 from menace.core.colours import BeadColour, default_colours
 from menace.core.game import Game, Result, State
+from menace.core.numbers import plural
 from menace.core.replay import BeadSeries
 from menace.render import beads as bd
 from menace.render.figures import FORMATS, save_figure
@@ -83,25 +95,106 @@ def _style() -> Iterator[None]:
 
 
 def save(fig: Figure, path: str | Path) -> Path:
-    """Write ``fig`` in the format its extension names, with no dates inside."""
+    """Write ``fig`` in the format its extension names, with no dates inside; its titles first made
+    to fit (:func:`legible`)."""
+    legible(fig)
     return save_figure(fig, path, output_format(path))
+
+
+def text_boxes(fig: Figure) -> list[tuple[Text, Bbox]]:
+    """Every visible, non-empty text of ``fig`` (titles, labels, tick labels, legends, notes) with
+    its extent in display units, as drawn."""
+    renderer = FigureCanvasAgg(fig).get_renderer()  # type: ignore[no-untyped-call]
+    fig.draw(renderer)
+    hidden: set[int] = set()  # the axes of a panel drawn without axes (a box's drawing, the key)
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            if not ax.axison:
+                hidden.update(id(t) for t in axis.findobj(Text))
+                continue
+            lo, hi = sorted(axis.get_view_interval())
+            span = (hi - lo) * 1e-6
+            locs = axis.get_majorticklocs()
+            for tick, loc in zip(axis.get_major_ticks(len(locs)), locs):
+                if not lo - span <= loc <= hi + span:  # a tick past the ends is not drawn
+                    hidden.update((id(tick.label1), id(tick.label2)))
+    out: list[tuple[Text, Bbox]] = []
+    for t in fig.findobj(Text):
+        if t.get_visible() and t.get_text().strip() and t.get_figure() is fig and id(t) not in hidden:
+            out.append((t, t.get_window_extent(renderer)))
+    return out
+
+
+def legible(fig: Figure, smallest: float = 7.0) -> None:
+    """Shrink the titles (the figure's and each panel's) that run off the figure or into another
+    text, a step at a time down to ``smallest`` points: a title of a billion games stays whole."""
+    # matplotlib keeps the figure's title and a panel's side titles without a public getter
+    found: list[Text | None] = [getattr(fig, "_suptitle", None)]
+    for ax in fig.axes:
+        found += [ax.title, getattr(ax, "_left_title", None), getattr(ax, "_right_title", None)]
+    titles = [t for t in found if t is not None and t.get_text().strip()]
+    for _ in range(30):
+        boxes = text_boxes(fig)
+        frame = fig.bbox
+        crowded = []
+        for t in titles:
+            box = next((b for u, b in boxes if u is t), None)
+            if box is None:
+                continue
+            outside = box.x0 < frame.x0 - 0.5 or box.x1 > frame.x1 + 0.5 or box.y1 > frame.y1 + 0.5
+            if outside or any(u is not t and box.overlaps(b) for u, b in boxes):
+                crowded.append(t)
+        shrinkable = [t for t in crowded if float(t.get_fontsize()) > smallest]
+        if not shrinkable:
+            return
+        for t in shrinkable:
+            t.set_fontsize(max(smallest, float(t.get_fontsize()) * 0.9))
 
 
 THOUSANDS = StrMethodFormatter("{x:,.0f}")
 
 
 def compact(n: float) -> str:
-    """A count short enough for a tick or a bead circle: ``950``, ``12,500``, ``450k``, ``1.2M``."""
+    """A count short enough for a tick or a bead circle (five characters at most below a trillion):
+    ``950``, ``9,999``, ``19.5k``, ``450k``, ``3.25M``, ``1bn``.
+
+    >>> [compact(n) for n in (950, 9_999, 19_490, 450_000, 3_251_588, 999_999_999, 10**9)]
+    ['950', '9,999', '19.5k', '450k', '3.25M', '1bn', '1bn']
+    """
     a = abs(n)
-    if a >= 999_500:
-        return f"{n / 1e6:.3g}M"
-    if a >= 100_000:
-        return f"{n / 1e3:.0f}k"
+    for unit, name, start in ((1e9, "bn", 999_500_000), (1e6, "M", 999_500), (1e3, "k", 9_999.5)):
+        if a >= start:
+            value = f"{n / unit:.3g}"
+            return (value if "e" not in value else f"{n / unit:,.0f}") + name  # 1,000bn and more: whole
     return f"{n:,.0f}"
 
 
-GAMES = FuncFormatter(lambda x, _pos: compact(x))
-"""Game numbers on an axis: no run-together labels at a million games."""
+class CountFormatter(Formatter):
+    """Counts on an axis in one unit for all its ticks (``0, 20k, 40k, ... 100k``, never ``90,000``
+    beside ``100k``), with the decimals the ticks need to differ."""
+
+    ticks: list[float] = []
+
+    def set_locs(self, locs: Sequence[float]) -> None:
+        self.ticks = [float(v) for v in locs]
+
+    def __call__(self, x: float, pos: int | None = None) -> str:
+        locs = self.ticks or [x]
+        top = max(abs(v) for v in locs)
+        unit, name = (1e9, "bn") if top >= 1e9 else (1e6, "M") if top >= 1e6 else (1e3, "k") if top >= 1e4 \
+            else (1.0, "")
+        if unit == 1.0:
+            return f"{x:,.0f}"
+        if x == 0:
+            return "0"
+        decimals = next((d for d in range(4) if all(abs(round(v / unit, d) * unit - v) < 1e-6 * unit for v in locs)),
+                        3)
+        return f"{x / unit:,.{decimals}f}{name}"
+
+
+def GAMES() -> CountFormatter:  # noqa: N802 - reads as the constant it was
+    """A formatter for game numbers and bead counts on one axis (a formatter belongs to its axis)."""
+    return CountFormatter()
 
 
 
@@ -189,15 +282,11 @@ MAX_POINTS = 4000
 """Points drawn per series at most: a million games sampled to what a page can show."""
 
 
-def _sampled(series: BeadSeries) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Game numbers and counts (one row per colour) to draw, thinned to :data:`MAX_POINTS`."""
-    games = np.asarray(series.games, dtype=np.int64)
-    counts = np.asarray(series.counts, dtype=np.int64).T
-    if len(games) <= MAX_POINTS:
-        return games, counts
-    at = np.unique(np.linspace(games[0], games[-1], MAX_POINTS).astype(np.int64))
-    idx = np.searchsorted(games, at, side="right") - 1
-    return at, counts[:, idx]
+def _sampled(series: BeadSeries, first: int, last: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Game numbers and counts (one row per colour) to draw: the points the history knows
+    (:func:`~menace.app.series.bead_growth`), at most :data:`MAX_POINTS`."""
+    games, counts = bead_growth(series, MAX_POINTS, first, last)
+    return np.asarray(games, dtype=np.int64), np.asarray(counts, dtype=np.int64).reshape(len(games), -1).T
 
 
 def render_beads(data: BeadsData, path: str | Path, first: int | None = None, last: int | None = None,
@@ -220,26 +309,29 @@ def render_beads(data: BeadsData, path: str | Path, first: int | None = None, la
         ax = fig.add_subplot(grid[:, 0])
         drawing = fig.add_subplot(grid[0, 1])
         key = fig.add_subplot(grid[1, 1])
-        x, ys = _sampled(data.series)
+        x, ys = _sampled(data.series, lo, hi)
         if len(x) == 1:  # no games yet: the starting box, as a band one game wide
             x, ys = np.array([0, 1], dtype=np.int64), np.repeat(ys, 2, axis=1)
         game = data.game
         colours = [bd.colour(game, _palette(game), box.position, m) for m in data.series.beads]
-        polys = ax.stackplot(x, ys, colors=[c.hex for c in colours], edgecolor=EDGE, linewidth=1.2, step="post")
+        # Straight from one known point to the next: a count is not held where the history does not
+        # say it (a long history is known at its checkpoints, 20,000 games apart).
+        polys = ax.stackplot(x, ys, colors=[c.hex for c in colours], edgecolor=EDGE, linewidth=1.2)
         ax.set_xlim(lo, max(hi, lo + 1))
-        shown = (x >= lo) & (x <= hi)
-        shown[max(int(np.searchsorted(x, lo, side="right")) - 1, 0)] = True  # the step covering ``lo``
-        top = int(ys[:, shown].sum(axis=0).max())
+        top = int(ys.sum(axis=0).max())
         if log:
             ax.set_yscale("symlog", linthresh=1)
             ax.set_ylim(0, max(top, 1) * 1.5)
+            # the powers of ten from 1: a log scale has no 0 (the band below 1 is linear, unlabelled)
+            ax.yaxis.set_major_locator(FixedLocator([10.0**k for k in range(len(str(max(top, 1))) + 1)]))
+            ax.yaxis.set_minor_locator(NullLocator())
         else:
             ax.set_ylim(0, max(top * 1.05, 1))
             ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("games played")
         ax.set_ylabel("beads in the box" + (" (log scale)" if log else ""))
-        ax.xaxis.set_major_formatter(GAMES)
-        ax.yaxis.set_major_formatter(GAMES)
+        ax.xaxis.set_major_formatter(GAMES())
+        ax.yaxis.set_major_formatter(GAMES())
         ax.set_facecolor(BACKGROUND)  # white beads must show against the background
         ax.set_axisbelow(True)
         ax.grid(True, axis="y", color="white", lw=1.2)
@@ -289,21 +381,26 @@ def render_learning(data: LearningData, path: str | Path) -> Path:
                         label=RESULT_WORDS[result])
         bottom.set_ylim(-0.02, 1.02)
         bottom.yaxis.set_major_formatter(PercentFormatter(1.0))
-        bottom.set_ylabel(f"share of the last\n{data.window:,} game{'' if data.window == 1 else 's'}", fontsize=15)
+        last = plural(data.window, "game") if data.window else "games"
+        bottom.set_ylabel(f"share of the last\n{last}", fontsize=15)
         bottom.set_xlabel("games played")
         bottom.grid(True, alpha=0.3)
         bottom.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
         bottom.set_xlim(data.first - 1, n + 1)
-        bottom.xaxis.set_major_formatter(GAMES)
-        top.yaxis.set_major_formatter(THOUSANDS)
+        bottom.xaxis.set_major_formatter(GAMES())
+        top.yaxis.set_major_formatter(GAMES())
         _mark_opponents([top, bottom], data.opponents, top, max(n - data.first + 1, 1), origin=data.first - 1)
         bottom.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
         top.yaxis.set_major_locator(MaxNLocator(integer=True))
         w, d, l_ = data.totals
         played = data.played
-        fig.suptitle(f"How {data.machine!r} learnt: {played:,} game{'' if played == 1 else 's'}, {w:,} won, "
-                     f"{d:,} drawn, {l_:,} lost",
-                     fontweight="bold")
+        if not played:  # a new machine: the axes it will fill, and why they are empty
+            top.set_ylim(-1, 1)
+            bottom.set_xlim(0, 1)
+            top.text(0.5, 0.5, "no games yet", transform=top.transAxes, ha="center", va="center", fontsize=18,
+                     color="#666666")
+        fig.suptitle(f"How {data.machine!r} learnt: {plural(played, 'game')}, {w:,} won, {d:,} drawn, {l_:,} lost"
+                     if played else f"How {data.machine!r} learnt: no games yet", fontweight="bold")
         return save(fig, path)
 
 
@@ -340,7 +437,8 @@ def render_boxes(data: BoxesData, path: str | Path) -> Path:
         arrow_colours: list[str] = []
         game = data.game
         colours = _palette(game)
-        ax.text(0, 0.1 / inch, f"All {total:,} matchboxes of {data.machine!r} after {data.games_played:,} games",
+        played = plural(data.games_played, "game")
+        ax.text(0, 0.1 / inch, f"All {total:,} matchboxes of {data.machine!r} after {played}",
                 fontsize=22 if small else 30, fontweight="bold", va="top")
         where = ("Each bead colour sits on the square it plays" if bd.places_pieces(game)
                  else "Each bead colour is an arrow from the pawn it moves")

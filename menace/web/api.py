@@ -21,12 +21,13 @@ from menace.app import history as app_history
 from menace.app import machines as app_machines
 from menace.app import transfer
 from menace.app import wall as app_wall
-from menace.core.colours import format_colours, parse_colours
+from menace.core.colours import check_marks, format_colours, parse_colours
 from menace.core.errors import ConflictError as MachineBusyError
 from menace.core.game import Side
 from menace.core.names import MachineNameError, check_machine_name
 from menace.games import DEFAULT_GAME, find_game, game_names
 from menace.players import all_players
+from menace.render.beads import places_pieces
 from menace.web import downloads, present
 from menace.web.app import (
     BODY_LIMIT,
@@ -237,7 +238,10 @@ async def create_machine(request: Request) -> Response:
         symmetry=field_of(body, "symmetry", bool), empty_box=field_of(body, "empty_box", str))
     colours = field_of(body, "colours", str)
     if colours is not None:
-        colours = format_colours(parse_colours(colours))
+        parsed = parse_colours(colours)
+        if places_pieces(game):
+            check_marks(parsed, game.glyphs[1:])  # a bead lettered X or O could not be told from a piece
+        colours = format_colours(parsed)
     replace = bool(field_of(body, "replace", bool, False))
     busy = _busy(request)
     if replace and name in busy:
