@@ -127,7 +127,7 @@ class ExportStream:
                 between = ""
                 pending: list[bytes] = []
                 size = 0
-                for b in stream_blocks(s, name):
+                for b in stream_blocks(s, name, EXPORT_BLOCKS_AT_ONCE):
                     j = _block_json(b)
                     digest.update((between and ",").encode("ascii") + canonical(j).encode("ascii"))
                     pending.append((between + json.dumps(j, indent=1, ensure_ascii=False).replace("\n", "\n   "))
@@ -146,6 +146,9 @@ class ExportStream:
 
 CHUNK_BYTES = 64 * 1024
 """About how much of the file an :class:`ExportStream` hands out at a time."""
+EXPORT_BLOCKS_AT_ONCE = 8
+"""Blocks an :class:`ExportStream` reads at a time: a few concurrent web downloads each hold ~2 MiB
+at 1.5M games (64 at a time: ~6 MiB), and a 1.5M-game export is no slower."""
 
 
 def _body(d: MachineDump, games: int, blocks: list[Any]) -> dict[str, Any]:

@@ -81,10 +81,10 @@ def host_of(header: str) -> str | None:
     if not text:
         return None
     if text.startswith("["):
-        end = text.find("]")
-        if end < 0 or text[end + 1:] not in ("",) and not re.fullmatch(r":\d{1,5}", text[end + 1:]):
+        name, bracket, port = text[1:].partition("]")
+        if not bracket or (port and not re.fullmatch(r":\d{1,5}", port)):
             return None
-        return text[1:end]
+        return name or None
     name, _, port = text.partition(":")
     if port and not port.isdigit():
         return None

@@ -18,7 +18,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from menace.web.app import create_app
 
-HEADER_TIMEOUT = 10.0
+HEADER_TIMEOUT = 5.0
 """Seconds a connection may take to send a request's headers (a half-sent request is dropped)."""
 SEND_TIMEOUT = 60.0
 """Seconds a client may leave an answer unread (its socket full) before it is dropped."""
