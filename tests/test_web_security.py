@@ -20,7 +20,8 @@ from starlette.testclient import TestClient
 
 from menace.app.machines import list_machines, machine_summary
 from menace.app.transfer import export_to_file
-from menace.web.app import Role, TokenLimiter, create_app, new_token
+from menace.web.app import create_app
+from menace.web.guard import Role, TokenLimiter, new_token
 from menace.web.server import BackgroundServer
 
 BASE = "http://127.0.0.1:8000"

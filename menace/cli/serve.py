@@ -76,7 +76,8 @@ def serve(app: Any, host: str, port: int, open_browser: bool, play_token: str | 
     import webbrowser
 
     from menace.app.machines import machine_summary
-    from menace.web.app import create_app, needs_token, new_token
+    from menace.web.app import create_app, needs_token
+    from menace.web.guard import new_token
     from menace.web.server import MenaceServer, server_config
 
     machine_summary(app.url, app.machine)  # an unknown machine or database fails here, as one line

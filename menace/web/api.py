@@ -40,13 +40,13 @@ from menace.web.app import (
     BadRequestError,
     ConfirmationNeededError,
     RequestTimeoutError,
-    Role,
     TooLargeError,
     access,
     authorize,
     route,
     state_of,
 )
+from menace.web.guard import Role
 from menace.web.play import play_routes
 
 

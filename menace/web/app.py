@@ -44,7 +44,6 @@ from menace.web.guard import (
     Tokens,
     host_of,
     is_loopback_address,
-    new_token,
 )
 from menace.web.hub import Hub
 from menace.web.tables import GameTables
@@ -59,7 +58,6 @@ BODY_LIMIT = 64 * 1024
 MACHINE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 """A machine's name, as ``menace -m`` takes it."""
 LOOPBACK = LOOPBACK_NAMES
-__all__ = ["Role", "TokenLimiter", "new_token"]
 
 
 class BadRequestError(InvalidInputError):
@@ -159,7 +157,6 @@ class ServerState:
     def __post_init__(self) -> None:
         self.trainer = Trainer(self.hub.publish)
         self.tables = GameTables(self.url, self.hub.publish)
-
 
     @property
     def token(self) -> str | None:

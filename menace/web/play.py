@@ -20,7 +20,8 @@ from menace.core.colours import BeadColour
 from menace.core.game import Game, IllegalMoveError, Side, State
 from menace.core.turns import LedgerLine
 from menace.web import present
-from menace.web.app import BadRequestError, Role, authorize, state_of
+from menace.web.app import BadRequestError, authorize, state_of
+from menace.web.guard import Role
 from menace.web.tables import GameTables, Table
 
 JSON = dict[str, Any]
