@@ -99,7 +99,7 @@ def test_the_server_holds_one_database_for_every_request(menace: Invoke, db_url:
                                                          counted: dict[str, int]) -> None:
     menace("init")
     counted.update(made=0, engines=0, checks=0)
-    with TestClient(create_app(db_url, "menace")) as c:
+    with TestClient(create_app(db_url, "menace"), base_url="http://127.0.0.1:8000") as c:
         for path in ("/api/machines", "/api/machines/menace", "/api/machines/menace/boxes",
                      "/api/machines/menace/learning", "/api/machines/menace/boxes/1/series"):
             assert c.get(path).status_code == 200, path

@@ -18,6 +18,10 @@ from menace.app.transfer import export_machine
 from menace.web.app import create_app
 from menace.web.training import Trainer
 
+BASE = "http://127.0.0.1:8000"
+"""A name the server answers to (it refuses others, such as TestClient's own 'testserver')."""
+JSON = {"Content-Type": "application/json"}
+
 
 @pytest.fixture
 def trained(request: pytest.FixtureRequest, db_url: str) -> str:
@@ -26,7 +30,7 @@ def trained(request: pytest.FixtureRequest, db_url: str) -> str:
 
 @pytest.fixture
 def client(trained: str) -> Iterator[TestClient]:
-    with TestClient(create_app(trained, "menace")) as c:
+    with TestClient(create_app(trained, "menace"), base_url=BASE) as c:
         yield c
 
 
@@ -72,7 +76,7 @@ def test_learning_series_is_sampled_and_consistent(client: TestClient) -> None:
 
 def test_learning_follows_new_games_and_undo(menace: Invoke, trained: str) -> None:
     """Nothing per game is kept between requests: each answer matches the history as it is now."""
-    with TestClient(create_app(trained, "menace")) as c:
+    with TestClient(create_app(trained, "menace"), base_url=BASE) as c:
         before = c.get("/api/machines/menace/learning?points=50").json()
         menace("tournament", "--vs", "random", "-n", "50", "--seed", "2")
         after = c.get("/api/machines/menace/learning?points=50").json()
@@ -109,9 +113,10 @@ def test_bad_create_requests_are_4xx(client: TestClient, body: dict[str, object]
 
 
 def test_bad_bodies_are_400(client: TestClient) -> None:
-    assert client.post("/api/machines", content=b"{nope").status_code == 400
-    assert client.post("/api/machines", content=b"[1, 2]").json() == {"error": "the request body must be a JSON object"}
-    assert client.post("/api/machines", content=b"[" * 100_000).status_code == 413
+    assert client.post("/api/machines", content=b"{nope", headers=JSON).status_code == 400
+    assert client.post("/api/machines", content=b"[1, 2]", headers=JSON).json() == {
+        "error": "the request body must be a JSON object"}
+    assert client.post("/api/machines", content=b"[" * 100_000, headers=JSON).status_code == 413
     assert client.get("/api/machines/menace/learning?points=abc").status_code == 400
 
 
@@ -139,18 +144,18 @@ def test_no_symmetry_machine_has_2201_boxes(client: TestClient) -> None:
 def test_export_then_import_round_trip(client: TestClient) -> None:
     r = client.get("/api/machines/menace/export")
     assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
-    r2 = client.post("/api/import?as=copy", content=r.content)
+    r2 = client.post("/api/import?as=copy", content=r.content, headers=JSON)
     assert r2.status_code == 201 and r2.json() == {"name": "copy", "boxes": 304, "games": 300}
-    again = client.post("/api/import?as=copy", content=r.content)
+    again = client.post("/api/import?as=copy", content=r.content, headers=JSON)
     assert again.status_code == 409
 
 
 def test_damaged_file_is_refused_and_changes_nothing(client: TestClient, trained: str) -> None:
     body = export_machine(owner(trained), "menace")
     body["boxes"][0]["beads"]["b2"]["count"] += 1
-    r = client.post("/api/import?as=bad&filename=menace.json", content=json.dumps(body).encode())
+    r = client.post("/api/import?as=bad&filename=menace.json", content=json.dumps(body).encode(), headers=JSON)
     assert r.status_code == 422 and "checksum" in r.json()["error"] and "menace.json" in r.json()["error"]
-    r = client.post("/api/import?as=bad", content=b'{"format": "menace-machine", "version": 1')
+    r = client.post("/api/import?as=bad", content=b'{"format": "menace-machine", "version": 1', headers=JSON)
     assert r.status_code == 422 and "damaged or truncated" in r.json()["error"]
     names = [m["name"] for m in client.get("/api/machines").json()["machines"]]
     assert names == ["menace"]
@@ -160,13 +165,13 @@ def test_upload_over_the_limit_is_413(trained: str, monkeypatch: pytest.MonkeyPa
     import menace.web.api as api
 
     monkeypatch.setattr(api, "UPLOAD_LIMIT", 1000)
-    with TestClient(create_app(trained, "menace")) as c:
-        r = c.post("/api/import", content=b" " * 5000)
+    with TestClient(create_app(trained, "menace"), base_url=BASE) as c:
+        r = c.post("/api/import", content=b" " * 5000, headers=JSON)
         assert r.status_code == 413 and "limit" in r.json()["error"]
 
 
 def test_a_visitor_without_the_token_cannot_write(trained: str) -> None:
-    with TestClient(create_app(trained, "menace", token="s3cret")) as c:
+    with TestClient(create_app(trained, "menace", token="s3cret"), base_url=BASE) as c:
         assert c.get("/api/machines/menace/boxes").status_code == 200
         for path, body in (("/api/machines", {"name": "x"}), ("/api/train", {"games": 5}),
                            ("/api/machines/current", {"name": "menace"}), ("/api/import", {}),
@@ -223,7 +228,7 @@ def test_train_runs_the_tournament_and_stops(client: TestClient) -> None:
     assert r.status_code == 202 and r.json()["running"]
     assert client.post("/api/train", json={"opponent": "random", "games": 10}).status_code == 409
     wait_until(lambda: client.get("/api/train").json()["games"] > 0, "the first games of the tournament")
-    stopped = client.post("/api/train/stop").json()
+    stopped = client.post("/api/train/stop", json={}).json()
     assert not stopped["running"] and stopped["stopped"] == "stopped from the page"
     played = client.get("/api/machines/menace").json()["games"]
     assert played == 300 + stopped["games"] and stopped["games"] > 0
@@ -307,6 +312,6 @@ def test_a_hexapawn_wall_sends_moves_as_arrows(client: TestClient) -> None:
 def test_learning_series_of_a_machine_without_games(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'e.db'}"
     init_machine(owner(url), "fresh", settings_for()[1], "michie")
-    with TestClient(create_app(url, "fresh")) as c:
+    with TestClient(create_app(url, "fresh"), base_url=BASE) as c:
         s = c.get("/api/machines/fresh/learning").json()
     assert s["games_played"] == 0 and s["games"] == [] and s["cumulative"] == [] and s["win"] == []

@@ -134,7 +134,7 @@ def test_a_visitor_without_the_token_is_refused_a_write(machine: str, browser: A
         page.fill("#create-form input[name=name]", "visitor")
         page.click("#create-form button[type=submit]")
         page.wait_for_selector("#flash.error")
-        assert "access token" in page.inner_text("#flash")
+        assert "admin token" in page.inner_text("#flash")
         page.fill("#token-input", "tea-time")
         page.press("#token-input", "Enter")
         page.click("#create-form button[type=submit]")
@@ -234,7 +234,7 @@ def test_a_box_recounted_from_the_wall_with_the_token(machine: str, browser: Any
         page.fill("#recount-fields input[data-bead='4']", "9")
         page.click("#recount-form button[type=submit]")
         page.wait_for_selector("#recount-result.error")
-        assert "access token" in page.inner_text("#recount-result")
+        assert "admin token" in page.inner_text("#recount-result")
         assert find_box(owner(machine), "menace", "1").box.beads[4] == 4  # nothing stored
         page.evaluate("sessionStorage.setItem('menace-token', 'tea-time')")
         page.click("#recount-form button[type=submit]")

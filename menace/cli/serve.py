@@ -7,52 +7,114 @@ from typing import Any
 import click
 
 
+def _token(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from menace.web.guard import check_token
+
+    try:
+        return check_token(value, "a token")
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
+
+
+def _hosts(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    from menace.web.guard import check_host_name
+
+    try:
+        return tuple(check_host_name(v) for v in value)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
+
+
+def lan_address() -> str | None:
+    """The address other devices on the network most likely reach this computer by (the one its
+    traffic leaves from; nothing is sent to find it), or None without a network."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed, never sent to
+            address = str(s.getsockname()[0])
+        except OSError:
+            return None
+    return None if address.startswith("127.") or address == "0.0.0.0" else address
+
+
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on; anything but this computer (127.0.0.1) needs the access token to write.")
+              help="Address to listen on (0.0.0.0: every address, for a class on the network); anything but "
+                   "this computer gets a play token and an admin token.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port to listen on.")
 @click.option("--open", "open_browser", is_flag=True, help="Open the wall in the default browser.")
-@click.option("--token", metavar="TOKEN",
-              help="Access token visitors need to play, train, create or import [default: generated when "
-                   "--host is not 127.0.0.1].")
+@click.option("--play-token", metavar="TOKEN", callback=_token,
+              help="Token students need to play (letters, digits, - and _) [default: generated when --host is "
+                   "not 127.0.0.1].")
+@click.option("--admin-token", "--token", "admin_token", metavar="TOKEN", callback=_token,
+              help="Token the teacher needs to train, build, replace, import, recount or stop a game "
+                   "[default: generated when --host is not 127.0.0.1].")
+@click.option("--tokens", "force_tokens", is_flag=True,
+              help="Generate both tokens even on 127.0.0.1 (a computer other people use too).")
+@click.option("--allow-host", "allowed", metavar="NAME", multiple=True, callback=_hosts,
+              help="Also answer to this host name (repeatable); the server answers only to the loopback "
+                   "names and the address it listens on otherwise, so that no other site can borrow it.")
 @click.pass_obj
-def serve(app: Any, host: str, port: int, open_browser: bool, token: str | None) -> None:
+def serve(app: Any, host: str, port: int, open_browser: bool, play_token: str | None, admin_token: str | None,
+          force_tokens: bool, allowed: tuple[str, ...]) -> None:
     """Show the machine in a browser: the matchbox wall, play, train, learning, the festival console.
 
-    Without a token anyone who can reach the address can watch but not play, train, create
-    or import; on 127.0.0.1 no token is needed unless you give one.
+    Served beyond this computer (--host 0.0.0.0), students need the play token (play and watch) and
+    the teacher the admin token (train, build, replace, import, recount, stop a game); both are
+    printed with a link that carries them. At this computer itself (http://127.0.0.1:PORT/) no
+    token is needed. On 127.0.0.1 no token is needed unless you give one or --tokens. Only the
+    server's own pages may change it, asked by a name it was started for (--allow-host).
 
     \b
     Examples:
       menace serve --open
-      menace serve --host 0.0.0.0 --port 8080       prints a generated token
+      menace serve --host 0.0.0.0 --port 8080       prints a play token and an admin token
+      menace serve --host 0.0.0.0 --allow-host menace.local
     """
     import logging
     import webbrowser
 
-    import uvicorn
-
     from menace.app.machines import machine_summary
-    from menace.web.app import create_app, needs_token, new_token
-    from menace.web.server import MenaceServer
+    from menace.web.app import create_app, needs_token
+    from menace.web.guard import new_token
+    from menace.web.server import MenaceServer, server_config
 
     machine_summary(app.database, app.machine)  # an unknown machine or database fails here, as one line
-    if token is not None and not token.strip():
-        raise click.BadParameter("the token cannot be empty", param_hint="'--token'")
-    generated = token is None and needs_token(host)
-    if generated:
-        token = new_token()
+    if play_token is not None and play_token == admin_token:
+        raise click.BadParameter("the play token and the admin token must differ", param_hint="'--play-token'")
+    beyond = needs_token(host)
+    generate = beyond or force_tokens
+    generated = []
+    if play_token is None and generate:
+        play_token = new_token()
+        generated.append("play")
+    if admin_token is None and (generate or play_token is not None):
+        admin_token = new_token()
+        generated.append("admin")
     # The server's own log on stderr: warnings, and the traceback of anything that failed in a worker.
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    web = create_app(app.database, app.machine, token)
-    config = uvicorn.Config(web, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
-    server = MenaceServer(config, web)
+    web = create_app(app.database, app.machine, admin_token, play_token=play_token, bound=host, hosts=allowed,
+                     trust_loopback=beyond)
+    server = MenaceServer(server_config(web, host, port, log_level="warning", timeout_graceful_shutdown=2), web)
+    wildcard = host in ("0.0.0.0", "::")
     shown = f"[{host}]" if ":" in host else host
-    url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else shown}:{port}/"
-    click.echo(f"Serving machine {app.machine!r} at {url}  (Ctrl-C to stop)")
-    if token is not None:
-        click.echo(f"Access token{' (generated)' if generated else ''}: {token}  -- needed to play, train, "
-                   f"create or import")
+    here = f"http://{'127.0.0.1' if wildcard else shown}:{port}/"
+    lan = lan_address() if wildcard else None
+    there = f"http://{lan}:{port}/" if lan else here
+    click.echo(f"Serving machine {app.machine!r} at {here}  (Ctrl-C to stop)")
+    if lan:
+        click.echo(f"On the network: {there}")
+    if play_token is not None:
+        made = " (generated)" if "play" in generated else ""
+        click.echo(f"Play token:  {play_token}{made}  students: {there}play#token={play_token}  (play and watch)")
+    if admin_token is not None:
+        made = " (generated)" if "admin" in generated else ""
+        click.echo(f"Admin token: {admin_token}{made}  teacher: {there}machines#token={admin_token}  "
+                   f"(train, build, replace, import, recount, stop a game)")
+    if beyond:
+        click.echo(f"At this computer, {here} needs no token.")
     if open_browser:
-        webbrowser.open(url)
+        webbrowser.open(here)
     server.run()

@@ -126,21 +126,23 @@ def dump_machine(conn: Connection, name: str, with_blocks: bool = True) -> Machi
     )
 
 
-def _blocks(conn: Connection, machine_id: int, run_index: dict[int, int]) -> Iterator[BlockDump]:
+def _blocks(conn: Connection, machine_id: int, run_index: dict[int, int],
+            at_once: int | None = None) -> Iterator[BlockDump]:
     rows = conn.execute(
         select(_BLOCK.run_id, _BLOCK.first_game, _BLOCK.n_games, _BLOCK.wins, _BLOCK.draws, _BLOCK.losses,
                _BLOCK.data, _BLOCK.beads, _BLOCK.kept)
         .where(_BLOCK.machine_id == machine_id).order_by(_BLOCK.first_game)
-        .execution_options(yield_per=BLOCKS_AT_ONCE))
+        .execution_options(yield_per=at_once or BLOCKS_AT_ONCE))
     for run_id, first, n, wins, draws, losses, data, beads, kept in rows:
         yield BlockDump(run_index[run_id], first, n, wins, draws, losses, data, beads, kept)
 
 
-def stream_blocks(conn: Connection, name: str) -> Iterator[BlockDump]:
-    """The machine's blocks in order, as :func:`dump_machine` gives them, read a few at a time."""
+def stream_blocks(conn: Connection, name: str, at_once: int | None = None) -> Iterator[BlockDump]:
+    """The machine's blocks in order, as :func:`dump_machine` gives them, read ``at_once`` at a time
+    (:data:`BLOCKS_AT_ONCE` unless given)."""
     m = machine_row(conn, name)
     runs = conn.scalars(select(run_table.c.id).where(run_table.c.machine_id == m.id).order_by(run_table.c.id))
-    yield from _blocks(conn, m.id, {r: i for i, r in enumerate(runs)})
+    yield from _blocks(conn, m.id, {r: i for i, r in enumerate(runs)}, at_once)
 
 
 def history_size(conn: Connection, name: str) -> tuple[int, int]:

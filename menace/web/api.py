@@ -1,16 +1,21 @@
 """The JSON API under ``/api/``: every route parses, calls :mod:`menace.app`, presents.
 
-Reads are open to every visitor; writes (``POST``) need the access token when the server has
-one (see :func:`menace.web.app.authorize`). Blocking library calls run in Starlette's thread pool.
+Reads are open to every visitor; a write (``POST``, JSON from the server's own pages, see
+:mod:`menace.web.guard`) needs the play token (playing) or the admin token (everything else) when
+the server has them (see :func:`menace.web.app.authorize`). Blocking library calls run in
+Starlette's thread pool.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
 
+import anyio
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -21,10 +26,12 @@ from menace.app import history as app_history
 from menace.app import machines as app_machines
 from menace.app import transfer
 from menace.app import wall as app_wall
+from menace.app.database import Database
 from menace.core.colours import check_marks, format_colours, parse_colours
 from menace.core.errors import ConflictError as MachineBusyError
+from menace.core.errors import NotFoundError
 from menace.core.game import Side
-from menace.core.names import MachineNameError, check_machine_name
+from menace.core.names import MachineNameError, check_machine_name, is_machine_name
 from menace.games import DEFAULT_GAME, find_game, game_names
 from menace.players import all_players
 from menace.render.beads import places_pieces
@@ -33,23 +40,36 @@ from menace.web.app import (
     BODY_LIMIT,
     UPLOAD_LIMIT,
     BadRequestError,
+    ConfirmationNeededError,
+    RequestTimeoutError,
     TooLargeError,
+    access,
     authorize,
     route,
     state_of,
 )
+from menace.web.guard import Role
 from menace.web.play import play_routes
 
 
 # -- reading requests ----------------------------------------------------------------------------
 async def read_body(request: Request, limit: int) -> bytes:
-    """The request's body, refused with :class:`TooLargeError` once it passes ``limit`` bytes."""
+    """The request's body, refused with :class:`TooLargeError` once it passes ``limit`` bytes, and
+    with :class:`RequestTimeoutError` when it pauses for longer than the server allows."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise TooLargeError(f"the upload is over the limit of {limit // (1024 * 1024) or 1} MB")
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
+    pieces = request.stream()
+    wait = state_of(request).body_timeout
+    while True:
+        try:
+            chunk = await asyncio.wait_for(anext(pieces), wait)
+        except StopAsyncIteration:
+            break
+        except TimeoutError:
+            raise RequestTimeoutError(f"the request's body stopped coming for {wait:g} s; send it again") from None
         size += len(chunk)
         if size > limit:
             raise TooLargeError(f"the upload is over the limit of {limit // (1024 * 1024) or 1} MB")
@@ -116,11 +136,22 @@ async def info(request: Request) -> Response:
     st = state_of(request)
     assert st.trainer is not None
     return JSONResponse({
-        "machine": st.machine, "token_required": st.token is not None, "version": __version__,
+        "machine": st.machine, "token_required": st.tokens.any, "version": __version__,
         "shape": present.shape_json(find_game(DEFAULT_GAME)), "colours": present.colours_json(),
         "games": game_names(), "training": st.trainer.latest(),
         "upload_limit": UPLOAD_LIMIT, "watchers": st.hub.clients,
     })
+
+
+async def access_info(request: Request) -> Response:
+    """``GET /api/access``: what the token in ``X-Menace-Token`` (or none) lets this visitor do:
+    ``{"role": "watch"|"play"|"admin", "token": "none"|"ok"|"open"|"loopback", "play_needs_token",
+    "admin_needs_token"}``; a wrong token is 403 (and counts as a wrong guess)."""
+    st = state_of(request)
+    have = access(request)
+    return JSONResponse({"role": have.role.name.lower(), "token": have.token,
+                         "play_needs_token": st.tokens.open_role() < Role.PLAY,
+                         "admin_needs_token": st.tokens.open_role() < Role.ADMIN})
 
 
 async def list_machines(request: Request) -> Response:
@@ -181,12 +212,28 @@ async def opponents(request: Request) -> Response:
 
 
 async def export(request: Request) -> Response:
-    """``GET /api/machines/{name}/export``: the machine file (``menace export``) as a download."""
+    """``GET /api/machines/{name}/export``: the machine file (``menace export``) as a download,
+    streamed a few blocks at a time: the memory a download holds does not grow with the history."""
     name = machine_name(request.path_params["name"])
-    body = await run_in_threadpool(transfer.export_machine, state_of(request).db, name)
-    text = json.dumps(body, indent=1, ensure_ascii=False) + "\n"
-    return Response(text.encode("utf-8"), media_type="application/json",
-                    headers={"Content-Disposition": f'attachment; filename="{name}.json"'})
+    stream = transfer.ExportStream(state_of(request).db, name)
+    chunks = iter(stream)
+    try:
+        first = await run_in_threadpool(next, chunks)  # an unknown machine is a 404 here, not a cut file
+    except BaseException:
+        await run_in_threadpool(stream.close)
+        raise
+
+    async def rest() -> AsyncIterator[bytes]:
+        try:
+            yield first
+            while (chunk := await run_in_threadpool(next, chunks, None)) is not None:
+                yield chunk
+        finally:
+            with anyio.CancelScope(shield=True):  # a client gone mid-download: still let the database go
+                await run_in_threadpool(stream.close)
+
+    return StreamingResponse(rest(), media_type="application/json",
+                             headers={"Content-Disposition": f'attachment; filename="{name}.json"'})
 
 
 async def labels(request: Request) -> Response:
@@ -226,8 +273,10 @@ async def create_machine(request: Request) -> Response:
     """``POST /api/machines``: ``menace init`` with every option: ``{"name", "game": one of the games,
     "preset": "michie"|"rubyquiz"|"gardner", "side": "X"|"O"|"both", "beads": "4,3,2,1", "reinforce": "3,1,-1",
     "scope": "all"|"last", "all_squares": bool, "symmetry": bool, "empty_box": "resign"|"restock"|"keep-last"|
-    "revive", "colours": "name=#rrggbb,...", "replace": bool}``."""
-    await authorize(request)
+    "revive", "colours": "name=#rrggbb,...", "replace": bool, "confirm": bool}``. Replacing a machine
+    that has games or beads needs ``"confirm": true``; without it the answer (409) says what would
+    be lost (``loses``). Admin token."""
+    await authorize(request, Role.ADMIN)
     body = await json_body(request)
     st = state_of(request)
     name = machine_name(field_of(body, "name", str, required=True))
@@ -243,13 +292,30 @@ async def create_machine(request: Request) -> Response:
             check_marks(parsed, game.glyphs[1:])  # a bead lettered X or O could not be told from a piece
         colours = format_colours(parsed)
     replace = bool(field_of(body, "replace", bool, False))
+    confirmed = bool(field_of(body, "confirm", bool, False))
     busy = _busy(request)
     if replace and name in busy:
         raise MachineBusyError(f"machine {name!r} is in use by a game or tournament here")
+    if replace and not confirmed:
+        await _confirm_replacing(st.db, name, "\"confirm\": true")
     s = await run_in_threadpool(partial(app_machines.init_machine, st.db, name, settings, label, replace,
                                         game=game, colours=colours))
     st.hub.publish("machines", {"created": name}, remember=False)
     return JSONResponse(present.summary_json(s), status_code=201)
+
+
+async def _confirm_replacing(db: Database, name: str, how: str) -> None:
+    """Refuse replacing ``name`` unconfirmed when that loses what it learnt (it has played games)."""
+    try:
+        s = await run_in_threadpool(app_machines.machine_summary, db, name)
+    except NotFoundError:
+        return  # nothing there: nothing to lose
+    if s.games == 0:
+        return
+    raise ConfirmationNeededError(
+        f"replacing machine {name!r} loses its {s.games:,} games and the beads of its {s.boxes:,} boxes "
+        f"(export it first to keep them); send {how} to replace it",
+        {"machine": name, "games": s.games, "boxes": s.boxes})
 
 
 def _busy(request: Request) -> set[str]:
@@ -260,8 +326,8 @@ def _busy(request: Request) -> set[str]:
 
 async def switch_machine(request: Request) -> Response:
     """``POST /api/machines/current``: ``{"name"}``: the machine every page (and the audience
-    screen) shows from now on."""
-    await authorize(request)
+    screen) shows from now on. Admin token."""
+    await authorize(request, Role.ADMIN)
     body = await json_body(request)
     st = state_of(request)
     name = machine_name(field_of(body, "name", str, required=True))
@@ -273,20 +339,26 @@ async def switch_machine(request: Request) -> Response:
 
 async def import_machine(request: Request) -> Response:
     """``POST /api/import?as=NAME&replace=1``: the body is a machine file (``menace import``), at
-    most :data:`~menace.web.app.UPLOAD_LIMIT` bytes; a damaged file is refused and changes nothing."""
-    await authorize(request)
+    most :data:`~menace.web.app.UPLOAD_LIMIT` bytes; a damaged file is refused and changes nothing.
+    Replacing a machine that has games needs ``&confirm=1`` too. Admin token."""
+    await authorize(request, Role.ADMIN)
     st = state_of(request)
-    data = await read_body(request, UPLOAD_LIMIT)
     rename = request.query_params.get("as") or None
     if rename is not None:
         machine_name(rename)
     replace = request.query_params.get("replace") in ("1", "true", "yes")
+    confirmed = request.query_params.get("confirm") in ("1", "true", "yes")
+    if replace and rename is not None and not confirmed:
+        await _confirm_replacing(st.db, rename, "confirm=1")
+    data = await read_body(request, UPLOAD_LIMIT)
     label = request.query_params.get("filename") or "the file"
     label = "".join(ch for ch in label if ch.isprintable())[:80]
     body = await run_in_threadpool(transfer.parse_machine_file, data, label)
     name_in_file = str(body.get("machine", {}).get("name", "")) if isinstance(body.get("machine"), dict) else ""
     if replace and (rename or name_in_file) in _busy(request):
         raise MachineBusyError("that machine is in use by a game or tournament here")
+    if replace and rename is None and not confirmed and is_machine_name(name_in_file):
+        await _confirm_replacing(st.db, name_in_file, "confirm=1")
     name, nboxes, games = await run_in_threadpool(transfer.import_machine, st.db, body, rename, replace)
     st.hub.publish("machines", {"imported": name}, remember=False)
     return JSONResponse({"name": name, "boxes": nboxes, "games": games}, status_code=201)
@@ -297,8 +369,8 @@ async def reconcile(request: Request) -> Response:
     the operator counted the real box's beads (``menace reconcile``); the beads named are set to
     those counts (the others are kept), recorded as a correction in the history. Refused (409)
     while the machine is in a game or tournament. Answers the box as the wall shows it, and the
-    changes as ``[{"bead", "before", "after"}]``; every open page gets a ``beads`` event."""
-    await authorize(request)
+    changes as ``[{"bead", "before", "after"}]``; every open page gets a ``beads`` event. Admin token."""
+    await authorize(request, Role.ADMIN)
     body = await json_body(request)
     st = state_of(request)
     name = machine_name(request.path_params["name"])
@@ -335,8 +407,9 @@ async def train_status(request: Request) -> Response:
 
 async def train_start(request: Request) -> Response:
     """``POST /api/train``: ``{"machine", "opponent": "smart", "games": 2000 | "seconds": 60,
-    "seed", "side"}``: start a tournament (``menace tournament``) in the server's worker thread."""
-    await authorize(request)
+    "seed", "side"}``: start a tournament (``menace tournament``) in the server's worker thread.
+    Admin token."""
+    await authorize(request, Role.ADMIN)
     body = await json_body(request)
     st = state_of(request)
     assert st.trainer is not None and st.tables is not None
@@ -364,8 +437,8 @@ async def train_start(request: Request) -> Response:
 
 
 async def train_stop(request: Request) -> Response:
-    """``POST /api/train/stop``: stop after the current game; every finished game is saved."""
-    await authorize(request)
+    """``POST /api/train/stop``: stop after the current game; every finished game is saved. Admin token."""
+    await authorize(request, Role.ADMIN)
     st = state_of(request)
     assert st.trainer is not None
     status = await run_in_threadpool(st.trainer.stop)
@@ -377,6 +450,7 @@ def routes() -> list[BaseRoute]:
     return [
         route("/health", health),
         route("/info", info),
+        route("/access", access_info),
         route("/events", events),
         route("/opponents", opponents),
         route("/machines", list_machines),

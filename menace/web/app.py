@@ -8,8 +8,6 @@ The web is a front end only: each endpoint parses the request, calls a use case 
 from __future__ import annotations
 
 import asyncio
-import hmac
-import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -36,6 +34,17 @@ from menace.core.errors import (
     NotFoundError,
     UnavailableError,
 )
+from menace.web.guard import (
+    LOOPBACK_NAMES,
+    Access,
+    GuardMiddleware,
+    HostPolicy,
+    Role,
+    TokenLimiter,
+    Tokens,
+    host_of,
+    is_loopback_address,
+)
 from menace.web.hub import Hub
 from menace.web.tables import GameTables
 from menace.web.training import Trainer
@@ -46,7 +55,7 @@ UPLOAD_LIMIT = 32 * 1024 * 1024
 """The largest machine file accepted (a million-game machine's file is about 5 MB)."""
 BODY_LIMIT = 64 * 1024
 """The largest JSON body of any other request."""
-LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+LOOPBACK = LOOPBACK_NAMES
 
 
 class BadRequestError(InvalidInputError):
@@ -54,9 +63,31 @@ class BadRequestError(InvalidInputError):
 
 
 class ForbiddenError(MenaceError):
-    """A write without the access token."""
+    """A write without the token its role needs."""
 
     kind = "forbidden"
+
+
+class WrongTokenError(ForbiddenError):
+    """A token that is neither of the server's."""
+
+
+class TooManyAttemptsError(MenaceError):
+    """A client that gave too many wrong tokens, told to wait."""
+
+    kind = "too many attempts"
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class ConfirmationNeededError(ConflictError):
+    """A destructive request without its explicit confirmation; ``loses`` says what it would lose."""
+
+    def __init__(self, message: str, loses: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.loses = loses
 
 
 class TooLargeError(InvalidInputError):
@@ -65,8 +96,15 @@ class TooLargeError(InvalidInputError):
     kind = "too large"
 
 
+class RequestTimeoutError(InvalidInputError):
+    """A request body that stopped coming."""
+
+    kind = "timeout"
+
+
 STATUS = {
-    ForbiddenError: 403, TooLargeError: 413, InvalidInputError: 400, NotFoundError: 404, ConflictError: 409,
+    TooManyAttemptsError: 429, ForbiddenError: 403, RequestTimeoutError: 408, TooLargeError: 413,
+    InvalidInputError: 400, NotFoundError: 404, ConflictError: 409,
     DamagedError: 422, UnavailableError: 409, MenaceError: 400,
 }
 """The HTTP status of each kind of library error (the first class that matches, in this order)."""
@@ -86,17 +124,31 @@ async def error_response(request: Request, exc: Exception) -> Response:
     if hint:
         text = f"{text}; {hint}"
     message = "".join(ch for ch in " ".join(text.split()) if ch.isprintable()) or type(exc).__name__
-    return JSONResponse({"error": message}, status_code=status)
+    body: dict[str, Any] = {"error": message}
+    headers: dict[str, str] = {}
+    if isinstance(exc, ConfirmationNeededError):
+        body["loses"] = exc.loses
+    if isinstance(exc, TooManyAttemptsError):
+        headers["Retry-After"] = str(exc.retry_after)
+    if isinstance(exc, (RequestTimeoutError, TooLargeError)):
+        headers["Connection"] = "close"  # the rest of the body is not read: this connection is done
+    return JSONResponse(body, status_code=status, headers=headers)
 
 
 @dataclass
 class ServerState:
     """What the running server holds: the database (one owner for the process), which machine is
-    shown, the token."""
+    shown, the tokens."""
 
     db: Database
     machine: str
-    token: str | None
+    tokens: Tokens = field(default_factory=lambda: Tokens(None, None))
+    trust_loopback: bool = False
+    """Whether a visitor at this computer (a loopback client asking by a loopback name) is the
+    teacher at the laptop, who needs no token."""
+    limiter: TokenLimiter = field(default_factory=TokenLimiter)
+    body_timeout: float = 30.0
+    """Seconds a request's body may pause before the request is refused (408)."""
     hub: Hub = field(default_factory=Hub)
     trainer: Trainer | None = None
     tables: GameTables | None = None
@@ -105,22 +157,57 @@ class ServerState:
         self.trainer = Trainer(self.hub.publish)
         self.tables = GameTables(self.db, self.hub.publish)
 
+    @property
+    def token(self) -> str | None:
+        """The admin token (None: everyone may do everything)."""
+        return self.tokens.admin
+
 
 def state_of(request: Request) -> ServerState:
     st = request.app.state.menace
-    assert isinstance(st, ServerState)
+    if not isinstance(st, ServerState):
+        raise RuntimeError("the application has no server state")
     return st
 
 
-async def authorize(request: Request, form_token: str | None = None) -> None:
-    """Refuse a write without the access token (header ``X-Menace-Token`` or form field ``token``)."""
-    token = state_of(request).token
-    if token is None:
-        return
-    given = request.headers.get(TOKEN_HEADER) or form_token or ""
-    if not hmac.compare_digest(given.encode(), token.encode()):
-        raise ForbiddenError("this server needs its access token to play, train, create or import; "
-                             "enter it on the page (menace serve printed it)")
+def access(request: Request) -> Access:
+    """What this request may do: by its token (header ``X-Menace-Token``), or as the person at the
+    laptop. A wrong token is :class:`WrongTokenError` (and counts against the client); a client
+    that failed too often is :class:`TooManyAttemptsError` until its wait is over."""
+    st = state_of(request)
+    tokens = st.tokens
+    if st.trust_loopback and is_loopback_address(request.client.host if request.client else None) \
+            and host_of(request.headers.get("host", "")) in LOOPBACK_NAMES:
+        return Access(Role.ADMIN, "loopback")
+    given = request.headers.get(TOKEN_HEADER)
+    if not given or not tokens.any:  # a token left from another server is no matter here
+        return Access(tokens.open_role(), "open" if tokens.open_role() is Role.ADMIN else "none")
+    client = request.client.host if request.client else "unknown"
+    wait = st.limiter.wait(client)
+    if wait:
+        raise TooManyAttemptsError(f"too many wrong tokens from this device; try again in {wait} s", wait)
+    role = tokens.role_of(given)
+    if role is None:
+        st.limiter.failed(client)
+        raise WrongTokenError("the token entered is wrong: check it against the one the teacher gave out "
+                              "(menace serve printed it)")
+    st.limiter.succeeded(client)
+    return Access(max(role, tokens.open_role()), "ok")
+
+
+ROLE_WORDS = {Role.PLAY: "the play token (to play)", Role.ADMIN: "the admin token (the teacher's)"}
+
+
+async def authorize(request: Request, role: Role = Role.ADMIN) -> Access:
+    """Refuse a request that may not do what ``role`` may (a wrong token is named as wrong)."""
+    have = access(request)
+    if have.role < role:
+        if have.token == "ok":
+            raise ForbiddenError(f"this needs {ROLE_WORDS[role]}; the token entered lets you "
+                                 f"{'play and watch' if have.role is Role.PLAY else 'watch'} only")
+        raise ForbiddenError(f"this needs {ROLE_WORDS[role]}: enter it at the top of the page "
+                             f"(menace serve printed it)")
+    return have
 
 
 def needs_token(host: str) -> bool:
@@ -128,22 +215,25 @@ def needs_token(host: str) -> bool:
     return host not in LOOPBACK
 
 
-def new_token() -> str:
-    return secrets.token_urlsafe(16)
-
-
-def create_app(db: Database | str, machine: str, token: str | None = None) -> Starlette:
+def create_app(db: Database | str, machine: str, token: str | None = None, *, play_token: str | None = None,
+               bound: str = "127.0.0.1", hosts: tuple[str, ...] | list[str] = (),
+               trust_loopback: bool = False, body_timeout: float = 30.0) -> Starlette:
     """The application for the database ``db`` (or at the URL ``db``, then owned by the application
     and closed when it stops), showing ``machine`` first.
 
-    With ``token``, every write (play, train, create, import, ...) must carry it.
+    ``token`` is the admin token (train, build, replace, import, recount, stop a game) and
+    ``play_token`` the play token (play and watch); a role without a token is open to all. The
+    server answers only to the loopback names, ``bound`` (the address it listens on: every IP
+    address when that is 0.0.0.0 or ::) and the names in ``hosts``. With ``trust_loopback``, a
+    visitor at this computer needs no token. :class:`ValueError` for a token that is not URL-safe.
     """
     from menace.web import api, pages
 
     owned = isinstance(db, str)
     database = Database(db) if isinstance(db, str) else db
     templates = Jinja2Templates(directory=str(HERE / "templates"))
-    state = ServerState(database, machine, token)
+    policy = HostPolicy.for_server(bound, hosts)
+    state = ServerState(database, machine, Tokens(token, play_token), trust_loopback, body_timeout=body_timeout)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -165,7 +255,8 @@ def create_app(db: Database | str, machine: str, token: str | None = None) -> St
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     handlers: dict[Any, Any] = {MenaceError: error_response, HTTPException: error_response}
-    middleware = [Middleware(GZipMiddleware, minimum_size=2000, compresslevel=1)]
+    middleware = [Middleware(GuardMiddleware, hosts=policy),
+                  Middleware(GZipMiddleware, minimum_size=2000, compresslevel=1)]
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan, middleware=middleware)
     app.state.menace = state
     app.state.version = __version__

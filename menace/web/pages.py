@@ -30,7 +30,7 @@ def routes(templates: Jinja2Templates) -> list[BaseRoute]:
             st = request.app.state.menace
             return templates.TemplateResponse(request, f"{name}.html", {
                 "page": name, "title": title, "pages": PAGES, "machine": st.machine,
-                "token_required": st.token is not None, "version": __version__,
+                "token_required": st.tokens.any, "version": __version__,
             })
 
         endpoint.__doc__ = f"The {title.lower()} page."

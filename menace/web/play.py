@@ -21,6 +21,7 @@ from menace.core.game import Game, IllegalMoveError, Side, State
 from menace.core.turns import LedgerLine
 from menace.web import present
 from menace.web.app import BadRequestError, authorize, state_of
+from menace.web.guard import Role
 from menace.web.tables import GameTables, Table
 
 JSON = dict[str, Any]
@@ -210,7 +211,7 @@ def _move_of(body: dict[str, Any]) -> int | str:
 async def _start(request: Request, operated: bool) -> Response:
     from menace.web.api import field_of, json_body, machine_name
 
-    await authorize(request)
+    await authorize(request, Role.PLAY)
     body = await json_body(request)
     st = state_of(request)
     name = machine_name(field_of(body, "machine", str, st.machine))
@@ -245,7 +246,7 @@ async def play_move(request: Request) -> Response:
     ledger (stored)."""
     from menace.web.api import json_body
 
-    await authorize(request)
+    await authorize(request, Role.PLAY)
     move = _move_of(await json_body(request))
     view = await run_in_threadpool(_play(request).other_move, request.path_params["id"], move)
     return JSONResponse(view)
@@ -257,7 +258,7 @@ async def operate_bead(request: Request) -> Response:
     real machine's bead as a correction); ``{"resign": true}`` when the real box is empty too."""
     from menace.web.api import json_body
 
-    await authorize(request)
+    await authorize(request, Role.PLAY)
     body = await json_body(request)
     value = body.get("bead")
     resign = body.get("resign") is True
@@ -274,13 +275,8 @@ async def operate_bead(request: Request) -> Response:
 
 async def abandon(request: Request) -> Response:
     """``POST /api/play/{id}/abandon`` (or ``/api/operate/{id}/abandon``): end the game storing
-    nothing. Takes the token as a form field too, for a page sending it as it closes."""
-    form_token = None
-    if request.headers.get("content-type", "").startswith(("multipart/form-data", "application/x-www-form-urlencoded")):
-        async with request.form(max_files=0, max_fields=4) as form:
-            value = form.get("token")
-            form_token = value if isinstance(value, str) else None
-    await authorize(request, form_token)
+    nothing (a page closing sends it with ``fetch(..., {keepalive: true})``). Play token."""
+    await authorize(request, Role.PLAY)
     return JSONResponse(await run_in_threadpool(_play(request).abandon, request.path_params["id"]))
 
 

@@ -6,22 +6,28 @@ const M = (() => {
   const body = document.body;
   let machine = body.dataset.machine;
 
+  // A token is URL-safe (letters, digits, - and _): anything else could never be sent in a header.
+  const TOKEN = /^[A-Za-z0-9_-]{1,128}$/;
   function token() { return sessionStorage.getItem("menace-token") || ""; }
 
+  // A write is always JSON (the server refuses anything else, so that no other site's form can
+  // pass for one of these pages); with keepalive it still goes out as the page closes.
   async function api(path, opts = {}) {
     const headers = Object.assign({}, opts.headers || {});
-    if (token()) headers["X-Menace-Token"] = token();
+    if (token() && TOKEN.test(token())) headers["X-Menace-Token"] = token();
     let bodyData = opts.body;
-    if (opts.json !== undefined) {
+    const method = opts.method || (bodyData !== undefined || opts.json !== undefined ? "POST" : "GET");
+    if (opts.json !== undefined || (method !== "GET" && bodyData === undefined)) {
       headers["Content-Type"] = "application/json";
-      bodyData = JSON.stringify(opts.json);
+      bodyData = JSON.stringify(opts.json === undefined ? {} : opts.json);
     }
-    const res = await fetch("/api" + path, { method: opts.method || (bodyData !== undefined ? "POST" : "GET"), headers, body: bodyData });
+    const res = await fetch("/api" + path, { method, headers, body: bodyData, keepalive: !!opts.keepalive });
     const type = res.headers.get("content-type") || "";
     const data = type.includes("json") ? await res.json() : await res.text();
     if (!res.ok) {
       const err = new Error((data && data.error) || ("HTTP " + res.status));
       err.status = res.status;
+      err.data = data;
       throw err;
     }
     return data;
@@ -179,16 +185,55 @@ const M = (() => {
     }
   }
 
+  // The token field says what the token entered lets this visitor do, as the server sees it: a
+  // wrong token is named wrong (not a tick and a refusal later). A link may carry the token in its
+  // fragment (#token=...), which no browser sends to a server; it is kept for this tab and wiped
+  // from the address bar.
+  const ROLE_TEXT = {
+    admin: "✓ admin token: everything (train, build, replace, import, recount)",
+    play: "✓ play token: play and watch",
+    watch: "watching only: enter a token to play",
+    loopback: "✓ this computer: everything, no token needed",
+    open: "",
+  };
+  function takeTokenFromLink() {
+    const m = /^#token=([^&]*)/.exec(location.hash);
+    if (!m) return;
+    let given = m[1];
+    try { given = decodeURIComponent(given); } catch (err) { /* kept as written: checkToken names it */ }
+    sessionStorage.setItem("menace-token", given);
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  async function checkToken() {
+    const state = document.getElementById("token-state");
+    if (!state) return;
+    const given = token();
+    const show = (role, text) => { state.dataset.role = role; state.textContent = text; state.className = role === "wrong" || role === "invalid" ? "bad" : ""; };
+    if (given && !TOKEN.test(given)) { show("invalid", "✗ not a token: a token is letters, digits, - and _"); return; }
+    try {
+      const a = await api("/access");
+      if (a.token === "loopback") show("admin", ROLE_TEXT.loopback);
+      else show(a.role, ROLE_TEXT[a.role]);
+    } catch (err) {
+      if (err.status === 429) show("wrong", "✗ " + err.message);
+      else if (err.status === 403) show("wrong", "✗ wrong token: check it against the one the teacher gave out");
+      else show("unknown", "");
+    }
+  }
   function initToken() {
+    takeTokenFromLink();
     const form = document.getElementById("token-form");
     if (!form) return;
     const input = document.getElementById("token-input");
-    const state = document.getElementById("token-state");
     input.value = token();
-    const show = () => { state.textContent = token() ? "✓" : "(watching only)"; };
-    input.addEventListener("change", () => { sessionStorage.setItem("menace-token", input.value.trim()); show(); });
-    form.addEventListener("submit", (e) => { e.preventDefault(); sessionStorage.setItem("menace-token", input.value.trim()); show(); });
-    show();
+    const save = () => { sessionStorage.setItem("menace-token", input.value.trim()); checkToken(); };
+    input.addEventListener("change", save);
+    form.addEventListener("submit", (e) => { e.preventDefault(); save(); });
+    window.addEventListener("hashchange", () => {
+      if (!location.hash.startsWith("#token=")) return;
+      takeTokenFromLink(); input.value = token(); checkToken();
+    });
+    checkToken();
   }
 
   function setMachine(name) {
@@ -197,9 +242,19 @@ const M = (() => {
     if (badge) badge.textContent = name;
   }
 
+  // A destructive request the server refused until confirmed (409 with what it would lose): ask
+  // the person, saying what will be lost, and send it again confirmed, or resolve to null.
+  async function confirmed(send, describe) {
+    try { return await send(false); } catch (err) {
+      if (!(err.status === 409 && err.data && err.data.loses)) throw err;
+      if (!window.confirm(describe(err.data.loses))) return null;
+      return await send(true);
+    }
+  }
+
   initToken();
   return {
-    api, newest, flash, events, el, board, drawBox, fmt, textOn, token, setMachine,
+    api, newest, flash, events, el, board, drawBox, fmt, textOn, token, setMachine, confirmed,
     get machine() { return machine; },
   };
 })();

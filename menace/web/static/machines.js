@@ -28,6 +28,9 @@
     catch (err) { M.flash(err.message); }
   }
 
+  const losing = (l) => `Replace machine '${l.machine}'? Everything it has learnt will be lost: its ${M.fmt(l.games)} ` +
+    `games and the beads of its ${M.fmt(l.boxes)} boxes. Export it first (Downloads, machine file) to keep them.`;
+
   document.getElementById("create-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const f = new FormData(e.target);
@@ -36,10 +39,12 @@
     for (const k of ["all_squares", "symmetry"]) if (f.get(k)) body[k] = f.get(k) === "true";
     const out = document.getElementById("create-result");
     try {
-      const s = await M.api("/machines", { json: body });
+      const s = await M.confirmed((confirm) => M.api("/machines", { json: { ...body, confirm } }), losing);
+      if (!s) { out.textContent = `Nothing replaced: '${body.name}' is kept as it was.`; out.dataset.state = "kept"; return; }
       out.textContent = `Built '${s.name}' (${s.preset}): ${M.fmt(s.boxes)} boxes, ${M.fmt(s.beads)} beads.`;
+      out.dataset.state = "built";
       M.flash(""); await load();
-    } catch (err) { out.textContent = ""; M.flash(err.message); }
+    } catch (err) { out.textContent = ""; out.dataset.state = "refused"; M.flash(err.message); }
   });
 
   document.getElementById("import-form").addEventListener("submit", async (e) => {
@@ -53,7 +58,11 @@
     if (document.getElementById("import-replace").checked) q.set("replace", "1");
     out.textContent = "Checking the file (every game is replayed)…"; out.className = "muted";
     try {
-      const r = await M.api(`/import?${q}`, { method: "POST", body: file, headers: { "Content-Type": "application/json" } });
+      const r = await M.confirmed((confirm) => {
+        if (confirm) q.set("confirm", "1");
+        return M.api(`/import?${q}`, { method: "POST", body: file, headers: { "Content-Type": "application/json" } });
+      }, losing);
+      if (!r) { out.textContent = "Nothing imported: the machine is kept as it was."; out.className = "muted"; return; }
       out.textContent = `Imported '${r.name}': ${M.fmt(r.boxes)} boxes, ${M.fmt(r.games)} games, beads checked against the history.`;
       out.className = "flash ok"; M.flash(""); await load();
     } catch (err) { out.textContent = `Refused: ${err.message}`; out.className = "flash error"; }

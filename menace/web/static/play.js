@@ -54,7 +54,6 @@
   // Closing the tab abandons the game: nothing reinforced, the lease released.
   window.addEventListener("pagehide", () => {
     if (!table || table.over) return;
-    const form = new FormData(); form.append("token", M.token());
-    navigator.sendBeacon(`/api/play/${table.id}/abandon`, form);
+    M.api(`/play/${table.id}/abandon`, { json: {}, keepalive: true }).catch(() => {});
   });
 })();
