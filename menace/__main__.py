@@ -1,19 +1,42 @@
 """``python -m menace`` and the ``menace`` command's entry point.
 
 The entry is here, not in :mod:`menace.cli`, so that Ctrl-C while the command line is still being
-imported (click, the commands) ends with status 130 and one line, like Ctrl-C at any later moment.
+imported (click, the commands) ends with status 130 and one line, like Ctrl-C at any later moment;
+SIGTERM the same with status 143, from the first line of menace that runs until the command begins
+(from there each command handles it: a tournament stops after its game). (Before it, while Python
+itself starts, a signal does what it does to any program: Ctrl-C in the first tens of milliseconds
+can make Python report a "Fatal Python error" as it starts, and SIGTERM ends it by the signal.)
 """
 
 from __future__ import annotations
 
 import gc
 import os
+import signal
 import sys
 import time
+from types import FrameType
 from typing import NoReturn
 
 EXIT_SIGINT = 130
+EXIT_SIGTERM = 143
 PAUSE_VAR = "MENACE_PAUSE_AT"
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, so that it unwinds as Ctrl-C does: every transaction
+    rolled back, every temporary file removed, one line."""
+
+
+def _on_sigterm(_signum: int, _frame: FrameType | None) -> None:
+    raise Terminated
+
+
+def command_begins() -> None:
+    """From here the command handles signals its own way (a tournament stops after its game and says
+    so): SIGTERM goes back to what it was before start-up caught it."""
+    if signal.getsignal(signal.SIGTERM) is _on_sigterm:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def pause_point(stage: str) -> None:
@@ -26,7 +49,11 @@ def pause_point(stage: str) -> None:
 
 
 def interrupted() -> NoReturn:
-    """Ctrl-C outside a prompt: one line and status 130."""
+    """Ctrl-C outside a prompt: one line and status 130 (SIGTERM: 143), called where it was caught."""
+    caught = sys.exc_info()[1]
+    if isinstance(caught, Terminated) or isinstance(getattr(caught, "__context__", None), Terminated):
+        print("\nTerminated.", file=sys.stderr)
+        sys.exit(EXIT_SIGTERM)
     print("\nInterrupted.", file=sys.stderr)
     sys.exit(EXIT_SIGINT)
 
@@ -42,6 +69,8 @@ def main() -> None:
     # left to the collector keeps its -wal and -shm beside it.
     gc.disable()
     try:
+        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:  # not one a parent chose to ignore
+            signal.signal(signal.SIGTERM, _on_sigterm)
         pause_point("start")
         from menace.cli import main as run
 
@@ -58,4 +87,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    # Run as ``python -m menace``, this file is the module ``__main__``, and the command line imports it
+    # again as ``menace.__main__``: run that one, so that there is one Terminated that both know.
+    from menace.__main__ import main as entry
+
+    entry()

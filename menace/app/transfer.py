@@ -13,12 +13,14 @@ import hashlib
 import io
 import json
 import os
+import shutil
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 
 from menace.app.files import open_for_writing, write_text
 from menace.app.machine_file import (
@@ -74,7 +76,33 @@ def export_to_file(url: str, name: str, path: Path | str) -> tuple[int, int]:
     """Write the machine file to ``path`` (as :func:`write_machine_file` writes
     :func:`export_machine`'s structure, byte for byte) with the blocks streamed out of the database a
     few at a time and the checksum computed on the way: memory bounded whatever the history's length.
-    The boxes and games written."""
+    The boxes and games written.
+
+    Standard output, a pipe or a device, which may stall as long as whoever reads it likes, gets the
+    file only once it is whole in a temporary file and the database's snapshot is let go: a stalled
+    reader would otherwise keep SQLite from ever resetting its write-ahead log, which then grows with
+    every write of everyone else for as long as the reader stalls.
+    """
+    if not _may_stall(path):
+        return _export(url, name, path)
+    with tempfile.TemporaryFile(prefix="menace-export-") as spool:  # unnamed where the system allows
+        result = _export(url, name, spool)
+        spool.seek(0)
+        with open_for_writing(path) as f:
+            shutil.copyfileobj(spool, f, 1 << 20)
+    return result
+
+
+def _may_stall(path: Path | str) -> bool:
+    if str(path) == "-":
+        return True
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False  # a new file: said by open_for_writing
+
+
+def _export(url: str, name: str, path: Path | str | IO[bytes]) -> tuple[int, int]:
     db = open_database(url)
     try:
         with session_scope(db) as s:
@@ -83,7 +111,8 @@ def export_to_file(url: str, name: str, path: Path | str) -> tuple[int, int]:
             if not n_blocks:
                 body = _body(d, 0, [])
                 body["checksum"] = checksum(body)
-                write_machine_file(body, path)
+                with _target(path) as f:
+                    f.write((json.dumps(body, indent=1, ensure_ascii=False) + "\n").encode("utf-8"))
                 return len(d.boxes), 0
             body = _body(d, games, [_BLOCKS])
             around = canonical(body).split(canonical(_BLOCKS))
@@ -91,7 +120,7 @@ def export_to_file(url: str, name: str, path: Path | str) -> tuple[int, int]:
             pretty = (json.dumps(body, indent=1, ensure_ascii=False) + "\n").split(json.dumps(_BLOCKS))
             assert len(around) == 2 and len(pretty) == 3  # around the blocks; the checksum in the end
             digest = hashlib.sha256(around[0].encode("ascii"))
-            with open_for_writing(path) as f:
+            with _target(path) as f:
                 f.write(pretty[0].encode("utf-8"))
                 between = ""
                 for b in stream_blocks(s, name):
@@ -105,6 +134,15 @@ def export_to_file(url: str, name: str, path: Path | str) -> tuple[int, int]:
     finally:
         db.dispose()
     return len(d.boxes), games
+
+
+@contextmanager
+def _target(path: Path | str | IO[bytes]) -> Iterator[IO[bytes]]:
+    if isinstance(path, (str, Path)):
+        with open_for_writing(path) as f:
+            yield f
+    else:
+        yield path
 
 
 def _body(d: MachineDump, games: int, blocks: list[Any]) -> dict[str, Any]:

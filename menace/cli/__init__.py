@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from menace import __version__
-from menace.__main__ import interrupted, pause_point
+from menace.__main__ import command_begins, interrupted, pause_point
 from menace.cli.common import DEFAULT_MACHINE, AppContext, machine_option, one_line, use_user_tree_cache
 from menace.core.errors import MenaceError
 
@@ -117,6 +117,7 @@ def cli(ctx: click.Context, db: str | None, machine: str) -> None:
     ctx.obj = AppContext(db, machine)
     use_user_tree_cache()
     pause_point("command")
+    command_begins()
 
 
 def main() -> None:

@@ -146,6 +146,23 @@ class FilePath(click.Path):
         return super().convert(value, param, ctx)
 
 
+P = TypeVar("P", bound=object)
+
+
+def out_file(ctx: click.Context, param: click.Parameter, value: P) -> P:
+    """A callback for an option naming a file written at the end of long work: a target that
+    could never be written is refused before the work starts."""
+    if value is None:
+        return value
+    from menace.app.files import FileWriteError, check_target
+
+    try:
+        check_target(str(value))
+    except FileWriteError as exc:
+        raise click.BadParameter(exc.message) from None
+    return value
+
+
 def leave(code: int) -> NoReturn:
     sys.exit(code)
 

@@ -101,16 +101,15 @@ def tournament(app: AppContext, opponent: str | None, games: int | None, duratio
         games = 1000
     if side is not None:
         side = {"x": "X", "first": "X", "white": "X", "o": "O", "second": "O", "black": "O"}[side.lower()]
-    if opponent is None or side is not None:
-        # Read from the machine's row before anything is written (a refusal leaves the file as it was).
-        from menace.app.machines import machine_header
-        from menace.players import default_opponent
+    # Read from the machine's row before anything is written (a refusal leaves the file as it was).
+    from menace.app.machines import machine_header
+    from menace.players import default_opponent
 
-        game, settings = machine_header(app.url, app.machine)
-        if side is not None and Side[side] not in settings.sides:
-            raise click.BadParameter(f"machine {app.machine!r} has no boxes for {side}; it plays "
-                                     f"{'/'.join(s.name for s in settings.sides)}", param_hint="'--side'")
-        opponent = opponent or default_opponent(game)
+    game, settings = machine_header(app.url, app.machine)
+    if side is not None and Side[side] not in settings.sides:
+        raise click.BadParameter(f"machine {app.machine!r} has no boxes for {side}; it plays "
+                                 f"{'/'.join(s.name for s in settings.sides)}", param_hint="'--side'")
+    opponent = opponent or default_opponent(game)
     base, param = split_name(opponent)
     if base != "menace":
         try:
@@ -118,6 +117,7 @@ def tournament(app: AppContext, opponent: str | None, games: int | None, duratio
             find_player(opponent).check_param(param)
         except (UnknownPlayerError, PlayerParamError) as exc:
             raise click.BadParameter(str(exc), param_hint="'--vs'") from None
+        find_player(opponent, game)  # a player of another game, before the machine is taken
     bar = _ProgressLine(games, duration)
     with open_machine(app.url, app.machine, holder=f"a tournament against {opponent} (menace tournament)") as m:
         sides = m.learner.settings.sides

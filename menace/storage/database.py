@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import os
 import sqlite3
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from datetime import datetime
@@ -42,6 +43,8 @@ a database needs no Alembic import)."""
 DEFAULT_DB = "menace.db"
 ENV_VAR = "MENACE_DB"
 BUSY_TIMEOUT_MS = 10_000
+WAL_SIZE_LIMIT = 16 * 1024 * 1024
+"""Bytes of SQLite's write-ahead log kept after a checkpoint has reset it (``journal_size_limit``)."""
 
 
 class StorageError(UnavailableError):
@@ -65,18 +68,34 @@ class SchemaState(enum.Enum):
 
 
 def resolve_url(db: str | None) -> str:
-    """A database URL from ``--db`` (a path or a URL), else ``$MENACE_DB``, else ``menace.db``."""
+    """A database URL from ``--db`` (a path or a URL), else ``$MENACE_DB``, else ``menace.db``.
+
+    A path with SQLite URI parameters (``x.db?mode=ro``) or written as a SQLite URI (``file:x.db``)
+    opens the same file as the plain path. An empty name and an in-memory database are refused:
+    one would quietly mean ``menace.db``, the other keeps nothing once the command ends.
+    """
+    if db is not None and not db.strip():
+        raise StorageError("the database's name is empty; give a file (or a database URL)")
     target = db or os.environ.get(ENV_VAR) or DEFAULT_DB
     url = target if "://" in target else f"sqlite:///{target}"
-    if "://" not in target and "?" in target:
-        # A path with SQLite URI parameters (x.db?mode=ro): honour them as SQLite does.
+    if "://" not in target and ("?" in target or target.startswith("file:")):
+        # A SQLite URI filename: honour its parameters as SQLite does, and name the file it names.
         path, _, query = target.partition("?")
-        url = f"sqlite:///file:{path}?{query}&uri=true"
+        path = path.removeprefix("file:")
+        url = f"sqlite:///file:{path}?{query + '&' if query else ''}uri=true"
     try:
-        make_url(url)
+        parsed = make_url(url)
     except (sa_exc.ArgumentError, ValueError) as exc:
         raise StorageError(f"{target!r} is not a database URL or path ({exc})") from None
+    if parsed.get_backend_name() == "sqlite" and _in_memory(parsed.database, dict(parsed.query)):
+        raise StorageError(f"{target!r} is an in-memory database, which keeps nothing once the command ends; "
+                           f"give a file")
     return url
+
+
+def _in_memory(database: str | None, query: dict[str, Any]) -> bool:
+    name = (database or "").removeprefix("file:")
+    return name in ("", ":memory:") or query.get("mode") == "memory"
 
 
 def sqlite_path(url: str) -> Path | None:
@@ -96,9 +115,10 @@ def _set_sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cur = dbapi_connection.cursor()
     cur.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     cur.execute("PRAGMA foreign_keys = ON")
-    with suppress(sqlite3.OperationalError):  # a read-only file keeps its mode; reading still works
-        cur.execute("PRAGMA journal_mode = WAL")
     cur.execute("PRAGMA synchronous = NORMAL")
+    # The write-ahead log grows while a reader holds an old snapshot; once the next checkpoint has
+    # reset it, SQLite gives the space back down to this size instead of keeping its largest size.
+    cur.execute(f"PRAGMA journal_size_limit = {WAL_SIZE_LIMIT}")
     cur.close()
 
 
@@ -111,6 +131,9 @@ def make_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite gets WAL, foreign keys and a busy timeout."""
     try:
         engine = create_engine(url)
+    except (ValueError, TypeError) as exc:  # a parameter of the URL the driver cannot take (timeout=abc)
+        shown = make_url(url).render_as_string(hide_password=True)
+        raise StorageError(f"{shown!r} has a parameter the database driver cannot take ({exc})") from None
     except sa_exc.NoSuchModuleError:  # a subclass of ArgumentError: first
         raise StorageError(f"no database of the kind {make_url(url).get_backend_name()!r} is known") from None
     except sa_exc.ArgumentError as exc:
@@ -124,6 +147,16 @@ def make_engine(url: str) -> Engine:
         event.listen(engine, "connect", _set_sqlite_pragmas)
         event.listen(engine, "begin", _begin)
     return engine
+
+
+def use_wal(engine: Engine) -> None:
+    """Put a SQLite file menace writes in WAL mode (readers and a writer at once). Only a file
+    found to be menace's, or made for it: the mode is kept in the file, and another program's
+    file must not change because menace looked at it."""
+    if engine.dialect.name != "sqlite":
+        return
+    with engine.connect() as conn, suppress(sa_exc.OperationalError):  # read-only: reading still works
+        conn.connection.driver_connection.execute("PRAGMA journal_mode = WAL")  # type: ignore[union-attr]
 
 
 def writer(engine: Engine) -> Engine:
@@ -237,6 +270,7 @@ def open_database(url: str, create: bool = False) -> Engine:
             upgrade(engine)
             return engine
         _refuse(engine, state, rev)
+        use_wal(engine)
     except BaseException:
         engine.dispose()
         raise
@@ -290,6 +324,7 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
     """Migrate the schema to ``revision`` in one transaction."""
     from alembic import command
 
+    use_wal(engine)
     try:
         with _migrating(engine) as conn:
             command.upgrade(alembic_config(conn), revision)
@@ -308,20 +343,40 @@ def downgrade(engine: Engine, revision: str) -> None:
 
 
 def backup_file(url: str) -> Path | None:
-    """Copy a SQLite file beside itself with a timestamp, safely even while in WAL mode."""
+    """Copy a SQLite file beside itself with a timestamp, safely even while in WAL mode.
+
+    The copy is written to a new temporary file and renamed when whole: a full disk or a kill
+    leaves no file that looks like a backup and is not one (:class:`StorageError`, nothing changed).
+    """
     path = sqlite_path(url)
     if path is None or not path.exists():
         return None
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     target = path.with_name(f"{path.name}.{stamp}.bak")
-    src = sqlite3.connect(path)
+    tmp: str | None = None
     try:
-        dst = sqlite3.connect(target)
-        with dst:
-            src.backup(dst)
-        dst.close()
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=".bak.tmp")
+        os.close(fd)
+        src = sqlite3.connect(path)
+        try:
+            dst = sqlite3.connect(tmp)
+            try:
+                with dst:
+                    src.backup(dst)
+            finally:
+                dst.close()
+        finally:
+            src.close()
+        os.replace(tmp, target)
+        tmp = None
+    except (OSError, sqlite3.Error) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise StorageError(f"cannot back {path} up before the upgrade ({why}; is the disk full?); "
+                           f"nothing was changed") from None
     finally:
-        src.close()
+        if tmp is not None:
+            with suppress(OSError):
+                os.unlink(tmp)
     return target
 
 

@@ -84,7 +84,7 @@ def database_clock(conn: Connection) -> ColumnElement[datetime]:
 
 def database_now(conn: Connection) -> datetime:
     """The database's time now (UTC): what every lease time is measured on."""
-    return conn.execute(select(database_clock(conn))).scalar_one()  # type: ignore[no-any-return]
+    return conn.execute(select(database_clock(conn))).scalar_one()
 
 
 def _place() -> str:
