@@ -55,6 +55,10 @@ class DatabaseBusyError(StorageError):
     """Another process holds the database's write lock for longer than the busy timeout."""
 
 
+class ServerGoneError(StorageError):
+    """The database server closed the connection (restarted, stopped, or the network failed)."""
+
+
 class DatabaseDamagedError(DamagedError):
     """The database's content is not what menace wrote (a damaged file, a dropped table, a bad value)."""
 
@@ -130,7 +134,9 @@ def _begin(conn: Connection) -> None:
 def make_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite gets WAL, foreign keys and a busy timeout."""
     try:
-        engine = create_engine(url)
+        # A server (PostgreSQL) may restart under a long command: each connection taken from the
+        # pool is tried first, and one the server dropped is replaced instead of failing the work.
+        engine = create_engine(url, pool_pre_ping=make_url(url).get_backend_name() != "sqlite")
     except (ValueError, TypeError) as exc:  # a parameter of the URL the driver cannot take (timeout=abc)
         shown = make_url(url).render_as_string(hide_password=True)
         raise StorageError(f"{shown!r} has a parameter the database driver cannot take ({exc})") from None
@@ -146,6 +152,8 @@ def make_engine(url: str) -> Engine:
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _set_sqlite_pragmas)
         event.listen(engine, "begin", _begin)
+    if engine.dialect.name == "postgresql":
+        event.listen(engine, "do_connect", _Encoding(url))
     return engine
 
 
@@ -223,6 +231,35 @@ def schema_state(engine: Engine) -> tuple[SchemaState, str | None]:
     if current in SCHEMA_REVISIONS:
         return SchemaState.BEHIND, current
     return SchemaState.AHEAD, current
+
+
+class _Encoding:
+    """Refuses a PostgreSQL database that does not hold characters, as each connection is made (the
+    driver hands back bytes there, which SQLAlchemy's first look at the server already trips on):
+    SQL_ASCII stores bytes as they come, and what one client wrote another cannot read back."""
+
+    def __init__(self, url: str) -> None:
+        self.where = make_url(url).render_as_string(hide_password=True)
+
+    def __call__(self, dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
+        """SQLAlchemy's ``do_connect``: the driver's connection, made here and looked at first."""
+        dbapi_connection = dialect.loaded_dbapi.connect(*cargs, **cparams)
+        try:
+            self._check(dbapi_connection)
+        except BaseException:
+            dbapi_connection.close()
+            raise
+        return dbapi_connection
+
+    def _check(self, dbapi_connection: Any) -> None:
+        info = getattr(dbapi_connection, "info", None)
+        status = getattr(info, "parameter_status", None)
+        encoding = status("server_encoding") if status is not None else None
+        if isinstance(encoding, bytes):
+            encoding = encoding.decode("ascii", "replace")
+        if encoding is not None and encoding.upper() == "SQL_ASCII":
+            raise StorageError(f"{self.where} has the encoding SQL_ASCII (bytes, not characters), which menace "
+                               f"cannot use; create the database with ENCODING 'UTF8'")
 
 
 def describe(engine: Engine) -> str:
@@ -442,6 +479,9 @@ def database_error(engine: Engine, exc: sa_exc.DBAPIError) -> MenaceError:
         return StorageError(f"{where} is read-only; nothing was changed")
     if "locked" in low or "busy" in low:
         return DatabaseBusyError(f"{where} is busy (locked by another process); try again")
+    if getattr(exc, "connection_invalidated", False):
+        return ServerGoneError(f"the database server of {where} went away ({text}); the transaction under way "
+                               f"was rolled back, nothing of it was stored")
     if "disk is full" in low or "disk i/o error" in low or "no space" in low:
         return StorageError(f"cannot write {where}: the disk is full, the file size limit was reached or the "
                             f"disk failed; the last transaction was rolled back, nothing of it was stored")
