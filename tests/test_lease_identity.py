@@ -9,6 +9,7 @@ as long as its clock was ahead.
 
 from __future__ import annotations
 
+import shutil
 import socket
 import sqlite3
 import subprocess
@@ -105,3 +106,21 @@ def test_a_dead_holder_whose_clock_was_a_year_ahead_leaves_a_lease_that_runs_out
          f"-{LEASE_SECONDS + 1} seconds")
     with open_machine(url, "menace", holder="a game at the terminal"):
         pass
+
+
+def _can_unshare_pids() -> bool:
+    if shutil.which("unshare") is None:
+        return False
+    return subprocess.run(["unshare", "-p", "-f", "--mount-proc", "true"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _can_unshare_pids(), reason="needs unshare -p (root or user namespaces)")
+def test_a_process_in_another_pid_namespace_runs_elsewhere() -> None:
+    """Its pids are not this one's: a lease it took is never judged by whether its pid runs here."""
+    from menace.storage.leases import PLACE
+
+    code = "from menace.storage.leases import PLACE; print(PLACE)"
+    there = subprocess.run(["unshare", "-p", "-f", "--mount-proc", sys.executable, "-c", code], capture_output=True,
+                           text=True, check=True).stdout.strip()
+    here = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert here == PLACE and there and there != PLACE
