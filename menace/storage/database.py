@@ -163,7 +163,8 @@ def use_wal(engine: Engine) -> None:
     file must not change because menace looked at it."""
     if engine.dialect.name != "sqlite":
         return
-    with engine.connect() as conn, suppress(sa_exc.OperationalError):  # read-only: reading still works
+    # read-only (a file, a folder, ?mode=ro): it keeps its mode, and reading still works
+    with engine.connect() as conn, suppress(sa_exc.OperationalError, sqlite3.OperationalError):
         conn.connection.driver_connection.execute("PRAGMA journal_mode = WAL")  # type: ignore[union-attr]
 
 
