@@ -173,3 +173,29 @@ def test_an_upgrade_after_the_older_release_undid_and_played_keeps_every_bead(tm
 def _beads(db: Path) -> dict[str, dict[str, int]]:
     export, _ = json.JSONDecoder().raw_decode(_menace(db, "export", "-"))  # then the line on stderr
     return {str(b["number"]): {sq: v["count"] for sq, v in b["beads"].items()} for b in export["boxes"]}
+
+
+def test_values_kept_aside_without_fingerprints_are_put_back_only_where_they_surely_belong(tmp_path: Path) -> None:
+    """A downgrade by a version that kept no fingerprints: only summaries (which no older menace writes)
+    get their flag and checkpoint back; other checkpoints and checksums are made again by check."""
+    db = tmp_path / "m.db"
+    _menace(db, "init")
+    _menace(db, "tournament", "--vs", "random", "-n", "21000", "--seed", "4")
+    _menace(db, "check")
+    engine = make_engine(f"sqlite:///{db}")
+    downgrade(engine, "0004")
+    engine.dispose()
+    con = sqlite3.connect(db)
+    try:
+        (rows,) = con.execute("SELECT rows FROM menace_archive WHERE table_name = 'game_blocks:0005'").fetchone()
+        kept = json.loads(rows)
+        assert kept and all("fingerprint" in row for row in kept)
+        con.execute("UPDATE menace_archive SET rows = ? WHERE table_name = 'game_blocks:0005'",
+                    (json.dumps([{k: v for k, v in row.items() if k != "fingerprint"} for row in kept]),))
+        con.commit()
+    finally:
+        con.close()
+    _menace(db, "upgrade")
+    assert "OK" in _menace(db, "check", "--full")
+    _menace(db, "undo", "-n", "5000")
+    assert "OK" in _menace(db, "check", "--full")
