@@ -1,14 +1,18 @@
 """``python -m menace`` and the ``menace`` command's entry point.
 
 The entry is here, not in :mod:`menace.cli`, so that Ctrl-C while the command line is still being
-imported (click, the commands) ends with status 130 and one line, like Ctrl-C at any later moment.
+imported (click, the commands) ends with status 130 and one line, like Ctrl-C at any later moment;
+SIGTERM the same with status 143, from the first line of menace that runs until the command begins
+(from there each command handles it: a tournament stops after its game). (Before it, while Python
+itself starts, a signal does what it does to any program: Ctrl-C in the first tens of milliseconds
+can make Python report a "Fatal Python error" as it starts, and SIGTERM ends it by the signal.)
 """
 
 from __future__ import annotations
 
 import gc
 
-from menace.interrupts import interrupted, reached
+from menace.interrupts import catch_sigterm, interrupted, reached
 
 
 def main() -> None:
@@ -22,6 +26,7 @@ def main() -> None:
     # left to the collector keeps its -wal and -shm beside it.
     gc.disable()
     try:
+        catch_sigterm()
         reached("start")
         from menace.cli import main as run
 

@@ -151,9 +151,12 @@ def test_signals_while_td_trains_stop_cleanly_with_nothing_stored(db_url: str) -
         proc = subprocess.Popen([sys.executable, "-m", "menace", "tournament", "--vs", "td:100000000", "-n", "5"],
                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         # ready once it handles SIGTERM: it does from when td starts preparing (Python's own SIGINT
-        # handler is there from the start, so SIGINT alone says nothing)
-        wait_until(lambda p=proc: p.poll() is not None or catches(p.pid, signal.SIGTERM),  # type: ignore[misc]
-                   "td's signal handlers")
+        # handler is there from the start, so SIGINT alone says nothing); start-up catches SIGTERM too
+        # and lets go as the command begins, so a handler seen once the tournament holds the machine is
+        # the tournament's
+        wait_until(lambda p=proc: p.poll() is not None or (  # type: ignore[misc]
+            query(db_url, "SELECT count(*) FROM machine_locks") == [(1,)] and catches(p.pid, signal.SIGTERM)),
+            "td's signal handlers")
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=30)
         assert proc.returncode == code, err

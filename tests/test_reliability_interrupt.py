@@ -60,3 +60,23 @@ def test_ctrl_c_straight_after_spawn_never_shows_a_traceback(tmp_path: Path) -> 
         assert proc.returncode in (130, -signal.SIGINT), (proc.returncode, err)
         assert b"Traceback" not in err and b"Aborted" not in err, err
         assert len(_lines(err)) <= 1, err
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_sigterm_at_every_stage_of_start_up_exits_143_with_one_line(tmp_path: Path, stage: str) -> None:
+    """SIGTERM (a service manager stopping it, ``kill``) as Ctrl-C: one line, nothing changed, its own
+    status; it used to end the process silently until a command installed its own handler."""
+    db = tmp_path / "m.db"
+    with _spawn(tmp_path, stage, "init") as proc:
+        try:
+            assert proc.stderr is not None
+            ready = proc.stderr.readline()
+            assert ready == f"paused at {stage}\n".encode(), ready
+            proc.send_signal(signal.SIGTERM)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 143, (out, err)
+    assert _lines(err) == ["Terminated."], err
+    assert not db.exists()  # nothing made

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import threading
 import time
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -26,7 +26,11 @@ from menace.app.machines import init_machine, open_machine
 from menace.app.tournament import Progress, SaveWaitError, run_tournament
 from menace.core.learner import MICHIE
 from menace.storage import database
-from menace.storage.leases import now
+
+
+def now() -> datetime:
+    """UTC now: SQLite's clock, which the leases go by, is this host's."""
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 def _menace(*args: str) -> list[str]:

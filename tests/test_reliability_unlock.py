@@ -11,7 +11,7 @@ import socket
 import sqlite3
 import subprocess
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,12 @@ import pytest
 from click.testing import CliRunner
 
 from menace.cli import cli
-from menace.storage.leases import LEASE_SECONDS, now
+from menace.storage.leases import LEASE_SECONDS, PLACE
+
+
+def now() -> datetime:
+    """UTC now: SQLite's clock, which the leases go by, is this host's."""
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 def _menace(db: Path, *args: str, input: str | None = None) -> tuple[int, str]:
@@ -46,8 +51,8 @@ def _plant_lease(db: Path, pid: int, age: float) -> None:
     try:
         t = now() - timedelta(seconds=age)
         con.execute("DELETE FROM machine_locks")
-        con.execute("INSERT INTO machine_locks (machine_id, holder, host, pid, acquired_at, heartbeat_at) "
-                    "SELECT id, 'a tournament', ?, ?, ?, ? FROM machines", (socket.gethostname(), pid, t, t))
+        con.execute("INSERT INTO machine_locks (machine_id, holder, host, pid, acquired_at, heartbeat_at, place) "
+                    "SELECT id, 'a tournament', ?, ?, ?, ?, ? FROM machines", (socket.gethostname(), pid, t, t, PLACE))
         con.commit()
     finally:
         con.close()

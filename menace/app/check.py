@@ -25,6 +25,8 @@ from sqlalchemy import exc as sa_exc
 
 from menace.app.database import Database
 from menace.app.machines import CHECKPOINT_GAMES
+from menace.core import names
+from menace.core.colours import ColourError, parse_colours
 from menace.core.game import IllegalMoveError, canonical
 from menace.core.learner import DRAWN, SIDE_CHOICES, EmptyPolicy, Scope, SettingsError, build_boxes, parse_numbers
 from menace.core.records import (
@@ -41,6 +43,7 @@ from menace.games import find_game, game_names
 from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo
 from menace.storage.database import (
+    ARCHIVE_TABLE,
     DatabaseDamagedError,
     SchemaState,
     StorageError,
@@ -101,6 +104,8 @@ def check_database(db: Database, machine: str | None = None, full: bool = False)
             report.faults.append(f"table {table} is missing")
         if missing:
             return report
+        with session_scope(engine) as s:
+            report.faults.extend(schema_faults(s))
         found: list[_Outcome] = []
         with session_scope(engine) as s:
             names = [machine] if machine else [str(n) for n in s.execute(text("SELECT name FROM machines"))
@@ -139,7 +144,7 @@ def _check_machine(s: Connection, name: str, report: CheckReport, full: bool) ->
     out = _Outcome()
     faults = report.faults
     try:
-        stored = repo.load_machine(s, name)
+        stored = repo.load_machine(s, name, strict=False)
     except (IllegalMoveError, ValueError) as exc:
         faults.append(f"{name}: a box cannot be read: {exc}")
         return out
@@ -285,6 +290,35 @@ def _time_ok(value: object) -> bool:
     return True
 
 
+PARENT_NOUNS = {"machines": "machine", "boxes": "box", "runs": "run"}
+
+
+def schema_faults(s: Connection) -> list[str]:
+    """Faults in the rows that belong to no one machine: the schema's version table, rows whose
+    parent row is gone (written with foreign keys off, by hand or by another program), and a table
+    of rows kept aside by a downgrade that no upgrade took back."""
+    out = []
+    versions = s.scalar(text("SELECT count(*) FROM alembic_version"))
+    if versions != 1:
+        out.append(f"table alembic_version holds {versions} rows; menace writes exactly one (the schema's revision)")
+    for table in metadata.sorted_tables:
+        for fk in table.foreign_key_constraints:
+            (element,) = fk.elements
+            parent = element.column.table.name
+            child = element.parent.name
+            orphans = s.scalar(text(
+                f"SELECT count(*) FROM {table.name} WHERE {child} IS NOT NULL AND {child} NOT IN "
+                f"(SELECT {element.column.name} FROM {parent})"))
+            if orphans:
+                noun = PARENT_NOUNS.get(parent, parent)
+                out.append(f"table {table.name} has {orphans:,} row(s) for a {noun} that does not exist "
+                           f"({child} points at nothing)")
+    if inspect(s).has_table(ARCHIVE_TABLE):
+        out.append(f"table {ARCHIVE_TABLE} is left over: rows kept aside by a downgrade that no upgrade took back "
+                   f"(an upgrade to this schema drops it)")
+    return out
+
+
 def _lock_faults(s: Connection) -> list[str]:
     out = []
     for machine_id, acquired, beat, pid in s.execute(
@@ -302,12 +336,21 @@ def raw_faults(s: Connection, name: str, trust_verified: bool = False) -> list[s
     verified checkpoint) are neither read nor counted again: the replay then checks that their
     checksum still holds, and reads them all again if it does not."""
     row = s.execute(text("SELECT id, game, side, schedule, empty_policy, scope, reward_win, reward_draw, "
-                         "reward_loss, created_at FROM machines WHERE name = :n"), {"n": name}).first()
+                         "reward_loss, created_at, colours FROM machines WHERE name = :n"), {"n": name}).first()
     if row is None:
         return [f"no machine named {name!r}"]
-    mid, game_name, side, schedule, policy, scope, *rewards, created = row
+    mid, game_name, side, schedule, policy, scope, *rewards, created, colours = row
     out: list[str] = []
     where = f"{name}:"
+    if not names.is_machine_name(name):
+        out.append(f"{where} {names.safe_text(repr(name))} is not a machine name (1 to 64 letters, digits, '-', '_' "
+                   f"or '.', starting with a letter or digit)")
+    if colours is not None:
+        try:
+            parse_colours(str(colours))
+        except ColourError as exc:
+            out.append(f"{where} its bead colours {names.safe_text(repr(colours))[:80]} are not ones menace writes "
+                       f"({exc})")
     moves = 256
     if game_name not in game_names():
         out.append(f"{where} game {game_name!r} is not one menace knows")
@@ -354,10 +397,10 @@ def raw_faults(s: Connection, name: str, trust_verified: bool = False) -> list[s
         found = s.execute(text("SELECT max(first_game) FROM game_blocks WHERE machine_id = :m AND digest IS NOT NULL"),
                           {"m": mid}).scalar()
         trusted = found if isinstance(found, int) else -1
-    for first, n, wins, draws, losses, run_id, data, no_data, beads, kept in s.execute(text(
+    for first, n, wins, draws, losses, run_id, data, no_data, size, beads, kept in s.execute(text(
             "SELECT first_game, n_games, wins, draws, losses, run_id, "
-            "CASE WHEN first_game > :t THEN data ELSE NULL END, data IS NULL, beads, kept FROM game_blocks "
-            "WHERE machine_id = :m ORDER BY first_game"), {"m": mid, "t": trusted}):
+            "CASE WHEN first_game > :t THEN data ELSE NULL END, data IS NULL, coalesce(length(data), 0), beads, kept "
+            "FROM game_blocks WHERE machine_id = :m ORDER BY first_game"), {"m": mid, "t": trusted}):
         at = f"{where} the block from game {first!r}"
         if run_id not in runs:
             out.append(f"{at} belongs to run {run_id!r}, which does not exist")
@@ -371,6 +414,12 @@ def raw_faults(s: Connection, name: str, trust_verified: bool = False) -> list[s
             out.append(f"{at} does not follow the game before it (expected game {expected_first:,})")
         expected_first = first + n
         if verified:
+            # Its games are trusted by the checksum, which does not cover the flag: a summary holds no
+            # games, a block that keeps them holds some.
+            if not kept and size:
+                out.append(f"{at} is a summary with games (its games would be exported as a summary)")
+            elif kept and n and not size:
+                out.append(f"{at} says it keeps {n:,} games, but holds none")
             continue
         if not kept:
             # A summary: its games are gone, so its tally is all there is (trusted, as long as it adds
@@ -393,8 +442,11 @@ def raw_faults(s: Connection, name: str, trust_verified: bool = False) -> list[s
         if [wins, draws, losses] != tally:
             out.append(f"{at} says {wins}/{draws}/{losses} won/drawn/lost, but its games give "
                        f"{tally[0]}/{tally[1]}/{tally[2]} (forged or damaged tallies)")
-    for count, after in s.execute(text(
-            "SELECT count, after_game FROM corrections WHERE machine_id = :m"), {"m": mid}):
+    for count, after, box_machine in s.execute(text(
+            "SELECT c.count, c.after_game, b.machine_id FROM corrections c LEFT JOIN boxes b ON b.id = c.box_id "
+            "WHERE c.machine_id = :m"), {"m": mid}):
         if not isinstance(count, int) or count < 0 or not isinstance(after, int):
             out.append(f"{where} a correction sets {count!r} beads after game {after!r}: not a count")
+        elif box_machine is not None and box_machine != mid:
+            out.append(f"{where} the correction after game {after:,} is for another machine's box")
     return out

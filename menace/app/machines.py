@@ -259,12 +259,13 @@ def open_machine(db: Database, name: str, holder: str | None = None) -> Iterator
             stored = repo.load_machine(s, name)
         yield OpenMachine(db, stored)
         return
+    # Loaded in the lease's own transaction: boxes that cannot be played on (damaged rows) are
+    # refused with the lease rolled back, and nothing of the file has changed.
     with db.writing() as s:
         lease = acquire_lease(s, repo.machine_id(s, name), name, holder)
+        stored = repo.load_machine(s, name)
     beat = Heartbeat(db.engine, lease).start()
     try:
-        with db.reading() as s:
-            stored = repo.load_machine(s, name)
         yield OpenMachine(db, stored, lease)
     finally:
         beat.stop()
@@ -482,7 +483,9 @@ class Recount:
         """Set the counted beads, recorded as a correction; ``(bead, before, after)`` for each change."""
         unknown = [m for m in counts if m not in self.box.initial]
         if unknown:
-            what = self.machine.game.move_name(unknown[0])
+            game, move = self.machine.game, unknown[0]
+            what = game.move_name(move) if 0 <= move < game.move_count else \
+                f"bead {_shortened(str(move))} (beads are moves 0 to {game.move_count - 1})"
             raise InvalidInputError(f"box {self.box.number} holds no beads for {what}")
         with open_machine(self.db, self.machine.name, holder=self.holder) as m:
             now = m.learner.counts[self.box.number - 1]
@@ -491,6 +494,10 @@ class Recount:
                                     f"counted (a game was played or another recount stored); nothing was changed",
                                     hint="count it again")
             return m.correct(self.box.number - 1, {**self.beads, **counts}, reason)
+
+
+def _shortened(text: str, width: int = 40) -> str:
+    return text if len(text) <= width else text[:width] + "..."
 
 
 @contextmanager

@@ -13,12 +13,14 @@ import hashlib
 import io
 import json
 import os
+import shutil
+import stat
 import tempfile
 from collections.abc import Generator, Iterable, Iterator
 from contextlib import closing, contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 
 from menace.app.database import Database
 from menace.app.files import open_for_writing, write_text
@@ -72,12 +74,38 @@ def export_to_file(db: Database, name: str, path: Path | str) -> tuple[int, int]
     """Write the machine file to ``path`` (as :func:`write_machine_file` writes
     :func:`export_machine`'s structure, byte for byte) with the blocks streamed out of the database a
     few at a time and the checksum computed on the way: memory bounded whatever the history's length.
-    The boxes and games written."""
+    The boxes and games written.
+
+    Standard output, a pipe or a device, which may stall as long as whoever reads it likes, gets the
+    file only once it is whole in a temporary file and the database's snapshot is let go: a stalled
+    reader would otherwise keep SQLite from ever resetting its write-ahead log, which then grows with
+    every write of everyone else for as long as the reader stalls.
+    """
+    if not _may_stall(path):
+        return _export(db, name, path)
+    with tempfile.TemporaryFile(prefix="menace-export-") as spool:  # unnamed where the system allows
+        result = _export(db, name, spool)
+        spool.seek(0)
+        with open_for_writing(path) as f:
+            shutil.copyfileobj(spool, f, 1 << 20)
+    return result
+
+
+def _may_stall(path: Path | str) -> bool:
+    if str(path) == "-":
+        return True
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False  # a new file: said by open_for_writing
+
+
+def _export(db: Database, name: str, path: Path | str | IO[bytes]) -> tuple[int, int]:
     stream = ExportStream(db, name)
     with closing(stream):
         chunks = iter(stream)
         first = next(chunks)  # the machine is read (or refused) before the file is opened
-        with open_for_writing(path) as f:
+        with _target(path) as f:
             f.write(first)
             for chunk in chunks:
                 f.write(chunk)
@@ -143,6 +171,15 @@ CHUNK_BYTES = 64 * 1024
 EXPORT_BLOCKS_AT_ONCE = 8
 """Blocks an :class:`ExportStream` reads at a time: a few concurrent web downloads each hold ~2 MiB
 at 1.5M games (64 at a time: ~6 MiB), and a 1.5M-game export is no slower."""
+
+
+@contextmanager
+def _target(path: Path | str | IO[bytes]) -> Iterator[IO[bytes]]:
+    if isinstance(path, (str, Path)):
+        with open_for_writing(path) as f:
+            yield f
+    else:
+        yield path
 
 
 def _body(d: MachineDump, games: int, blocks: list[Any]) -> dict[str, Any]:

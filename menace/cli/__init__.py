@@ -16,7 +16,7 @@ from menace import __version__
 from menace.cli.common import AppContext, machine_option, one_line, use_user_tree_cache
 from menace.core.errors import InternalError, MenaceError
 from menace.core.names import DEFAULT_MACHINE
-from menace.interrupts import interrupted, reached
+from menace.interrupts import command_begins, interrupted, reached
 
 COMMANDS = {
     "init": ("menace.cli.machines:init", "Build a machine: one matchbox per position where MENACE is to move."),
@@ -119,6 +119,7 @@ def cli(ctx: click.Context, db: str | None, machine: str) -> None:
     ctx.obj = AppContext(db, machine)
     use_user_tree_cache()
     reached("command")
+    command_begins()
 
 
 def main() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from menace.app.arena import ArenaError, Entrant, pairings, run_arena
-from menace.cli.common import AppContext, FilePath, pass_app, where_options
+from menace.cli.common import AppContext, FilePath, out_file, pass_app, where_options
 from menace.core.game import Game, Side
 from menace.games import DEFAULT_GAME, find_game, game_names
 from menace.players import PlayerParamError, UnknownPlayerError, all_players, find_player, split_name
@@ -65,7 +65,7 @@ def _machine_named(ctx: click.Context) -> bool:
 def _check_heatmap(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
     if value is not None and value.suffix.lower() not in tuple(FORMATS):
         raise click.BadParameter(f"give a file ending in {', '.join(tuple(FORMATS))}, not {value.name!r}")
-    return value
+    return out_file(ctx, param, value)
 
 
 def _split_players(ctx: click.Context, param: click.Parameter, value: str | None) -> list[str] | None:

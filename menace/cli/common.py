@@ -95,17 +95,18 @@ def init_options(game: str, settings: Settings, preset: str | None, colours: str
     """The ``menace init`` options that build a machine with exactly these settings again.
 
     >>> from menace.core.learner import MICHIE_1961
-    >>> init_options("tictactoe", MICHIE_1961, "michie-1961", None)
+    >>> from menace.games import DEFAULT_GAME
+    >>> init_options(DEFAULT_GAME, MICHIE_1961, "michie-1961", None)
     ['--preset', 'michie-1961']
     """
     from menace.core.learner import PRESETS, format_numbers
-    from menace.games import DEFAULT_PRESETS
+    from menace.games import DEFAULT_GAME, DEFAULT_PRESETS
 
     name = (preset or "").split(",")[0].strip()
     if name not in PRESETS:
         name = DEFAULT_PRESETS[game]
     base = PRESETS[name]
-    options = ([] if game == "tictactoe" else ["--game", game]) + ["--preset", name]
+    options = ([] if game == DEFAULT_GAME else ["--game", game]) + ["--preset", name]
     if settings.side != base.side:
         options += ["--side", settings.side]
     if settings.schedule != base.schedule:
@@ -251,6 +252,23 @@ class FilePath(click.Path):
         if isinstance(value, str) and "\0" in value:
             self.fail(f"{value!r} is not a file name: it holds a NUL character", param, ctx)
         return super().convert(value, param, ctx)
+
+
+P = TypeVar("P", bound=object)
+
+
+def out_file(ctx: click.Context, param: click.Parameter, value: P) -> P:
+    """A callback for an option naming a file written at the end of long work: a target that
+    could never be written is refused before the work starts."""
+    if value is None:
+        return value
+    from menace.app.files import FileWriteError, check_target
+
+    try:
+        check_target(str(value))
+    except FileWriteError as exc:
+        raise click.BadParameter(exc.message) from None
+    return value
 
 
 def leave(code: int) -> NoReturn:

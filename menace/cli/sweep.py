@@ -30,7 +30,7 @@ from menace.app.sweep import (
     write_csv,
     write_json,
 )
-from menace.cli.common import AppContext, FilePath, check_machine_name, pass_app, where_options
+from menace.cli.common import AppContext, FilePath, check_machine_name, out_file, pass_app, where_options
 from menace.core.game import Game
 from menace.core.learner import (
     PRESETS,
@@ -81,7 +81,7 @@ def _opponent(ctx: click.Context, param: click.Parameter, value: str) -> str:
 def _plot_path(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
     if value is not None and value.suffix.lower() not in FORMATS:
         raise click.BadParameter(f"give a file ending in {', '.join(FORMATS)}, not {value.name!r}")
-    return value
+    return out_file(ctx, param, value)
 
 
 OUT_FILE = FilePath(dir_okay=False, writable=True, path_type=Path)
@@ -114,8 +114,9 @@ OUT_FILE = FilePath(dir_okay=False, writable=True, path_type=Path)
               help="Train on the workers of this Dask scheduler instead of here (needs menace[dask]).")
 @click.option("--eval-games", type=click.IntRange(0, 10**9), default=EVAL_GAMES, show_default=True,
               help=f"Games of each trained machine, frozen, against {EVAL_OPPONENT} (0: skip).")
-@click.option("--csv", "csv_path", type=OUT_FILE, help="Write a row per machine to this CSV file.")
-@click.option("--json", "json_path", type=OUT_FILE, help="Write the summary and every machine's figures as JSON.")
+@click.option("--csv", "csv_path", type=OUT_FILE, callback=out_file, help="Write a row per machine to this CSV file.")
+@click.option("--json", "json_path", type=OUT_FILE, callback=out_file,
+              help="Write the summary and every machine's figures as JSON.")
 @click.option("--plot", "plot_path", type=OUT_FILE, callback=_plot_path,
               help="Draw each setting's spread over its machines (.png, .svg or .pdf).")
 @click.option("--store", "store_prefix", metavar="PREFIX",

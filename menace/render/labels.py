@@ -165,14 +165,31 @@ def write_svgs(folder: str | Path, boxes: Sequence[Box], spec: KitSpec,
             _draw_label(canvas, spec.game, box, rect, spec.colours, two_sided, spec.fill(box))
             _rect(canvas, rect, 0.25, inset=0.125)
             drawn.append((box, canvas))
+    made = [f for f in (target, *target.parents) if not f.exists()]  # the folders this kit makes, deepest first
     target.mkdir(parents=True, exist_ok=True)
     files: list[Path] = []
-    for box, canvas in drawn:
-        path = target / svg_name(box, len(boxes))
-        write_text(path, to_svg(canvas, creator="menace labels"))
-        files.append(path)
-        if progress is not None:
-            progress(len(files), len(boxes))
+    new_files: list[Path] = []
+    try:
+        for box, canvas in drawn:
+            path = target / svg_name(box, len(boxes))
+            existed = path.exists()
+            write_text(path, to_svg(canvas, creator="menace labels"))
+            files.append(path)
+            if not existed:
+                new_files.append(path)
+            if progress is not None:
+                progress(len(files), len(boxes))
+    except BaseException:
+        # A kit cut short (a full disk, Ctrl-C) takes back what it added: the labels it wrote anew and
+        # the folders it made, so that no half kit or empty folder looks like a finished one.
+        for path in new_files:
+            path.unlink(missing_ok=True)
+        for folder in made:
+            try:
+                folder.rmdir()
+            except OSError:
+                break  # something else is in it now
+        raise
     shopping = shopping_list(spec.game, boxes, spec.colours, spec.spare_percent, fill_of=spec.fill)
     return KitSummary(0, (0, 0), len(files), shopping, target, tuple(files))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import os
 import sqlite3
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from datetime import datetime
@@ -26,7 +27,7 @@ from menace.core.errors import DamagedError, MenaceError, UnavailableError
 if TYPE_CHECKING:
     from alembic.config import Config
 
-SCHEMA_REVISIONS = ("0001", "0002", "0003", "0004", "0005")
+SCHEMA_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006")
 """Every migration in ``migrations/versions``, oldest first; the last is the head.
 
 Kept here so that opening a database needs no Alembic import (a test checks it against the
@@ -42,6 +43,8 @@ a database needs no Alembic import)."""
 DEFAULT_DB = "menace.db"
 ENV_VAR = "MENACE_DB"
 BUSY_TIMEOUT_MS = 10_000
+WAL_SIZE_LIMIT = 16 * 1024 * 1024
+"""Bytes of SQLite's write-ahead log kept after a checkpoint has reset it (``journal_size_limit``)."""
 
 
 class StorageError(UnavailableError):
@@ -50,6 +53,10 @@ class StorageError(UnavailableError):
 
 class DatabaseBusyError(StorageError):
     """Another process holds the database's write lock for longer than the busy timeout."""
+
+
+class ServerGoneError(StorageError):
+    """The database server closed the connection (restarted, stopped, or the network failed)."""
 
 
 class DatabaseDamagedError(DamagedError):
@@ -65,18 +72,34 @@ class SchemaState(enum.Enum):
 
 
 def resolve_url(db: str | None) -> str:
-    """A database URL from ``--db`` (a path or a URL), else ``$MENACE_DB``, else ``menace.db``."""
+    """A database URL from ``--db`` (a path or a URL), else ``$MENACE_DB``, else ``menace.db``.
+
+    A path with SQLite URI parameters (``x.db?mode=ro``) or written as a SQLite URI (``file:x.db``)
+    opens the same file as the plain path. An empty name and an in-memory database are refused:
+    one would quietly mean ``menace.db``, the other keeps nothing once the command ends.
+    """
+    if db is not None and not db.strip():
+        raise StorageError("the database's name is empty; give a file (or a database URL)")
     target = db or os.environ.get(ENV_VAR) or DEFAULT_DB
     url = target if "://" in target else f"sqlite:///{target}"
-    if "://" not in target and "?" in target:
-        # A path with SQLite URI parameters (x.db?mode=ro): honour them as SQLite does.
+    if "://" not in target and ("?" in target or target.startswith("file:")):
+        # A SQLite URI filename: honour its parameters as SQLite does, and name the file it names.
         path, _, query = target.partition("?")
-        url = f"sqlite:///file:{path}?{query}&uri=true"
+        path = path.removeprefix("file:")
+        url = f"sqlite:///file:{path}?{query + '&' if query else ''}uri=true"
     try:
-        make_url(url)
+        parsed = make_url(url)
     except (sa_exc.ArgumentError, ValueError) as exc:
         raise StorageError(f"{target!r} is not a database URL or path ({exc})") from None
+    if parsed.get_backend_name() == "sqlite" and _in_memory(parsed.database, dict(parsed.query)):
+        raise StorageError(f"{target!r} is an in-memory database, which keeps nothing once the command ends; "
+                           f"give a file")
     return url
+
+
+def _in_memory(database: str | None, query: dict[str, Any]) -> bool:
+    name = (database or "").removeprefix("file:")
+    return name in ("", ":memory:") or query.get("mode") == "memory"
 
 
 def sqlite_path(url: str) -> Path | None:
@@ -96,9 +119,10 @@ def _set_sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cur = dbapi_connection.cursor()
     cur.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     cur.execute("PRAGMA foreign_keys = ON")
-    with suppress(sqlite3.OperationalError):  # a read-only file keeps its mode; reading still works
-        cur.execute("PRAGMA journal_mode = WAL")
     cur.execute("PRAGMA synchronous = NORMAL")
+    # The write-ahead log grows while a reader holds an old snapshot; once the next checkpoint has
+    # reset it, SQLite gives the space back down to this size instead of keeping its largest size.
+    cur.execute(f"PRAGMA journal_size_limit = {WAL_SIZE_LIMIT}")
     cur.close()
 
 
@@ -110,7 +134,12 @@ def _begin(conn: Connection) -> None:
 def make_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite gets WAL, foreign keys and a busy timeout."""
     try:
-        engine = create_engine(url)
+        # A server (PostgreSQL) may restart under a long command: each connection taken from the
+        # pool is tried first, and one the server dropped is replaced instead of failing the work.
+        engine = create_engine(url, pool_pre_ping=make_url(url).get_backend_name() != "sqlite")
+    except (ValueError, TypeError) as exc:  # a parameter of the URL the driver cannot take (timeout=abc)
+        shown = make_url(url).render_as_string(hide_password=True)
+        raise StorageError(f"{shown!r} has a parameter the database driver cannot take ({exc})") from None
     except sa_exc.NoSuchModuleError:  # a subclass of ArgumentError: first
         raise StorageError(f"no database of the kind {make_url(url).get_backend_name()!r} is known") from None
     except sa_exc.ArgumentError as exc:
@@ -123,7 +152,20 @@ def make_engine(url: str) -> Engine:
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _set_sqlite_pragmas)
         event.listen(engine, "begin", _begin)
+    if engine.dialect.name == "postgresql":
+        event.listen(engine, "do_connect", _Encoding(url))
     return engine
+
+
+def use_wal(engine: Engine) -> None:
+    """Put a SQLite file menace writes in WAL mode (readers and a writer at once). Only a file
+    found to be menace's, or made for it: the mode is kept in the file, and another program's
+    file must not change because menace looked at it."""
+    if engine.dialect.name != "sqlite":
+        return
+    # read-only (a file, a folder, ?mode=ro): it keeps its mode, and reading still works
+    with engine.connect() as conn, suppress(sa_exc.OperationalError, sqlite3.OperationalError):
+        conn.connection.driver_connection.execute("PRAGMA journal_mode = WAL")  # type: ignore[union-attr]
 
 
 def writer(engine: Engine) -> Engine:
@@ -192,6 +234,35 @@ def schema_state(engine: Engine) -> tuple[SchemaState, str | None]:
     return SchemaState.AHEAD, current
 
 
+class _Encoding:
+    """Refuses a PostgreSQL database that does not hold characters, as each connection is made (the
+    driver hands back bytes there, which SQLAlchemy's first look at the server already trips on):
+    SQL_ASCII stores bytes as they come, and what one client wrote another cannot read back."""
+
+    def __init__(self, url: str) -> None:
+        self.where = make_url(url).render_as_string(hide_password=True)
+
+    def __call__(self, dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
+        """SQLAlchemy's ``do_connect``: the driver's connection, made here and looked at first."""
+        dbapi_connection = dialect.loaded_dbapi.connect(*cargs, **cparams)
+        try:
+            self._check(dbapi_connection)
+        except BaseException:
+            dbapi_connection.close()
+            raise
+        return dbapi_connection
+
+    def _check(self, dbapi_connection: Any) -> None:
+        info = getattr(dbapi_connection, "info", None)
+        status = getattr(info, "parameter_status", None)
+        encoding = status("server_encoding") if status is not None else None
+        if isinstance(encoding, bytes):
+            encoding = encoding.decode("ascii", "replace")
+        if encoding is not None and encoding.upper() == "SQL_ASCII":
+            raise StorageError(f"{self.where} has the encoding SQL_ASCII (bytes, not characters), which menace "
+                               f"cannot use; create the database with ENCODING 'UTF8'")
+
+
 def describe(engine: Engine) -> str:
     """The database as a person names it: the file, or the URL without its password."""
     path = sqlite_path(str(engine.url))
@@ -256,6 +327,7 @@ def prepare_schema(engine: Engine, create: bool = False) -> None:
     if state is not SchemaState.CURRENT:
         engine.dispose()
         refuse_state(describe(engine), state, rev)
+    use_wal(engine)
 
 
 def refuse_state(where: str, state: SchemaState, rev: str | None) -> None:
@@ -304,6 +376,7 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
     """Migrate the schema to ``revision`` in one transaction."""
     from alembic import command
 
+    use_wal(engine)
     try:
         with _migrating(engine) as conn:
             command.upgrade(alembic_config(conn), revision)
@@ -322,20 +395,40 @@ def downgrade(engine: Engine, revision: str) -> None:
 
 
 def backup_file(url: str) -> Path | None:
-    """Copy a SQLite file beside itself with a timestamp, safely even while in WAL mode."""
+    """Copy a SQLite file beside itself with a timestamp, safely even while in WAL mode.
+
+    The copy is written to a new temporary file and renamed when whole: a full disk or a kill
+    leaves no file that looks like a backup and is not one (:class:`StorageError`, nothing changed).
+    """
     path = sqlite_path(url)
     if path is None or not path.exists():
         return None
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     target = path.with_name(f"{path.name}.{stamp}.bak")
-    src = sqlite3.connect(path)
+    tmp: str | None = None
     try:
-        dst = sqlite3.connect(target)
-        with dst:
-            src.backup(dst)
-        dst.close()
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=".bak.tmp")
+        os.close(fd)
+        src = sqlite3.connect(path)
+        try:
+            dst = sqlite3.connect(tmp)
+            try:
+                with dst:
+                    src.backup(dst)
+            finally:
+                dst.close()
+        finally:
+            src.close()
+        os.replace(tmp, target)
+        tmp = None
+    except (OSError, sqlite3.Error) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise StorageError(f"cannot back {path} up before the upgrade ({why}; is the disk full?); "
+                           f"nothing was changed") from None
     finally:
-        src.close()
+        if tmp is not None:
+            with suppress(OSError):
+                os.unlink(tmp)
     return target
 
 
@@ -401,6 +494,9 @@ def database_error(engine: Engine, exc: sa_exc.DBAPIError) -> MenaceError:
         return StorageError(f"{where} is read-only; nothing was changed")
     if "locked" in low or "busy" in low:
         return DatabaseBusyError(f"{where} is busy (locked by another process); try again")
+    if getattr(exc, "connection_invalidated", False):
+        return ServerGoneError(f"the database server of {where} went away ({text}); the transaction under way "
+                               f"was rolled back, nothing of it was stored")
     if "disk is full" in low or "disk i/o error" in low or "no space" in low:
         return StorageError(f"cannot write {where}: the disk is full, the file size limit was reached or the "
                             f"disk failed; the last transaction was rolled back, nothing of it was stored")

@@ -144,5 +144,11 @@ lock_table = Table(
     Column("pid", Integer, nullable=False),
     Column("acquired_at", DateTime, nullable=False),
     Column("heartbeat_at", DateTime, nullable=False),
+    Column("token", String(64), nullable=False, server_default="",
+           doc="A random id the holder drew when it took the lease: what it proves at every write."),
+    Column("place", String(200), nullable=False, server_default="",
+           doc="Where the holder's process runs (the host's boot and pid namespace): its pid means "
+               "something only there."),
 )
-"""Who is writing to a machine now (a tournament, a game at the terminal, ...)."""
+"""Who is writing to a machine now (a tournament, a game at the terminal, ...). Its times are the
+database's clock, never a host's."""

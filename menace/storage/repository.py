@@ -144,8 +144,13 @@ def create_machine(
     return StoredMachine(mid, name, game.name, settings, preset, created_at, boxes, ids, colours)
 
 
-def load_machine(conn: Connection, name: str) -> StoredMachine:
-    """A machine with every box and bead, in two queries."""
+def load_machine(conn: Connection, name: str, strict: bool = True) -> StoredMachine:
+    """A machine with every box and bead, in two queries.
+
+    ``strict``: the boxes must be the ones its settings build (each position where the settings
+    put one, in order, none missing or added): a learner cannot play on others. ``menace check``
+    reads them as they are, to name what differs.
+    """
     row = machine_row(conn, name)
     game = find_game(row.game)
     box, bead = box_table.c, bead_table.c
@@ -167,12 +172,27 @@ def load_machine(conn: Connection, name: str) -> StoredMachine:
                for m, c, i in rows) or side not in ("X", "O"):
             raise DatabaseDamagedError(f"box {number} of {name!r} holds values no {game.name} box has; "
                                        f"run 'menace check' to see what is damaged")
+        try:
+            state = game.decode(position)
+        except ValueError:
+            if strict:
+                raise DatabaseDamagedError(f"box {number} of {name!r} holds a position that is not one "
+                                           f"({str(position)[:20]!r}); run 'menace check' to see what is "
+                                           f"damaged") from None
+            raise
         boxes.append(Box(
-            number, game.decode(position), Side[side], move_number,
+            number, state, Side[side], move_number,
             initial={m: i for m, _, i in rows}, beads={m: c for m, c, _ in rows},
         ))
+    settings = settings_of(row)
+    if strict:
+        expected = build_boxes(game, settings)
+        if [(b.number, b.position, b.side) for b in boxes] != [(i + 1, b.position, b.side)
+                                                                for i, b in enumerate(expected)]:
+            raise DatabaseDamagedError(f"the boxes of {name!r} are not the ones its settings build (a box "
+                                       f"deleted, added or changed); run 'menace check' to see what is damaged")
     return StoredMachine(
-        row.id, row.name, row.game, settings_of(row), row.preset, row.created_at, boxes,
+        row.id, row.name, row.game, settings, row.preset, row.created_at, boxes,
         [r[0] for r in box_rows], row.colours,
     )
 

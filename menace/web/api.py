@@ -84,8 +84,8 @@ async def json_body(request: Request) -> dict[str, Any]:
         return {}
     try:
         body = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-        raise BadRequestError("the request body is not valid JSON") from None
+    except (ValueError, RecursionError):  # JSONDecodeError, UnicodeDecodeError, an integer of 4,300 digits or more
+        raise BadRequestError("the request body is not valid JSON (or holds a number too long to read)") from None
     if not isinstance(body, dict):
         raise BadRequestError("the request body must be a JSON object")
     return body

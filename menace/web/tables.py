@@ -2,14 +2,18 @@
 
 A game spans many requests, so the server keeps its session here under a random id. The
 session holds the machine's lease; a page that goes away (the tab closed) abandons its game, and
-a game left idle is abandoned by :meth:`GameTables.sweep`: nothing is reinforced or stored.
+a game left idle is abandoned by :meth:`GameTables.sweep`: nothing is reinforced or stored. The
+sweep runs in a thread of its own while games are in progress, so an idle game gives its machine
+back whether or not anyone else visits the server.
 """
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +26,10 @@ from menace.web.hub import Publish
 
 IDLE_SECONDS = 15 * 60
 """A game nobody has touched for this long is abandoned."""
+SWEEP_SECONDS = 30.0
+"""How often the server looks for idle games while any is in progress."""
+
+log = logging.getLogger(__name__)
 
 
 class SessionGoneError(NotFoundError):
@@ -38,7 +46,8 @@ class Table:
     session: PlaySession
     colours: tuple[BeadColour, ...] = DEFAULT_COLOURS
     lock: threading.Lock = field(default_factory=threading.Lock)
-    used: float = field(default_factory=time.monotonic)
+    used: float = 0.0
+    """When a request last touched it (the tables' clock)."""
     turns: list[dict[str, Any]] = field(default_factory=list)
     end: dict[str, Any] | None = None
 
@@ -46,11 +55,29 @@ class Table:
 class GameTables:
     """Every game in progress in this server."""
 
-    def __init__(self, db: Database, publish: Publish) -> None:
+    def __init__(self, db: Database, publish: Publish, clock: Callable[[], float] = time.monotonic,
+                 sweep_every: float = SWEEP_SECONDS) -> None:
         self.db = db
         self.publish = publish
         self._tables: dict[str, Table] = {}
         self._lock = threading.Lock()
+        self._clock = clock
+        self._sweep_every = sweep_every
+        self._sweeper: threading.Thread | None = None
+        self._closing = threading.Event()
+
+    def _start_sweeper(self) -> None:
+        """The thread that abandons idle games, started with the first game (under ``_lock``)."""
+        if self._sweeper is None or not self._sweeper.is_alive():
+            self._sweeper = threading.Thread(target=self._sweep_forever, name="idle games", daemon=True)
+            self._sweeper.start()
+
+    def _sweep_forever(self) -> None:
+        while not self._closing.wait(self._sweep_every):
+            try:
+                self.sweep()
+            except Exception:  # a database gone away, say: logged, and tried again at the next round
+                log.exception("abandoning idle games failed")
 
     def busy_machines(self) -> set[str]:
         with self._lock:
@@ -64,9 +91,10 @@ class GameTables:
                                    operated=operated)
         stored = session.machine.stored.colours
         colours = parse_colours(stored) if stored else default_colours(places_pieces(session.game))
-        table = Table(secrets.token_urlsafe(12), machine, operated, session, colours)
+        table = Table(secrets.token_urlsafe(12), machine, operated, session, colours, used=self._clock())
         with self._lock:
             self._tables[table.id] = table
+            self._start_sweeper()
         return table
 
     def get(self, table_id: str) -> Table:
@@ -74,7 +102,7 @@ class GameTables:
             table = self._tables.get(table_id)
         if table is None:
             raise SessionGoneError("no game in progress with that id: it finished, was abandoned or timed out")
-        table.used = time.monotonic()
+        table.used = self._clock()
         return table
 
     def drop(self, table: Table, abandon: bool) -> None:
@@ -89,13 +117,15 @@ class GameTables:
 
     def sweep(self, idle: float = IDLE_SECONDS) -> None:
         """Abandon games nobody has touched for ``idle`` seconds."""
-        now = time.monotonic()
+        now = self._clock()
         with self._lock:
             stale = [t for t in self._tables.values() if now - t.used > idle]
         for t in stale:
             with t.lock:
-                self.drop(t, abandon=True)
+                if now - t.used > idle:  # not touched while this waited for its lock
+                    self.drop(t, abandon=True)
 
     def close_all(self) -> None:
         """Abandon every game in progress (the server is stopping)."""
+        self._closing.set()
         self.sweep(idle=-1)
