@@ -180,6 +180,13 @@ MAX_SCALAR = 1 << 16
 """A number, true, false or null longer than this is refused as it is read (see :data:`MAX_DIGITS`)."""
 MAX_BLOCKS = 10_000_000
 """No history has more blocks than this (a block holds up to 20,000 games, or a second of play)."""
+MAX_PART_BYTES = 16 << 20
+"""No part of a machine file (its boxes, its runs, one block...) takes more than 16 MiB: the boxes of
+the largest machine take 0.6 MiB, a run 200 bytes, a block of 20,000 games 0.9 MiB. A value that
+does is refused as soon as the reading passes this, before it is decoded: junk is never held."""
+MAX_BLOCK_GAMES = 10_000_000
+"""A block holds the games of one save: at most 20,000 kept games, or a summary of about a second of
+play (a quarter of a million games at today's speed); ten million is far beyond either."""
 
 _DECODER = json.JSONDecoder(parse_int=_bounded_int, parse_float=_no_float, parse_constant=_no_constant)
 _SPACE = re.compile(rb"[ \t\n\r]*")
@@ -209,6 +216,8 @@ class _Scanner:
         self.lines = 0
         """Lines before :attr:`buf` (counted from ``start``), for messages."""
         self.eof = False
+        self.what = "a value"
+        """What the value being read is, for a refusal of its size."""
 
     def _more(self) -> bool:
         """Another chunk of the file in the buffer, the bytes before :attr:`pos` let go; False at its end."""
@@ -260,11 +269,13 @@ class _Scanner:
         self.pos += 1
         return byte
 
-    def value(self, depth: int, digest: Any = None) -> Any:
+    def value(self, depth: int, digest: Any = None, what: str = "a value") -> Any:
         """The next value, decoded; ``depth`` containers around it count towards :data:`MAX_DEPTH`.
-        ``digest`` (a hashlib object) is updated with its bytes as they stand in the file."""
+        ``digest`` (a hashlib object) is updated with its bytes as they stand in the file. A value
+        longer than :data:`MAX_PART_BYTES` is refused (``what`` names it) before it is decoded."""
         if self.peek() is None:
             raise self.damaged("Expecting value")
+        self.what = what
         end = self._end_of_value(depth)
         text = self.buf[self.pos:end]
         if digest is not None:
@@ -335,11 +346,15 @@ class _Scanner:
             at -= self.pos
             if not self._more():
                 raise self.damaged("the file ends inside a value")
+            if len(self.buf) - self.pos > MAX_PART_BYTES:
+                raise MachineFileError(f"{self.where} is not a menace machine file: {self.what} take more than "
+                                       f"{MAX_PART_BYTES >> 20} MiB, far more than any machine's")
             at += self.pos
             buf = self.buf
 
 
-def _members(scan: _Scanner, into: dict[str, Any], depth: int, reads_itself: Callable[[str], bool]) -> None:
+def _members(scan: _Scanner, into: dict[str, Any], depth: int, reads_itself: Callable[[str], bool],
+             path: str = "") -> None:
     """The members of the object whose ``{`` was just read (``depth`` containers deep, itself
     included), each into ``into`` (a repeated key: the last one, as :func:`json.loads` does), except
     those whose value ``reads_itself(key)`` reads."""
@@ -352,7 +367,7 @@ def _members(scan: _Scanner, into: dict[str, Any], depth: int, reads_itself: Cal
         key = scan.value(depth)
         scan.take(b":", "':' delimiter")
         if not reads_itself(key):
-            into[key] = scan.value(depth)
+            into[key] = scan.value(depth, what=f"its {path}{safe_text(str(key))[:40]}")
         if scan.take(b",}", "',' delimiter") == 0x7D:
             return
 
@@ -363,7 +378,7 @@ def _elements(scan: _Scanner, digest: Any) -> Iterator[Any]:
         scan.pos += 1
         return
     while True:
-        yield scan.value(3, digest)
+        yield scan.value(3, digest, "one of its history's blocks would")
         if scan.take(b",]", "',' delimiter") == 0x5D:
             return
 
@@ -424,7 +439,7 @@ def read_streamed(f: BinaryIO, where: str = "the file") -> dict[str, Any]:
     scan = _Scanner(f, where)
     body: Any
     if scan.peek() != 0x7B:  # {
-        body = scan.value(0)
+        body = scan.value(0, what="its content would")
     else:
         scan.pos += 1
         body = {}
@@ -434,7 +449,7 @@ def read_streamed(f: BinaryIO, where: str = "the file") -> dict[str, Any]:
                 return False
             scan.pos += 1
             body["history"] = {}  # replacing any before it now: the blocks' head is computed with it
-            _members(scan, body["history"], 2, blocks)
+            _members(scan, body["history"], 2, blocks, "history.")
             return True
 
         def blocks(key: str) -> bool:
@@ -721,6 +736,8 @@ class CheckedBlocks:
 def _block(b: Any, where: str, runs: int) -> BlockDump:
     b = _obj(b, where, ("run", "first_game", "games", "data"))
     n = _int(b["games"], f"{where}.games", 1, MAX_GAMES)
+    if n > MAX_BLOCK_GAMES:
+        raise _fail(where, f"holds {n:,} games, more than the {MAX_BLOCK_GAMES:,} a block of any history can")
     kept = _bool(b.get("kept", True), f"{where}.kept")
     data = _base64(b["data"], f"{where}.data", n * 32 + 64 if kept else 0)
     beads = None if b.get("beads") is None else _base64(b["beads"], f"{where}.beads", MAX_BEADS_TEXT)

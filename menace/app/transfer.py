@@ -231,16 +231,28 @@ def _block_json(b: BlockDump) -> dict[str, Any]:
     return out
 
 
-def _replay_block(replayer: Replayer, block: BlockDump, layout: Layout, width: int) -> None:
+def _replay_block(replayer: Replayer, block: BlockDump, layout: Layout, width: int,
+                  step: list[int] | None = None) -> None:
     """Learn from one block of the file: its games, checked against its checkpoint if it has one; a
-    summary is crossed by its checkpoint."""
+    summary is crossed by its checkpoint, which must be within reach of the beads before it: in
+    ``n`` games no bead count of box ``i`` moves by more than ``n * step[i]``."""
     if not block.kept:
         if block.beads is None or block.data:
             raise MachineFileError(f"the summary of games {block.first_game} on has no beads, or has games")
         counts = unpack_beads(block.beads, layout, width)
+        last = block.first_game + block.n_games - 1
         if any(c < 0 for row in counts for c in row):
-            raise MachineFileError(f"the beads after game {block.first_game + block.n_games - 1} are negative")
-        replayer.resume(block.first_game + block.n_games - 1, counts)
+            raise MachineFileError(f"the beads after game {last} are negative")
+        if step is not None:
+            for i, moves in enumerate(layout):
+                reach = block.n_games * step[i]
+                for mv in moves:
+                    if abs(counts[i][mv] - replayer.counts[i][mv]) > reach:
+                        raise MachineFileError(
+                            f"the beads after game {last:,} could not follow from the {block.n_games:,} games "
+                            f"summarized before them: box {i + 1} goes from {replayer.counts[i][mv]:,} to "
+                            f"{counts[i][mv]:,} beads of one colour (at most {reach:,} apart)")
+        replayer.resume(last, counts)
         return
     # Inflated no further than the block says it holds (a zip bomb stops there), then replayed.
     raw = unpack_block_bounded(block.data, block.n_games)
@@ -351,15 +363,18 @@ def verify(dump: MachineDump, settings: Settings, blocks: Iterable[BlockDump]) -
         raise MachineFileError(f"the file has {len(dump.boxes)} boxes but its settings build {len(expected)}")
     for exp, b in zip(expected, dump.boxes):
         if (exp.number != b.number or game.encode(exp.position) != b.position or exp.side.name != b.side
-                or {mv: ini for mv, ini, _ in b.beads} != exp.initial):
+                or exp.move_number != b.move_number or {mv: ini for mv, ini, _ in b.beads} != exp.initial):
             raise MachineFileError(f"box {b.number} in the file is not the box its settings build")
     replayer = Replayer(game, settings, expected, dump.corrections)
     layout = replayer.layout()
+    # The most one game can change a bead count by: its largest reward, or a refill of the box.
+    reward = max(abs(settings.win), abs(settings.draw), abs(settings.loss))
+    step = [reward + max(box.initial.values(), default=0) for box in expected]
     try:
         for block in blocks:
             if block.first_game != replayer.games + 1 or not 0 <= block.run < len(dump.runs):
                 raise MachineFileError(f"the history's games are out of order at game {block.first_game}")
-            _replay_block(replayer, block, layout, game.move_count)
+            _replay_block(replayer, block, layout, game.move_count, step)
     except (CorruptHistoryError, ReplayError) as exc:
         raise MachineFileError(f"the history is damaged: {exc}") from None
     for i, b in enumerate(dump.boxes):

@@ -19,6 +19,7 @@ import sys
 from contextlib import suppress
 from pathlib import Path
 
+from menace.app.files import FileWriteError, write_bytes
 from menace.core import game as core_game
 from menace.core import tree as core_tree
 from menace.core.game import Game
@@ -31,17 +32,15 @@ MAX_BYTES = 64 << 20
 
 
 def cache_folder() -> Path | None:
-    """``$MENACE_CACHE_DIR``, else the user's cache folder for menace (None: no caching)."""
+    """``$MENACE_CACHE_DIR``, else the user's cache folder for menace as platformdirs finds it
+    (``$XDG_CACHE_HOME/menace`` or ``~/.cache/menace``, ``~/Library/Caches/menace``, ``%LOCALAPPDATA%\\menace\\Cache``);
+    None: no caching."""
     chosen = os.environ.get(ENV_VAR)
     if chosen is not None:
         return Path(chosen) if chosen else None
-    if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA")
-        return Path(base) / "menace" / "cache" if base else None
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "menace"
-    xdg = os.environ.get("XDG_CACHE_HOME", "")
-    return (Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache") / "menace"
+    import platformdirs  # here: only a command that plays games needs it
+
+    return Path(platformdirs.user_cache_dir("menace", appauthor=False))
 
 
 class DiskTreeCache:
@@ -110,8 +109,8 @@ class DiskTreeCache:
             with suppress(FileNotFoundError):
                 if not stat.S_ISREG(os.lstat(target).st_mode):
                     return  # a symbolic link, a folder, ...: never replaced
-            _write_atomically(target, head + _checksum(packed) + packed)
-        except OSError:
+            write_bytes(target, head + _checksum(packed) + packed)
+        except (OSError, FileWriteError):
             pass  # a read-only home, a full disk: the tree is built again next time
 
 
@@ -119,20 +118,6 @@ def _checksum(packed: bytes) -> bytes:
     import hashlib
 
     return hashlib.sha256(packed).hexdigest().encode("ascii") + b"\n"
-
-
-def _write_atomically(target: Path, blob: bytes) -> None:
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(blob)
-        os.replace(tmp, target)
-    except BaseException:
-        with suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def user_tree_cache() -> DiskTreeCache | None:

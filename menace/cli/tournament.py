@@ -23,6 +23,8 @@ from menace.core.game import Side
 from menace.players import PlayerParamError, UnknownPlayerError
 
 if TYPE_CHECKING:
+    from click._termui_impl import ProgressBar
+
     from menace.app.machines import OpenMachine
 
 
@@ -140,38 +142,41 @@ def tournament(app: AppContext, opponent: str | None, games: int | None, duratio
 
 
 class _ProgressLine:
-    """A one-line progress bar on stderr, redrawn in place; silent when stderr is not a terminal."""
+    """click's progress bar on stderr (as labels, sweep and arena draw theirs), the tally and the
+    rate beside it; nothing when stderr is not a terminal. A run for a time fills the bar with its
+    seconds (in tenths), a run of games with its games."""
 
     def __init__(self, games: int | None, seconds: float | None) -> None:
-        self.games = games
-        self.seconds = seconds
-        self.live = sys.stderr.isatty()
+        self.by_time = games is None
+        length = games if games is not None else max(round((seconds or 0) * 10), 1)
+        self.bar: ProgressBar[Any] | None = None
+        if sys.stderr.isatty():
+            self.bar = click.progressbar(length=length, label="playing", file=sys.stderr, width=30,
+                                         show_pos=not self.by_time, item_show_func=self._tally)
         self.drawn = False
         self.last_wait = -1.0
 
-    def __call__(self, p: Any) -> None:
-        if not self.live:
-            return
-        if p.target:
-            frac = p.games / p.target
-        elif p.limit_seconds:
-            frac = min(p.seconds / p.limit_seconds, 1.0)
-        else:
-            frac = 0.0
-        filled = int(frac * 30)
+    @staticmethod
+    def _tally(p: Any) -> str | None:
+        if p is None:
+            return None
         rate = p.games / p.seconds if p.seconds > 0 else 0
-        line = (f"\r[{'#' * filled}{'.' * (30 - filled)}] {frac:6.1%}  {p.games:,} games  "
-                f"W {p.wins:,}  D {p.draws:,}  L {p.losses:,}  {rate:,.0f}/s ")
-        click.echo(line, nl=False, err=True)
+        return f"{p.games:,} games  W {p.wins:,}  D {p.draws:,}  L {p.losses:,}  {rate:,.0f}/s"
+
+    def __call__(self, p: Any) -> None:
+        if self.bar is None:
+            return
+        done = min(round(p.seconds * 10), self.bar.length or 0) if self.by_time else p.games
+        self.bar.update(max(done - self.bar.pos, 0), p)
         self.drawn = True
 
     def waiting(self, waited: float, limit: float, games: int) -> None:
         """The database is busy: say so (every few seconds), whether or not stderr is a terminal."""
         if waited - self.last_wait >= 5.0 or waited == 0.0 or self.last_wait < 0:
             self.last_wait = waited
-            click.echo(f"{chr(13) if self.drawn else ''}database busy (another writer): waiting to store "
+            click.echo(f"{chr(10) if self.drawn else ''}database busy (another writer): waiting to store "
                        f"{games:,} games, {waited:.0f} s of at most {limit:.0f} s", err=True)
 
     def close(self) -> None:
-        if self.drawn:
-            click.echo("", err=True)
+        if self.bar is not None and self.drawn:
+            self.bar.render_finish()

@@ -3,7 +3,7 @@
 
 Coordinates are millimetres from the page's bottom-left corner; line widths and font sizes are in
 points. Text is set in the DejaVu fonts and placed as matplotlib places it (its meanings of ``ha``
-and ``va``), measured with :mod:`menace.render.truetype`: a label drawn here looks as it did when
+and ``va``), measured with fontTools (:mod:`menace.render.fonts`): a label drawn here looks as it did when
 matplotlib drew it, without loading matplotlib.
 
 >>> page = Canvas(53, 36)
@@ -20,7 +20,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from menace.render.truetype import MissingGlyphError, PathCommand, TrueTypeFont, dejavu_path, load_font
+from menace.render.fonts import Font, MissingGlyphError, PathCommand, dejavu_path, load_font
 
 MM_PER_PT = 25.4 / 72
 
@@ -40,7 +40,7 @@ class Face:
     filename: str
 
     @property
-    def font(self) -> TrueTypeFont:
+    def font(self) -> Font:
         return _font(self.filename)
 
     def __repr__(self) -> str:
@@ -48,7 +48,7 @@ class Face:
 
 
 @functools.lru_cache(maxsize=8)
-def _font(filename: str) -> TrueTypeFont:
+def _font(filename: str) -> Font:
     return load_font(dejavu_path(filename))
 
 

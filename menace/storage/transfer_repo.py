@@ -153,6 +153,9 @@ def history_size(conn: Connection, name: str) -> tuple[int, int]:
     return int(blocks), int(games)
 
 
+RUNS_AT_ONCE = 5_000
+
+
 def load_machine_dump(conn: Connection, d: MachineDump, blocks: Iterable[BlockDump] | None = None) -> None:
     """Insert a whole machine (its name must be free), all rows in bulk; its history's blocks are
     ``blocks`` if given (instead of ``d.blocks``: read as they are stored), a few at a time
@@ -174,11 +177,13 @@ def load_machine_dump(conn: Connection, d: MachineDump, blocks: Iterable[BlockDu
                  for i, b in zip(ids, d.boxes) for mv, ini, c in b.beads]
     if bead_rows:
         conn.execute(insert(bead_table), bead_rows)
-    run_ids = [
-        insert_row(conn, run_table, machine_id=mid, kind=r.kind, opponent=r.opponent, seed=r.seed,
-                   started_at=r.started_at, ended_at=r.ended_at)
-        for r in d.runs
-    ]
+    run_ids: list[int] = []
+    for at in range(0, len(d.runs), RUNS_AT_ONCE):  # in bulk, a few thousand at a time (one at a time: minutes)
+        run_ids += conn.scalars(
+            insert(run_table).returning(run_table.c.id, sort_by_parameter_order=True),
+            [{"machine_id": mid, "kind": r.kind, "opponent": r.opponent, "seed": r.seed, "started_at": r.started_at,
+              "ended_at": r.ended_at} for r in d.runs[at:at + RUNS_AT_ONCE]],
+        )
     rows: list[dict[str, object]] = []
     held = 0
     for b in d.blocks if blocks is None else blocks:
