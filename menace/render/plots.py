@@ -26,6 +26,7 @@ from matplotlib.text import Text
 from matplotlib.ticker import (
     FixedLocator,
     Formatter,
+    FuncFormatter,
     MaxNLocator,
     NullLocator,
     PercentFormatter,
@@ -342,7 +343,8 @@ def render_beads(data: BeadsData, path: str | Path, first: int | None = None, la
         ax.set_xlabel("games played")
         ax.set_ylabel("beads in the box" + (" (log scale)" if log else ""))
         ax.xaxis.set_major_formatter(GAMES())
-        ax.yaxis.set_major_formatter(GAMES())
+        # powers of ten each in its own unit (1, 1,000, 10k, 1M); a linear axis in one unit for all
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: compact(v)) if log else GAMES())
         ax.set_facecolor(BACKGROUND)  # white beads must show against the background
         ax.set_axisbelow(True)
         ax.grid(True, axis="y", color="white", lw=1.2)
