@@ -255,3 +255,17 @@ def test_show_at_game_n_draws_the_box_as_it_stood_then(played: Invoke, db_url: s
     assert counts(by_position) == list(box_at(owner(db_url), "menace", number, 150).values())
     result = played("show", "1", "--at", "301", ok=False)
     assert result.exit_code == 1 and result.output == "Error: no game 301: 'menace' has played 300 games\n"
+
+
+def test_history_says_when_later_games_are_only_summaries(menace: Invoke, db_url: str,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import menace.app.tournament as tournament
+    from menace.app.machines import open_machine
+    from menace.app.tournament import run_tournament
+
+    monkeypatch.setattr(tournament, "FLUSH_GAMES", 500)  # blocks of 500: the first two kept
+    menace("init")
+    with open_machine(db_url, "menace", holder="a test") as m:
+        run_tournament(m, "random", games=3_000, seed=1, keep_games=1_000)
+    out = menace("history", "--last", "3").output
+    assert "Games 1,001 to 3,000 are kept only as summaries" in out and "1,000  tournament" in out, out

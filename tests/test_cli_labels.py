@@ -87,7 +87,7 @@ def test_svg_writes_one_file_per_box(db: Path, tmp_path: Path) -> None:
         (["--label-size", "20x10"], "Error: Invalid value for '--label-size': a 20 x 10 mm label is too small"),
         (["--label-size", "250x36"], "Error: Invalid value for '--label-size': a 250 x 36 mm label does not fit"),
         (["--colours", "red=#ff0000,blue=#0000ff"], "Error: Invalid value for '--colours': this machine's game needs"),
-        (["--colours", ",".join(["red=#ff0000"] * 9)], "Error: Invalid value for '--colours': each colour needs"),
+        (["--colours", ",".join(["red=#ff0000"] * 9)], "Error: Invalid value for '--colours': red is given twice"),
         (["--spare", "lots"], "Error: Invalid value for '--spare': 'lots' is not a percentage"),
         (["--sheet", "a4-21", "--label-size", "53x36"], "Error: --sheet a4-21 has its own label size"),
         (["--sheet", "a4-21", "--paper", "letter"], "Error: --sheet a4-21 is A4 paper"),

@@ -372,3 +372,27 @@ def test_a_trained_machine_scaled_to_beads_one_can_fill() -> None:
     shopping = L.shopping_list(TICTACTOE, boxes, fill_of=spec.fill)
     assert shopping.fill <= 100 * len(boxes)
     assert scaled_beads({0: 3_534_408, 1: 12, 4: 12}, 100) == {0: 98, 1: 1, 4: 1}
+
+
+def test_the_hexapawn_kit_speaks_of_its_own_sides_and_beads() -> None:
+    from menace.core.colours import default_colours
+    from menace.core.learner import PRESETS
+    from menace.games import find_game
+    from menace.render.labels_layout import find_paper
+
+    hexapawn = find_game("hexapawn")
+    gardner = replace_side(PRESETS["gardner"], "O")
+    boxes = build_boxes(hexapawn, gardner)
+    spec = L.KitSpec("her", gardner, hexapawn, default_colours(False), paper=find_paper("a4"))
+    plan = L._plan(boxes, spec)
+    shopping = L.shopping_list(hexapawn, boxes, spec.colours, fill_of=spec.fill)
+    texts = [run.text for run in L._cover_page(boxes, spec, plan, shopping).texts]
+    assert "Black" in texts and "O" not in texts, texts
+    joined = " ".join(texts)
+    assert "4×W white" not in joined and "1×A amber means 1 amber bead" in joined, joined
+
+
+def replace_side(settings: Settings, side: str) -> Settings:
+    from dataclasses import replace
+
+    return replace(settings, side=side)

@@ -9,15 +9,15 @@ from conftest import Invoke
 UNSEPARATED = re.compile(r"(?<![\d,.#])\d{4,}(?![\d,])")
 
 
-def test_counts_in_the_millions_are_written_one_way(menace: Invoke) -> None:
-    menace("init")
-    menace("reconcile", "1", "--count", "W=987654", "--count", "K=2133", "--count", "G=1000000")
-    menace("tournament", "--vs", "smart", "-n", "3", "--seed", "1")
+def test_counts_in_the_millions_are_written_one_way(sqlite_menace: Invoke) -> None:
+    sqlite_menace("init")
+    sqlite_menace("reconcile", "1", "--count", "W=987654", "--count", "K=2133", "--count", "G=1000000")
+    sqlite_menace("tournament", "--vs", "smart", "-n", "3", "--seed", "1")
     outputs = {
-        "history": menace("history").output,
-        "replay": menace("replay", "3").output,
-        "show": menace("show", "1").output,
-        "undo": menace("undo").output,
+        "history": sqlite_menace("history").output,
+        "replay": sqlite_menace("replay", "3").output,
+        "show": sqlite_menace("show", "1").output,
+        "undo": sqlite_menace("undo").output,
     }
     for name, out in outputs.items():
         lines = [line for line in out.splitlines() if "menace --db" not in line]  # a path may hold digits
@@ -27,12 +27,12 @@ def test_counts_in_the_millions_are_written_one_way(menace: Invoke) -> None:
     assert "987,65" in outputs["replay"] and "987,65" in outputs["undo"], outputs
 
 
-def test_show_keeps_its_columns_with_counts_in_the_billions(menace: Invoke, db_url: str) -> None:
+def test_show_keeps_its_columns_with_counts_in_the_billions(sqlite_menace: Invoke, sqlite_url: str) -> None:
     from conftest import query
 
-    menace("init")
-    query(db_url, "UPDATE beads SET count = 3534408 WHERE move = 4 AND box_id = (SELECT min(id) FROM boxes)")
-    query(db_url, "UPDATE beads SET count = 1999999999 WHERE move = 0 AND box_id = (SELECT min(id) FROM boxes)")
-    rows = [line for line in menace("show", "1").output.splitlines() if "started with" in line]
+    sqlite_menace("init")
+    query(sqlite_url, "UPDATE beads SET count = 3534408 WHERE move = 4 AND box_id = (SELECT min(id) FROM boxes)")
+    query(sqlite_url, "UPDATE beads SET count = 1999999999 WHERE move = 0 AND box_id = (SELECT min(id) FROM boxes)")
+    rows = [line for line in sqlite_menace("show", "1").output.splitlines() if "started with" in line]
     assert len(rows) == 3 and len({line.index("(") for line in rows}) == 1, rows  # the shares line up
     assert "1,999,999,999 (" in rows[0]

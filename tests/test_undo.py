@@ -8,7 +8,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 import pytest
-from conftest import owner
+from conftest import Invoke, owner
 from history_helpers import play_person_games, stored_beads, stored_corrections, stored_machine, stored_records
 from sqlalchemy import insert
 
@@ -176,3 +176,12 @@ def test_undo_is_refused_while_another_process_holds_the_machine(db_url: str) ->
     with pytest.raises(MachineBusyError, match="in use by a tournament"):
         undo_games(owner(db_url), "menace")
     assert rows(db_url)[0] == 5
+
+
+def test_undo_says_which_recount_goes_with_the_games(menace: Invoke) -> None:
+    menace("init")
+    menace("tournament", "--vs", "smart", "-n", "5", "--seed", "1")
+    menace("reconcile", "1", "--count", "W=9", "--count", "K=9", "--count", "G=9")
+    out = menace("undo").output
+    assert "The bead counts set by hand after game 4 went with the games (3 counts, box 1: recount of box 1" in out
+    assert "-m menace reconcile 1" in out

@@ -253,6 +253,8 @@ class UndoResult:
     seconds: float
     colours: str | None = None
     boxes: list[Box] = field(default_factory=list)
+    dropped: list[repo.Correction] = field(default_factory=list)
+    """Bead counts set by hand after the games taken back: they go with them."""
 
 
 def _undo_bounds(s: Connection, name: str, n: int) -> tuple[repo.StoredMachine, int, int]:
@@ -297,6 +299,7 @@ def undo_games(db: Database, name: str, n: int = 1) -> UndoResult:
         with db.reading() as s:
             stored, played, keep = _undo_bounds(s, name, n)  # again: a writer may have been before us
             replayer = replay_to(s, stored, keep)
+            dropped = [c for c in repo.corrections(s, stored.id) if c.after_game > keep]
         changes: list[BeadChange] = []
         updates: list[tuple[int, int, int]] = []
         for d in compare(stored.boxes, replayer.counts):
@@ -310,7 +313,7 @@ def undo_games(db: Database, name: str, n: int = 1) -> UndoResult:
         with db.writing() as s:
             lease.release(s)
     return UndoResult(find_game(stored.game), name, removed, changes, keep, time.perf_counter() - start,
-                      stored.colours, stored.boxes)
+                      stored.colours, stored.boxes, dropped)
 
 
 # -- the series behind the plots ----------------------------------------------------------------

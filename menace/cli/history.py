@@ -102,6 +102,10 @@ def history(app: AppContext, opponent: str | None, result: str | None, first: in
         click.echo(_correction_line(found.game, fix, colours))
         fix = next(fixes, None)
     shown = len(found.games)
+    newest = found.games[-1].number
+    if opponent is None and result is None and last_number is None and newest < found.played:
+        click.echo(f"Games {newest + 1:,} to {found.played:,} are kept only as summaries (their wins, draws and "
+                   f"losses, and the beads after them): they cannot be listed or replayed.")
     click.echo(f"{plural(shown, 'game')} shown; {found.machine!r} has played {found.played:,}. "
                f"See one move by move with: {app.command('replay', str(found.games[-1].number))}")
 
@@ -228,6 +232,13 @@ def undo(app: AppContext, count: int) -> None:
             click.echo(f"  ... and {len(done.changes) - SHOW_AT_MOST * 2:,} more bead counts")
     else:
         click.echo("No bead count changed (no beads were drawn, or the changes cancelled out).")
+    if done.dropped:
+        boxes = sorted({c.box_number for c in done.dropped})
+        where = ", ".join(map(str, boxes))
+        click.echo(f"The bead counts set by hand after game {done.played:,} went with the games "
+                   f"({plural(len(done.dropped), 'count')}, box{'es' if len(boxes) > 1 else ''} {where}: "
+                   f"{printable(done.dropped[-1].reason)}); if the real box still holds them, count it again: "
+                   f"{app.command('reconcile', str(boxes[0]))}")
     click.echo(f"{printable(done.machine)!r} has played {plural(done.played, 'game')} now.")
 
 

@@ -79,6 +79,8 @@ def parse_colours(text: str) -> tuple[BeadColour, ...]:
         out.append(BeadColour(name.strip(), letter, shade.strip().lower()))
     for i, c in enumerate(out):
         twin = next((d for d in out[:i] if d.letter == c.letter), None)
+        if twin is not None and twin.name == c.name:
+            raise ColourError(f"{c.name} is given twice: each colour needs its own name, letter and shade")
         if twin is not None:
             raise ColourError(f"{twin.name} and {c.name} share the letter {c.letter}: each colour needs its own; "
                               f"give one another letter, e.g. {_with_free_letter(c, out)}")

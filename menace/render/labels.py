@@ -374,6 +374,17 @@ def _label_page(page: Page, boxes: dict[int, Box], spec: KitSpec, plan: _Plan) -
     return canvas
 
 
+def _example_line(boxes: Sequence[Box], spec: KitSpec) -> str:
+    """How to read a label's bead line, from the kit's own first box: ``4×W white means 4 white beads``
+    (Gardner's HER: ``1×A amber means 1 amber bead``)."""
+    for box in boxes:
+        for slot, n in sorted(bd.by_slot(spec.game, box, spec.fill(box)).items()):
+            if n:
+                colour = spec.colours[slot % len(spec.colours)]
+                return f"{times(n, colour.letter)} {colour.name} means {plural(n, colour.name + ' bead')}"
+    return "a line N×L colour means N beads of that colour"
+
+
 def _cover_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: ShoppingList) -> Canvas:
     canvas = _page(spec)
     _header(canvas, spec, 1, plan, "cover")
@@ -385,6 +396,7 @@ def _cover_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: Shop
     y -= 6
     groups = move_groups(boxes)
     facts = dict(spec.settings.describe())
+    facts["side"] = " and ".join(spec.game.side_names[side] for side in spec.settings.sides)  # Black, not O
     facts["matchboxes"] = " + ".join(str(len(g)) for g in groups) + f" = {len(boxes):,} (by move)"
     for key, value in facts.items():
         canvas.text(x, y, key, 8.5, va="top", colour="#333333")
@@ -435,7 +447,7 @@ def _cover_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: Shop
         "The big number is the box's number: the same in every list here and in the program (menace show N).",
         *drawing,
         f"UP marks the drawing's top edge. The lines on the right say what goes in {_when(spec)}:",
-        "4×W white means four white beads. On a machine that plays both sides, the side after the move",
+        f"{_example_line(boxes, spec)}. On a machine that plays both sides, the side after the move",
         "says which side the box plays. Glue each label on the top of its matchbox.",
     ):
         canvas.text(x, y, line, 8.5, va="top")
@@ -536,7 +548,8 @@ def _shopping_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: S
         ("Initial fill: the beads each box holds before the first game, added up colour by colour over all"
          if spec.beads == "start" else
          "Fill now: the beads each box holds now, as trained, added up colour by colour over all"),
-        f"{len(boxes):,} boxes (the lines “4×W white” on the labels; the fill list gives them box by box).",
+        f"{len(boxes):,} boxes (the lines “{_example_line(boxes, spec).split(' means ')[0]}” on the labels; the "
+        f"fill list gives them box by box).",
         *((f"Spare: {pct} of each colour's fill, rounded up. A win adds beads ({win:+d} for every bead drawn,",
            "put back with its copies), so the boxes that play well fill up; and beads get dropped and lost.")
           if win > 0 else

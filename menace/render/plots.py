@@ -26,6 +26,7 @@ from matplotlib.text import Text
 from matplotlib.ticker import (
     FixedLocator,
     Formatter,
+    FuncFormatter,
     MaxNLocator,
     NullLocator,
     PercentFormatter,
@@ -104,8 +105,9 @@ def save(fig: Figure, path: str | Path) -> Path:
 def text_boxes(fig: Figure) -> list[tuple[Text, Bbox]]:
     """Every visible, non-empty text of ``fig`` (titles, labels, tick labels, legends, notes) with
     its extent in display units, as drawn."""
-    renderer = FigureCanvasAgg(fig).get_renderer()  # type: ignore[no-untyped-call]
-    fig.draw(renderer)
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    fig.draw_without_rendering()  # the layout and every text's place, nothing painted
+    renderer = canvas.get_renderer()  # type: ignore[no-untyped-call]
     hidden: set[int] = set()  # the axes of a panel drawn without axes (a box's drawing, the key)
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
@@ -133,6 +135,8 @@ def legible(fig: Figure, smallest: float = 7.0) -> None:
     for ax in fig.axes:
         found += [ax.title, getattr(ax, "_left_title", None), getattr(ax, "_right_title", None)]
     titles = [t for t in found if t is not None and t.get_text().strip()]
+    if not titles:  # nothing to fit (the wall of boxes sets its own): no drawing just to measure
+        return
     for _ in range(30):
         boxes = text_boxes(fig)
         frame = fig.bbox
@@ -148,7 +152,10 @@ def legible(fig: Figure, smallest: float = 7.0) -> None:
         if not shrinkable:
             return
         for t in shrinkable:
-            t.set_fontsize(max(smallest, float(t.get_fontsize()) * 0.9))
+            box = next(b for u, b in boxes if u is t)
+            # too wide for the figure: straight to the size that fits it; else a step smaller
+            ratio = min(0.9, 0.98 * frame.width / box.width) if box.width > frame.width else 0.9
+            t.set_fontsize(max(smallest, float(t.get_fontsize()) * ratio))
 
 
 THOUSANDS = StrMethodFormatter("{x:,.0f}")
@@ -331,7 +338,8 @@ def render_beads(data: BeadsData, path: str | Path, first: int | None = None, la
         ax.set_xlabel("games played")
         ax.set_ylabel("beads in the box" + (" (log scale)" if log else ""))
         ax.xaxis.set_major_formatter(GAMES())
-        ax.yaxis.set_major_formatter(GAMES())
+        # powers of ten each in its own unit (1, 1,000, 10k, 1M); a linear axis in one unit for all
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: compact(v)) if log else GAMES())
         ax.set_facecolor(BACKGROUND)  # white beads must show against the background
         ax.set_axisbelow(True)
         ax.grid(True, axis="y", color="white", lw=1.2)
