@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import TypeVar
 
 from menace.players import PlayerParamError, PlayerSpec, perfect, posswin, register, td
+from menace.games.nim import Nim
 from menace.players.basic import RandomPlayer, SmartPlayer
 from menace.players.movetable import MovetablePlayer
+from menace.players.nim import NimPerfectPlayer
 from menace.players.oxo import OxoPlayer
 
 P = TypeVar("P")
@@ -52,9 +54,11 @@ register(PlayerSpec(
 register(PlayerSpec(
     "perfect",
     "Program 3 of Rich & Knight's Artificial Intelligence: full minimax, never loses, wins fastest",
-    lambda g, rng, param: perfect.PerfectPlayer(g, deterministic=perfect.parse_param(param)),
+    lambda g, rng, param: (NimPerfectPlayer(g, perfect.parse_param(param)) if isinstance(g, Nim)
+                           else perfect.PerfectPlayer(g, deterministic=perfect.parse_param(param))),
     ("minimax", "program3"),
-    param_help="perfect:det always takes the lowest-numbered best square (default: random among them)",
+    param_help="perfect:det always takes the lowest-numbered best square (default: random among them); "
+               "in Nim it plays by the winning rule, at random from a heap it cannot win",
     check=perfect.parse_param,
 ))
 register(PlayerSpec(
