@@ -19,7 +19,7 @@
     const open = table.box_to_open;
     card.hidden = false;
     if (open && !table.over) {
-      const drawing = M.board(table.shape, open.cells, open.beads, { size: 220, label: `box ${open.box_number}` });
+      const drawing = M.board(table.shape, open.cells, open.beads, { size: 220, caption: open.caption, label: `box ${open.box_number}` });
       const buttons = M.el("div", { class: "colour-buttons" }, ...open.beads.map((b) => M.el("button", {
         type: "button", "data-bead": b.bead, style: `background:${b.hex};color:${M.textOn(b.hex)}`,
         text: `${b.letter} ${b.colour_name}`, title: `${b.colour_name}: ${b.name} on the drawing (twin: ${b.count})`, onclick: () => bead(b.bead) })));
