@@ -120,7 +120,8 @@ def _code_only(source: str) -> str:
                     and not (sys.version_info >= (3, 12) and tok.type in _FSTRING_PARTS))
 
 
-_FSTRING_PARTS = {getattr(tokenize, n) for n in ("FSTRING_START", "FSTRING_MIDDLE", "FSTRING_END") if hasattr(tokenize, n)}
+_FSTRING_PARTS = {getattr(tokenize, n) for n in ("FSTRING_START", "FSTRING_MIDDLE", "FSTRING_END")
+                  if hasattr(tokenize, n)}
 
 
 def test_use_cases_and_layout_draw_nothing() -> None:

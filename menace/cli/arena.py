@@ -43,7 +43,8 @@ def opponents(game: str | None) -> None:
         if spec.param_help:
             click.echo(f"{'':{width}}  parameter: {spec.param_help}")
         if game is None:
-            click.echo(f"{'':{width}}  plays: {'every game' if spec.games is None else ', '.join(spec.games) + ' only'}")
+            plays = "every game" if spec.games is None else ", ".join(spec.games) + " only"
+            click.echo(f"{'':{width}}  plays: {plays}")
     click.echo(f"{'menace:NAME'.ljust(width)}  another stored MENACE machine: it learns in a tournament, "
                    f"plays frozen in the arena")
 

@@ -212,8 +212,7 @@ def game_rule_options(command: Callable[..., Any]) -> Callable[..., Any]:
     functools.update_wrapper(gather, command)  # keeps the options already given (click keeps them on the function)
     wrapped: Callable[..., Any] = gather
     for option in reversed(options):
-        kind: click.ParamType = (click.Choice(option.choices) if option.choices
-                                 else click.IntRange(option.low, option.high))
+        kind: Any = click.Choice(option.choices) if option.choices else click.IntRange(option.low, option.high)
         shown = f"{option.low}-{option.high}" if not option.choices else "|".join(option.choices)
         wrapped = click.option(f"--{option.name}", type=kind, metavar=shown.upper() if option.choices else shown,
                                help=f"{option.game} only: {option.help} [default: {option.default}].")(wrapped)

@@ -89,7 +89,8 @@ SIDE_WORDS = {"x": "X", "o": "O", "both": "both", "first": "X", "second": "O", "
 @click.option("--replace", is_flag=True, help="Rebuild the machine if one of that name exists (its games go too).")
 @where_options
 @pass_app
-def init(app: AppContext, game: str, rules: dict[str, int | str | None], preset: str | None, side: str | None, schedule: str | None,
+def init(app: AppContext, game: str, rules: dict[str, int | str | None], preset: str | None, side: str | None,
+         schedule: str | None,
          reinforcement: str | None, scope: str | None, all_squares: bool | None,
          symmetry: bool | None, empty_box: str | None, colours: tuple[BeadColour, ...] | None,
          replace: bool) -> None:

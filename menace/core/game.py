@@ -102,7 +102,8 @@ class Game(Protocol):
       position needs (Hexapawn adds the side to move, since its pieces move). It is hashable and
       compared as a tuple: the canonical form of a position is its greatest image.
     * Moves are ints ``0 .. move_count - 1`` with ``move_count <= 256`` (stored as one byte).
-    * A game ends within :attr:`max_plies` moves, at most 255. :meth:`legal_moves` is ``()`` exactly when :meth:`outcome` is not None.
+    * A game ends within :attr:`max_plies` moves, at most 255. :meth:`legal_moves` is ``()``
+      exactly when :meth:`outcome` is not None.
     * ``symmetries[0]`` is the identity, named "as it is"; every symmetry permutes the whole
       state (``cells``) and the moves consistently, and its name tells a person how to turn or
       flip the real board to match a box's drawing. A game without symmetry has only the identity.

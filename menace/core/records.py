@@ -2,8 +2,8 @@
 
 A game is one header byte, ``n_moves << 4 | menace_side << 2 | winner``, then one byte per move.
 A game of :data:`LONG` (15) moves or more (a long game of Nim) writes 15 in the header's length and
-its real length in the byte after the header. A block of games is those bytes compressed with zlib: a typical tournament game takes about two
-bytes on disk.
+its real length in the byte after the header. A block of games is those bytes compressed with zlib:
+a typical tournament game takes about two bytes on disk.
 
 >>> from menace.core.learner import GameRecord, X_WINS
 >>> from menace.core.game import Side

@@ -59,7 +59,7 @@ def heap_of(state: State) -> int:
     return state[-3]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class Nim:
     """One heap of :attr:`heap` sticks, take 1 to :attr:`take`; misère: the last stick loses."""
 
@@ -76,10 +76,10 @@ class Nim:
     row_labels: str = field(init=False, repr=False)
     col_labels: str = field(init=False, repr=False)
     side_names: dict[Side, str] = field(init=False, repr=False)
-    glyphs: str = ".|"
+    glyphs: str = field(default=".|", init=False)
     colours: int = field(init=False)
-    grid: bool = False
-    moves_on_board: bool = False
+    grid: bool = field(default=False, init=False)
+    moves_on_board: bool = field(default=False, init=False)
 
     def __post_init__(self) -> None:
         if self.heap not in HEAPS:
@@ -90,7 +90,7 @@ class Nim:
         default = self.heap == DEFAULT_HEAP and self.take == DEFAULT_TAKE and self.misere
         rows = -(-self.heap // COLS)
         cells = rows * COLS
-        sets = object.__setattr__
+        sets = object.__setattr__  # the derived attributes, from the three rules
         sets(self, "name", "nim" if default else f"nim-{self.heap}-{self.take}-{'misere' if self.misere else 'normal'}")
         sets(self, "title", f"Nim ({self.heap} sticks, take 1-{self.take}, "
                             f"{'last stick loses' if self.misere else 'last stick wins'})")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from menace.players import PlayerParamError, PlayerSpec, perfect, posswin, register, td
 from menace.games.nim import Nim
+from menace.players import PlayerParamError, PlayerSpec, perfect, posswin, register, td
 from menace.players.basic import RandomPlayer, SmartPlayer
 from menace.players.movetable import MovetablePlayer
 from menace.players.nim import NimPerfectPlayer
