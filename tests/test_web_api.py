@@ -325,3 +325,7 @@ def test_a_nim_wall_sends_cups_with_captions_and_named_moves(client: TestClient)
     assert client.get("/api/machines/n15/boxes").json()["shape"]["title"].startswith("Nim (15 sticks, take 1-4")
     bad = client.post("/api/machines", json={"name": "n2", "game": "nim", "preset": "michie"})
     assert bad.status_code == 400 and "michie is a preset for tictactoe, not nim" in bad.text
+    # The train page offers only the players of the machine's game.
+    players = client.get("/api/opponents?game=nim-15-4-normal").json()["players"]
+    assert [p["name"] for p in players] == ["random", "perfect"] and players[0]["games"] is None
+    assert client.get("/api/opponents?game=chess").status_code == 400

@@ -14,7 +14,7 @@
 
   function render() {
     boardEl.replaceChildren(G.board(table, { clickable: !busy, onMove: other, size: 320 }));
-    statusEl.textContent = table.end ? G.status(table, "other") : table.menace_to_move ? "MENACE's turn: open the box." : `The other side's move (${table.person_side}): ${G.moves(table) ? "click the pawn it moves, then where it goes" : "click its square"}.`;
+    statusEl.textContent = table.end ? G.status(table, "other") : table.menace_to_move ? "MENACE's turn: open the box." : `The other side's move (${table.person_side}): ${M.named(table.shape) ? "click the move it makes" : G.moves(table) ? "click the pawn it moves, then where it goes" : "click its square"}.`;
     abandonBtn.hidden = table.over;
     const open = table.box_to_open;
     card.hidden = false;
