@@ -53,12 +53,13 @@ register(PlayerSpec(
 ))
 register(PlayerSpec(
     "perfect",
-    "Program 3 of Rich & Knight's Artificial Intelligence: full minimax, never loses, wins fastest (in Nim: "
-    "the winning rule, leaving a multiple of take+1, or one more in misère play; at random from a lost heap)",
+    "Program 3 of Rich & Knight's Artificial Intelligence: full minimax, never loses, wins fastest",
     lambda g, rng, param: (NimPerfectPlayer(g, perfect.parse_param(param)) if isinstance(g, Nim)
                            else perfect.PerfectPlayer(g, deterministic=perfect.parse_param(param))),
     ("minimax", "program3"),
-    param_help="perfect:det always takes the lowest-numbered best move (default: random among them)",
+    param_help="perfect:det always takes the lowest-numbered best move (default: random among them); in Nim "
+               "the best move is the winning rule's (leave a multiple of take+1, one more in misère play), any "
+               "move from a lost heap",
     check=perfect.parse_param,
 ))
 register(PlayerSpec(
