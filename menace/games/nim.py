@@ -105,7 +105,7 @@ class Nim:
         moves = tuple(range(self.take))
         sets(self, "symmetries", (
             Symmetry("as it is", tuple(range(cells + 2)), moves),
-            Symmetry("the same cup serves both players", (*range(cells), cells + 1, cells), moves),
+            Symmetry("use the same cup for the other player", (*range(cells), cells + 1, cells), moves),
         ))
 
     # -- the state ---------------------------------------------------------------------------
