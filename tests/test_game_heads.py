@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from menace.app.series import game_heads
 from menace.core.records import CorruptHistoryError, outcome_codes
 
+
 def _packed(n: int, code: int, moves: bytes) -> bytes:
     """A game as records.py packs it: 15 moves or more put 15 in the header, the length after it."""
     return (bytes([n << 4 | code]) if n < 15 else bytes([15 << 4 | code, n])) + moves
