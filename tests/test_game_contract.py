@@ -8,7 +8,7 @@ from menace.core.game import Game, canonical
 from menace.core.learner import game_tree, walk
 from menace.games import find_game, game_names
 
-GAMES = [find_game(name) for name in game_names()]
+GAMES = [find_game(name) for name in game_names()] + [find_game(name) for name in ("nim-50-2-normal", "nim-5-5-misere")]
 
 
 @pytest.fixture(params=GAMES, ids=lambda g: g.name)
@@ -20,11 +20,12 @@ def game(request: pytest.FixtureRequest) -> Game:
 def test_names_and_sizes(game: Game) -> None:
     assert find_game(game.name) is game
     assert 0 < game.move_count <= 256
-    assert 0 < game.max_plies <= 15
+    assert 0 < game.max_plies <= 255
     assert len(game.row_labels) == game.rows and len(game.col_labels) == game.cols
     assert set(game.side_names) == {1, 2}
     assert game.symmetries[0].name == "as it is"
     assert 1 <= game.colours <= 9
+    assert isinstance(game.grid, bool) and isinstance(game.moves_on_board, bool)
 
 
 def test_every_reachable_position_keeps_the_contract(game: Game) -> None:
@@ -34,11 +35,13 @@ def test_every_reachable_position_keeps_the_contract(game: Game) -> None:
         assert all(0 <= v < 256 for v in state)
         legal = game.legal_moves(state)
         assert (legal == ()) == (game.outcome(state) is not None)
+        assert isinstance(game.caption(state), str)
         text = game.encode(state)
         assert len(text) <= 16 and game.decode(text) == state
         for m in legal:
             assert 0 <= m < game.move_count
             assert game.parse_move(game.move_name(m)) == m
+            assert game.move_text(m)
             frm, to = game.move_cells(m)
             assert 0 <= to < game.rows * game.cols and (frm is None or 0 <= frm < game.rows * game.cols)
             assert 0 <= game.colour_slot(state, m) < game.colours

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from menace.games import game_names
+
 PACKAGE = Path(__file__).resolve().parents[1] / "menace"
 
 LAYERS = ["core", "puzzles", "games", "players", "storage", "app", "render", "web", "cli"]
@@ -189,6 +191,13 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 def test_no_import_goes_in_a_circle() -> None:
     """Imports inside functions count: a circle dodged that way is still a circle."""
     assert cycles(import_graph()) == []
+
+
+def test_the_grep_sees_each_game() -> None:
+    """The check above would catch each registered game (it is no check if it cannot fail)."""
+    for game in game_names():
+        assert game_mentions(f'find_game("{game}")') == [f'"{game}"'], game
+        assert game_mentions(f"from menace.games.{game} import x") == [f"menace.games.{game}"], game
 
 
 def test_use_cases_and_layout_draw_nothing() -> None:

@@ -78,7 +78,7 @@ def test_the_environment_variable_names_the_cluster(cluster: LocalCluster) -> No
 
 def test_any_game_and_a_learning_opponent_give_the_same_runs(cluster: LocalCluster) -> None:
     setting = [SweepSetting("michie", MICHIE)]
-    for opponent, game in (("random", "hexapawn"), ("td:200", "tictactoe")):
+    for opponent, game in (("random", "hexapawn"), ("td:200", "tictactoe"), ("perfect", "nim-15-4-normal")):
         here = run_sweep(setting, opponent, 80, 6, workers=1, eval_games=20, game=game)
         there = run_sweep(setting, opponent, 80, 6, eval_games=20, game=game, cluster=cluster.scheduler_address)
         assert here.runs == there.runs

@@ -315,3 +315,23 @@ def test_learning_series_of_a_machine_without_games(tmp_path: Path) -> None:
     with TestClient(create_app(url, "fresh"), base_url=BASE) as c:
         s = c.get("/api/machines/fresh/learning").json()
     assert s["games_played"] == 0 and s["games"] == [] and s["cumulative"] == [] and s["win"] == []
+
+
+def test_a_nim_wall_sends_cups_with_captions_and_named_moves(client: TestClient) -> None:
+    assert client.post("/api/machines", json={"name": "nim", "game": "nim"}).status_code == 201
+    w = client.get("/api/machines/nim/boxes").json()
+    shape = w["shape"]
+    assert shape["game"] == "nim" and shape["grid"] is False and shape["moves_on_board"] is False
+    assert shape["move_texts"] == ["take 1", "take 2", "take 3"] and w["box_fields"][-1] == "caption"
+    assert len(w["boxes"]) == 20 and sum(len(box[4]) for box in w["boxes"]) == 59
+    assert [box[5] for box in w["boxes"]][:2] == ["21 sticks", "20 sticks"]
+    # A variant by its name, with its rules; and a preset of another game is refused.
+    made = client.post("/api/machines", json={"name": "n15", "game": "nim-15-4-normal", "side": "second"})
+    assert made.status_code == 201, made.text
+    assert client.get("/api/machines/n15/boxes").json()["shape"]["title"].startswith("Nim (15 sticks, take 1-4")
+    bad = client.post("/api/machines", json={"name": "n2", "game": "nim", "preset": "michie"})
+    assert bad.status_code == 400 and "michie is a preset for tictactoe, not nim" in bad.text
+    # The train page offers only the players of the machine's game.
+    players = client.get("/api/opponents?game=nim-15-4-normal").json()["players"]
+    assert [p["name"] for p in players] == ["random", "perfect"] and players[0]["games"] is None
+    assert client.get("/api/opponents?game=chess").status_code == 400

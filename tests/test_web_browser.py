@@ -258,3 +258,33 @@ def test_a_hexapawn_move_by_clicking_a_pawn_then_its_square(menace: Invoke, db_u
         assert answer.value.status == 200, answer.value.text()
         page.wait_for_selector("#turn h3")
         assert "MENACE opens box" in page.inner_text("#turn")
+
+
+def test_nim_cups_on_the_wall_and_a_game_by_clicking_how_many_to_take(menace: Invoke, db_url: str,
+                                                                        browser: Any) -> None:
+    menace("-m", "nim", "init", "--game", "nim", "--side", "second")
+    with BackgroundServer(db_url, "nim") as srv, pages(browser, 2) as [wall, page]:
+        wall.goto(srv.base + "/?machine=nim")
+        wall.wait_for_selector("#wall[data-ready='1']")
+        assert "19 boxes" in wall.inner_text("#wall-summary")
+        first = wall.evaluate("window.menaceWallBox(1)")
+        assert first["caption"] == "20 sticks" and [b["name"] for b in first["beads"]] == ["take 1", "take 2", "take 3"]
+        page.goto(srv.base + "/play?machine=nim")
+        page.wait_for_selector("body[data-ready='1']")
+        page.click("#new-game")
+        page.wait_for_selector("#board button.move:not([disabled])")
+        assert "Click a move below the drawing" in page.inner_text("#how-to-move")
+        assert "21 sticks" in page.inner_text("#board")
+        # The person (first) takes 1 by clicking; MENACE answers from a cup; until the game ends.
+        opened = []
+        while page.locator("#end h3.result").count() == 0:
+            before = page.text_content("#board .caption")
+            with page.expect_response(lambda r: r.url.endswith("/move") and r.request.method == "POST") as answer:
+                page.click("#board button.move[data-move='0']")
+            assert answer.value.status == 200, answer.value.text()
+            # The heap drawn anew (fewer sticks), not the old drawing still on the page.
+            page.wait_for_function("([before]) => document.querySelector('#board .caption').textContent !== before",
+                                   arg=[before])
+            opened.append("MENACE opens box" in page.inner_text("#turn"))
+        assert any(opened)  # the last move may be forced (one stick left): no cup for it
+        assert srv.app.state.menace.tables.busy_machines() == set()

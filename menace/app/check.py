@@ -39,7 +39,7 @@ from menace.core.records import (
     unpack_block_bounded,
 )
 from menace.core.replay import Replayer, ReplayError, compare, gc_paused
-from menace.games import find_game, game_names
+from menace.games import find_game, is_game_name
 from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo
 from menace.storage.database import (
@@ -352,7 +352,7 @@ def raw_faults(s: Connection, name: str, trust_verified: bool = False) -> list[s
             out.append(f"{where} its bead colours {names.safe_text(repr(colours))[:80]} are not ones menace writes "
                        f"({exc})")
     moves = 256
-    if game_name not in game_names():
+    if not is_game_name(str(game_name)):
         out.append(f"{where} game {game_name!r} is not one menace knows")
     else:
         moves = find_game(str(game_name)).move_count

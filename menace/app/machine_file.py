@@ -38,7 +38,7 @@ from menace.core.errors import DamagedError
 from menace.core.game import Game, IllegalMoveError
 from menace.core.learner import MAX_BEADS, SIDE_CHOICES, EmptyPolicy, Scope, Settings, SettingsError, format_numbers
 from menace.core.names import is_machine_name, safe_text
-from menace.games import find_game, game_names
+from menace.games import find_game, game_names, is_game_name
 from menace.storage.transfer_repo import BlockDump, BoxDump, CorrectionDump, MachineDump, RunDump
 
 FORMAT = "menace-machine"
@@ -657,7 +657,11 @@ def check_machine_content(body: dict[str, Any], rename: str | None = None,
         raise _fail("machine name" if rename is None else "new name",
                     f"{safe_text(repr(name))[:80]} breaks the rule: 1 to 64 letters, digits, '-', '_' or '.', "
                     f"starting with a letter or digit")
-    game = find_game(_choice(m["game"], "machine.game", game_names()))
+    game_name = _text(m["game"], "machine.game", 40) or ""
+    if not is_game_name(game_name):
+        raise _fail("machine.game", f"is {safe_text(repr(m['game']))[:40]}, not one of {', '.join(game_names())} "
+                                    f"(or a variant of one, such as nim-15-4-normal)")
+    game = find_game(game_name)
     settings = _settings(m["settings"], game)
     colours = _text(m.get("colours"), "machine.colours", 2_000, optional=True)
     if colours is not None:

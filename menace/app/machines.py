@@ -29,7 +29,7 @@ from menace.core.learner import (
 from menace.core.match import MenacePlayer
 from menace.core.records import GameBuffer, pack_beads
 from menace.core.replay import bead_layout
-from menace.games import DEFAULT_GAME, DEFAULT_PRESETS, PRESET_GAMES, find_game
+from menace.games import DEFAULT_GAME, DEFAULT_PRESETS, PRESET_GAMES, family_of, find_game
 from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo
 from menace.storage.database import DatabaseBusyError
@@ -104,10 +104,11 @@ def settings_for(game: str = DEFAULT_GAME, preset: str | None = None, *, side: s
     ((8, 4, 2, 1), 'michie, modified')
     """
     chosen = find_game(game)
-    preset = preset or DEFAULT_PRESETS[chosen.name]
+    family = family_of(chosen.name)
+    preset = preset or DEFAULT_PRESETS[family]
     if preset not in PRESETS:
         raise SettingsError(f"unknown preset {preset!r}; choose from {', '.join(PRESETS)}")
-    if PRESET_GAMES[preset] != chosen.name:
+    if PRESET_GAMES[preset] != family:
         raise SettingsError(f"{preset} is a preset for {PRESET_GAMES[preset]}, not {chosen.name}")
     base = PRESETS[preset]
     changes: dict[str, object] = {}

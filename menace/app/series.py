@@ -17,7 +17,7 @@ import numpy.typing as npt
 from menace.core.errors import InvalidInputError
 from menace.core.game import Game, Result
 from menace.core.learner import Box, Settings
-from menace.core.records import CorruptHistoryError
+from menace.core.records import LONG, CorruptHistoryError
 from menace.core.replay import BeadSeries
 
 
@@ -157,6 +157,9 @@ def game_heads(raw: bytes) -> npt.NDArray[np.int64]:
     if not size:
         return np.zeros(0, dtype=np.int64)
     step = (data >> 4).astype(np.int64) + 1
+    # A long game's length is in the byte after its header (see records.LONG).
+    after = np.append(data[1:], np.uint8(0)).astype(np.int64)
+    step = np.where(step == LONG + 1, after + 2, step)
     starts = np.arange(0, size, GAME_LANE, dtype=np.int64)
     ends = np.minimum(starts + GAME_LANE, size)
     entry = starts

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from menace.app.arena import ArenaError, Entrant, pairings, run_arena
-from menace.cli.common import AppContext, FilePath, out_file, pass_app, where_options
+from menace.cli.common import AppContext, FilePath, game_of, game_rule_options, out_file, pass_app, where_options
 from menace.core.game import Game, Side
 from menace.games import DEFAULT_GAME, find_game, game_names
 from menace.players import PlayerParamError, UnknownPlayerError, all_players, find_player, split_name
@@ -30,12 +30,14 @@ MENACE_PREFIX = "menace:"
 def opponents(ctx: click.Context, game: str | None) -> None:
     """List every player you can play against or put in the arena.
 
-    Some take a parameter after a colon, as in td:5000 or perfect:det.
+    Some take a parameter after a colon, as in td:5000 or perfect:det. Each says which games it
+    plays (--game: only the players of that game).
 
     \b
     Examples:
       menace opponents
       menace -m her opponents                 the players of her game (Hexapawn) only
+      menace opponents --game nim
       menace tournament --vs td:5000
     """
     app = ctx.find_object(AppContext)
@@ -50,6 +52,9 @@ def opponents(ctx: click.Context, game: str | None) -> None:
         click.echo(f"{name.ljust(width)}  {spec.description}")
         if spec.param_help:
             click.echo(f"{'':{width}}  parameter: {spec.param_help}")
+        if game is None:
+            plays = "every game" if spec.games is None else ", ".join(spec.games) + " only"
+            click.echo(f"{'':{width}}  plays: {plays}")
     click.echo(f"{'menace:NAME'.ljust(width)}  another stored MENACE machine: it learns in a tournament, "
                    f"plays frozen in the arena")
 
@@ -127,13 +132,14 @@ def _header(game: Game, entrants: list[Entrant], games: int, total: int, seed: i
               help="Also draw the results as a heatmap (.png, .svg or .pdf).")
 @click.option("--game", type=click.Choice(game_names()), default=DEFAULT_GAME, show_default=True,
               help="The game they play.")
+@game_rule_options
 @click.option("--machines/--no-machines", "with_machines", default=True, show_default=True,
               help="Without --players: also every machine of the database that plays the game, as menace:NAME.")
 @where_options
 @pass_app
 def arena(
     app: AppContext, games: int, players: list[str] | None, seed: int | None, heatmap_path: Path | None, game: str,
-    with_machines: bool,
+    rules: dict[str, int | str | None], with_machines: bool,
 ) -> None:
     """Play every player against every other, as X and as O, and print who beat whom.
 
@@ -153,7 +159,7 @@ def arena(
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     rng = random.Random(seed)
-    chosen = find_game(game)
+    chosen = game_of(game, rules)
     if players is not None:
         names = players
     else:

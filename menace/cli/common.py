@@ -6,6 +6,7 @@ Nothing here imports SQLAlchemy or matplotlib, so that ``menace --help`` starts 
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shlex
@@ -327,3 +328,38 @@ def machine_colours(stored: str | None, given: tuple[BeadColour, ...] | None,
     if stored:
         return parse_colours(stored)
     return default_colours(places_pieces)
+
+
+def game_rule_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """An option for each rule a game lets its players choose (Nim's ``--heap``, ``--take`` and
+    ``--last-stick``), gathered into one ``rules`` argument: ``{name: value or None}``. A new game's
+    rules become options of every command that chooses a game without touching this file."""
+    from menace.games import game_options
+
+    options = game_options()
+    keys = {option.name.replace("-", "_"): option.name for option in options}
+
+    def gather(*args: Any, **kwargs: Any) -> Any:
+        kwargs["rules"] = {name: kwargs.pop(key) for key, name in keys.items()}
+        return command(*args, **kwargs)
+
+    functools.update_wrapper(gather, command)  # keeps the options already given (click keeps them on the function)
+    wrapped: Callable[..., Any] = gather
+    for option in reversed(options):
+        kind: Any = click.Choice(option.choices) if option.choices else click.IntRange(option.low, option.high)
+        shown = f"{option.low}-{option.high}" if not option.choices else "|".join(option.choices)
+        wrapped = click.option(f"--{option.name}", type=kind, metavar=shown.upper() if option.choices else shown,
+                               help=f"{option.game} only: {option.help} [default: {option.default}].")(wrapped)
+    return wrapped
+
+
+def game_of(name: str, rules: dict[str, Any]) -> Any:
+    """The game ``name`` with the ``rules`` its options chose; a rule the game does not have is a
+    usage error naming the option."""
+    from menace.games import UnknownGameError, game_with_options
+
+    try:
+        return game_with_options(name, rules)
+    except UnknownGameError as exc:
+        wrong = next((key for key, value in rules.items() if value is not None), "game")
+        raise click.BadParameter(str(exc), param_hint=f"'--{wrong}'") from None

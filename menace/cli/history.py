@@ -81,7 +81,8 @@ def history(app: AppContext, opponent: str | None, result: str | None, first: in
         return
     width = max(len(f"{found.games[-1].number:,}"), 4)
     opp_width = max(8, *(len(g.opponent) for g in found.games))
-    click.echo(f"{'game':>{width}}  {'run':<10}  {'opponent':<{opp_width}}  side  result  moves")
+    side_width = max(4, *(len(name) for name in found.game.side_names.values()))
+    click.echo(f"{'game':>{width}}  {'run':<10}  {'opponent':<{opp_width}}  {'side':<{side_width}}  result  moves")
     fixes = iter(found.corrections)
     fix: ShownCorrection | None = next(fixes, None)
     while fix is not None and fix.after_game == 0:  # made before the first game
@@ -93,7 +94,7 @@ def history(app: AppContext, opponent: str | None, result: str | None, first: in
         if resigned is not None:
             moves += " (MENACE resigns)" if resigned == g.record.menace_side else f" ({g.opponent} resigns)"
         side = found.game.side_names[g.record.menace_side]
-        click.echo(f"{g.number:>{width},}  {g.kind:<10}  {g.opponent:<{opp_width}}  {side:<5} "
+        click.echo(f"{g.number:>{width},}  {g.kind:<10}  {g.opponent:<{opp_width}}  {side:<{side_width + 1}} "
                    f"{_result_word(g.record):<6}  {moves}")
         while fix is not None and fix.after_game <= g.number:
             click.echo(_correction_line(found.game, fix, colours))

@@ -12,6 +12,8 @@ from menace.cli.common import (
     board_marks,
     by_move,
     colours_option,
+    game_of,
+    game_rule_options,
     machine_colours,
     pass_app,
     plural,
@@ -59,12 +61,15 @@ SIDE_WORDS = {"x": "X", "o": "O", "both": "both", "first": "X", "second": "O", "
 
 @click.command()
 @click.option("--game", type=click.Choice(game_names()), default=DEFAULT_GAME, show_default=True,
-              help="tictactoe: Michie's MENACE. hexapawn: Gardner's HER (or HIM with --side X).")
+              help="tictactoe: Michie's MENACE. hexapawn: Gardner's HER (or HIM with --side X). nim: the "
+                   "classroom's cups, one per heap size (choose the rules with --heap, --take, --last-stick).")
+@game_rule_options
 @click.option("--preset", type=click.Choice(list(PRESETS)),
               help="michie: Michie's machine, its opening box refilled when empty. michie-1961: exactly "
                    "as Michie ran it (an empty box resigns, even the opening one). rubyquiz: the rules of the "
-                   "Ruby Quiz MENACE. gardner: Gardner's Hexapawn rules [default: the game's own: michie, "
-                   "gardner].")
+                   "Ruby Quiz MENACE. gardner: Gardner's Hexapawn rules. classroom: Nim's cups, one bead per "
+                   "move, playing both sides, the losing bead taken out after a loss: the rule a class can "
+                   "follow and see working [default: the game's own: michie, gardner, classroom].")
 @click.option("--side", type=click.Choice(sorted(SIDE_WORDS), case_sensitive=False),
               help="MENACE moves first (X, white, HIM), second (O, black, HER) or both.")
 @click.option("--beads", "schedule", callback=_schedule, metavar="N,N,N,N",
@@ -85,7 +90,8 @@ SIDE_WORDS = {"x": "X", "o": "O", "both": "both", "first": "X", "second": "O", "
 @click.option("--replace", is_flag=True, help="Rebuild the machine if one of that name exists (its games go too).")
 @where_options
 @pass_app
-def init(app: AppContext, game: str, preset: str | None, side: str | None, schedule: str | None,
+def init(app: AppContext, game: str, rules: dict[str, int | str | None], preset: str | None, side: str | None,
+         schedule: str | None,
          reinforcement: str | None, scope: str | None, all_squares: bool | None,
          symmetry: bool | None, empty_box: str | None, colours: tuple[BeadColour, ...] | None,
          replace: bool) -> None:
@@ -99,11 +105,13 @@ def init(app: AppContext, game: str, preset: str | None, side: str | None, sched
       menace init -m ruby --preset rubyquiz        the Ruby Quiz MENACE
       menace init -m exact --preset michie-1961    Michie's exact rules: may stop at an empty box
       menace init -m her --game hexapawn           Gardner's HER: 19 boxes, plays Black
+      menace init -m nim --game nim                Nim's 20 cups, 59 beads: 21 sticks, take 1-3
+      menace init -m n2 --game nim --heap 15 --take 4 --last-stick wins --side second
     """
     from menace.app.machines import init_machine, settings_for
 
     chosen, settings, label = settings_for(
-        game, preset, side=side, schedule=schedule, reinforcement=reinforcement, scope=scope,
+        game_of(game, rules).name, preset, side=side, schedule=schedule, reinforcement=reinforcement, scope=scope,
         all_squares=all_squares, symmetry=symmetry, empty_box=empty_box,
     )
     if colours is not None:

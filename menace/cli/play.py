@@ -303,6 +303,11 @@ def _operator_turn(s: PlaySession, colours: tuple[BeadColour, ...], colour: bool
                 continue
             mv = s.operator_move(bead, confirm_empty=True)
             click.echo(f"  Noted: the twin now has 1 {c.name} bead in box {opened.box_number} (a correction).")
+        if not s.game.moves_on_board:  # a named move means the same whatever the drawing
+            click.echo(f"  {c.name.capitalize()} ({paint(c.letter, c, colour)}) means "
+                       f"{s.game.move_text(bead)}: make that move for {s.game.side_names[s.menace_side]}. "
+                       f"Keep the bead on top of its box.")
+            return
         click.echo(f"  {c.name.capitalize()} ({paint(c.letter, c, colour)}) means {s.game.move_name(bead)} on the "
                    f"drawing: play {s.game.side_names[s.menace_side]} there, which is {mv.move_name} on the board "
                    f"as it usually stands. Keep the bead on top of its box.")

@@ -30,7 +30,16 @@ from menace.app.sweep import (
     write_csv,
     write_json,
 )
-from menace.cli.common import AppContext, FilePath, check_machine_name, out_file, pass_app, where_options
+from menace.cli.common import (
+    AppContext,
+    FilePath,
+    check_machine_name,
+    game_of,
+    game_rule_options,
+    out_file,
+    pass_app,
+    where_options,
+)
 from menace.core.game import Game
 from menace.core.learner import (
     PRESETS,
@@ -44,7 +53,7 @@ from menace.core.learner import (
     parse_reinforcement,
     parse_schedule,
 )
-from menace.games import DEFAULT_GAME, DEFAULT_PRESETS, PRESET_GAMES, find_game, game_names
+from menace.games import DEFAULT_GAME, DEFAULT_PRESETS, PRESET_GAMES, family_of, game_names
 from menace.players import PlayerParamError, UnknownPlayerError
 from menace.render.figures import FORMATS
 from menace.render.tables import sweep_table
@@ -96,8 +105,9 @@ OUT_FILE = FilePath(dir_okay=False, writable=True, path_type=Path)
               help="The opponent every machine trains against (see menace opponents).")
 @click.option("--game", type=click.Choice(game_names()), default=DEFAULT_GAME, show_default=True,
               help="The game the machines learn.")
+@game_rule_options
 @click.option("--preset", type=click.Choice(list(PRESETS)),
-              help="The machine the swept options change [default: the game's own: michie, gardner].")
+              help="The machine the swept options change [default: the game's own: michie, gardner, classroom].")
 @click.option("--beads", "schedules", multiple=True, callback=_schedules, metavar="N,N,...",
               help="Initial beads per move, e.g. 8,4,2,1. Repeat to sweep several.")
 @click.option("--reinforce", "reinforcements", multiple=True, callback=_reinforcements, metavar="WIN,DRAW,LOSS",
@@ -124,7 +134,8 @@ OUT_FILE = FilePath(dir_okay=False, writable=True, path_type=Path)
 @where_options
 @pass_app
 def sweep(
-    app: AppContext, seeds: int, games: int, opponent: str, game: str, preset: str | None,
+    app: AppContext, seeds: int, games: int, opponent: str, game: str, rules: dict[str, int | str | None],
+    preset: str | None,
     schedules: list[tuple[int, ...]],
     reinforcements: list[tuple[int, int, int]], empty_boxes: tuple[str, ...], squares: tuple[str, ...],
     sides: tuple[str, ...], workers: int | None, cluster: str | None, eval_games: int, csv_path: Path | None,
@@ -151,9 +162,9 @@ def sweep(
     if cluster is not None and workers is not None:
         raise click.UsageError(f"--workers counts processes here; with --cluster (or ${CLUSTER_ENV}) the "
                                f"cluster's workers train")
-    chosen = find_game(game)
-    preset = preset or DEFAULT_PRESETS[chosen.name]
-    if PRESET_GAMES[preset] != chosen.name:
+    chosen = game_of(game, rules)
+    preset = preset or DEFAULT_PRESETS[family_of(chosen.name)]
+    if PRESET_GAMES[preset] != family_of(chosen.name):
         raise click.BadParameter(f"{preset} is a preset for {PRESET_GAMES[preset]}, not {chosen.name}",
                                  param_hint="'--preset'")
     check_opponent(opponent, chosen)

@@ -102,8 +102,8 @@ class Game(Protocol):
       position needs (Hexapawn adds the side to move, since its pieces move). It is hashable and
       compared as a tuple: the canonical form of a position is its greatest image.
     * Moves are ints ``0 .. move_count - 1`` with ``move_count <= 256`` (stored as one byte).
-    * A game ends within :attr:`max_plies` moves, at most 15 (a stored game's header holds its
-      length in four bits). :meth:`legal_moves` is ``()`` exactly when :meth:`outcome` is not None.
+    * A game ends within :attr:`max_plies` moves, at most 255. :meth:`legal_moves` is ``()``
+      exactly when :meth:`outcome` is not None.
     * ``symmetries[0]`` is the identity, named "as it is"; every symmetry permutes the whole
       state (``cells``) and the moves consistently, and its name tells a person how to turn or
       flip the real board to match a box's drawing. A game without symmetry has only the identity.
@@ -117,6 +117,12 @@ class Game(Protocol):
     * Bead colours: :meth:`colour_slot` is the colour (0 .. ``colours - 1``) of the bead for a
       move in a box; tic-tac-toe gives each square its colour, Hexapawn colours a box's moves in
       order.
+    * Drawings that are not a board of squares (Nim's heap of sticks): :attr:`grid` false draws no
+      lines between the cells; :meth:`caption` is words under a drawing ("13 sticks", or "" for a
+      board); :attr:`moves_on_board` false means a move is not drawn on the cells but named, with
+      :meth:`move_text` ("take 2"), in a box's bead key and on the buttons a person clicks.
+    * Long games: :attr:`max_plies` may be up to 255 (a game of 15 moves or more is stored with its
+      length in a byte of its own).
     """
 
     name: str
@@ -137,6 +143,10 @@ class Game(Protocol):
     """The mark of each cell value, by value: ``".XO"``."""
     colours: int
     """How many bead colours a machine of this game needs."""
+    grid: bool
+    """Lines between the cells when the position is drawn (a board); false for loose pieces (sticks)."""
+    moves_on_board: bool
+    """A move is drawn on the cells (a square, an arrow); false: it is named (Nim's "take 2")."""
 
     def initial(self) -> State: ...
 
@@ -161,6 +171,14 @@ class Game(Protocol):
         ...
 
     def move_cells(self, move: Move) -> tuple[int | None, int]: ...
+
+    def move_text(self, move: Move) -> str:
+        """The move in words for a key or a button: "a1", "b1-b2", "take 2"."""
+        ...
+
+    def caption(self, state: State) -> str:
+        """Words under the position's drawing: "" for a board, "13 sticks" for Nim's heap."""
+        ...
 
     def colour_slot(self, position: State, move: Move) -> int: ...
 

@@ -144,8 +144,16 @@ GARDNER = Settings(
 )
 """Gardner's HER for Hexapawn: one bead per move, nothing added after a win, after a loss only the
 bead of the last move taken away, an empty box resigns (its previous move's bead is still taken)."""
+CLASSROOM = Settings(
+    side="both", schedule=(1,), win=0, draw=0, loss=-1, empty_policy=EmptyPolicy.REVIVE, scope=Scope.LAST,
+)
+"""The Nim machine a class builds: one cup per heap size serving both sides, one bead per move, and
+Gardner's rule (after a loss the bead that lost is taken out, nothing else changes): every bead a
+pupil takes out is a move that lost, so the cups are easy to read, and an empty cup is a heap the
+machine has found it cannot win from, so it resigns there; a cup for its first move is refilled
+instead (21 sticks is a lost heap for whoever starts, and the class still wants to play)."""
 PRESETS: dict[str, Settings] = {"michie": MICHIE, "michie-1961": MICHIE_1961, "rubyquiz": RUBYQUIZ,
-                                 "gardner": GARDNER}
+                                 "gardner": GARDNER, "classroom": CLASSROOM}
 
 
 def find_preset(name: str) -> Settings:
@@ -285,6 +293,8 @@ def _box_plan(game: Game, symmetric: bool, sides: tuple[Side, ...], forced: bool
     them, not its beads, so a process works them out once per shape (a few shapes a game)."""
     key = (game.name, symmetric, sides, forced, all_moves)
     plan = _box_plans.get(key)
+    if plan is None and symmetric and swaps_sides(game):
+        plan = _box_plans[key] = _shared_plan(game, sides, forced, all_moves)
     if plan is None:
         plan = _box_plans[key] = tuple(
             (state, game.to_move(state), depth // 2 + 1,
@@ -292,6 +302,28 @@ def _box_plan(game: Game, symmetric: bool, sides: tuple[Side, ...], forced: bool
             for state, depth in walk_with_depth(game, symmetric) if needs_box(game, state, sides, forced)
         )
     return plan
+
+
+def swaps_sides(game: Game) -> bool:
+    """Whether one of the game's symmetries hands the move to the other side: an impartial game
+    (Nim), where a box stands for its position whichever side is to move there."""
+    start = game.initial()
+    return any(game.to_move(sym.apply(start)) is not game.to_move(start) for sym in game.symmetries)
+
+
+def _shared_plan(game: Game, sides: tuple[Side, ...], forced: bool, all_moves: bool) -> _BoxPlan:
+    """The boxes of a game whose symmetry swaps the sides: one per canonical form of the positions
+    where MENACE moves (on either of its sides), in the order a breadth-first walk first meets
+    them, numbered as MENACE's move there when first met. The canonical walk would lose who moves."""
+    first: dict[State, int] = {}
+    for state, depth in walk_with_depth(game, False):
+        if needs_box(game, state, sides, forced):
+            first.setdefault(canonical(game, state)[0], depth)
+    return tuple(
+        (form, game.to_move(form), depth // 2 + 1,
+         tuple(game.legal_moves(form) if all_moves else distinct_moves(game, form)))
+        for form, depth in first.items()
+    )
 
 
 def check_schedule(settings: Settings, boxes: Sequence[Box]) -> None:
@@ -784,7 +816,11 @@ class Learner:
                     totals[b] += new - c
             code = side_bits | res
             length = len(data) - head - 1
-            data[head] = length << 4 | code
+            if length < 15:
+                data[head] = length << 4 | code
+            else:  # a long game (Nim): its length in a byte of its own after the header
+                data[head] = 15 << 4 | code
+                data.insert(head + 1, length)
             outcomes[code] += 1
             played += 1
             if length <= 1 or (stop is not None and stop.requested):

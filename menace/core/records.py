@@ -1,8 +1,9 @@
 """Packing games compactly, and reading them back. Pure, no I/O.
 
 A game is one header byte, ``n_moves << 4 | menace_side << 2 | winner``, then one byte per move.
-A block of games is those bytes compressed with zlib: a typical tournament game takes about two
-bytes on disk.
+A game of :data:`LONG` (15) moves or more (a long game of Nim) writes 15 in the header's length and
+its real length in the byte after the header. A block of games is those bytes compressed with zlib:
+a typical tournament game takes about two bytes on disk.
 
 >>> from menace.core.learner import GameRecord, X_WINS
 >>> from menace.core.game import Side
@@ -28,6 +29,26 @@ class CorruptHistoryError(DamagedError):
     """Stored games that cannot be decoded."""
 
 
+LONG = 15
+"""A header's length of 15 means the game's length is in the next byte (a game of 15 to 255 moves)."""
+MAX_MOVES = 255
+"""The most moves a stored game may have."""
+
+
+def record_end(data: bytes | bytearray | memoryview, i: int) -> int:
+    """Where the game whose header is at byte ``i`` ends (one past its last move); past the data's
+    end when the game is cut short."""
+    n = data[i] >> 4
+    if n < LONG:
+        return i + 1 + n
+    return i + 2 + data[i + 1] if i + 1 < len(data) else len(data) + 1
+
+
+def moves_start(data: bytes | bytearray | memoryview, i: int) -> int:
+    """Where the moves of the game whose header is at byte ``i`` start."""
+    return i + 1 if data[i] >> 4 < LONG else i + 2
+
+
 class GameBuffer:
     """Finished games packed as they are played: the tournament's hot loop appends here.
 
@@ -39,7 +60,11 @@ class GameBuffer:
         self.outcomes = [0] * 12
 
     def add(self, side: int, moves: Sequence[int], winner: int) -> None:
-        self.data.append(len(moves) << 4 | side << 2 | winner)
+        n = len(moves)
+        if n < LONG:
+            self.data.append(n << 4 | side << 2 | winner)
+        else:
+            self.data += bytes((LONG << 4 | side << 2 | winner, n))
         self.data.extend(moves)
         self.outcomes[side << 2 | winner] += 1
 
@@ -82,11 +107,11 @@ def decode_games(data: bytes) -> list[GameRecord]:
     size = len(data)
     while i < size:
         head = data[i]
-        n, side, winner = head >> 4, sides[head >> 2 & 3], head & 3
-        end = i + 1 + n
-        if side is None or not winner or end > size:
+        side, winner = sides[head >> 2 & 3], head & 3
+        end = record_end(data, i)
+        if side is None or not winner or end > size or (head >> 4 == LONG and data[i + 1] < LONG):
             raise CorruptHistoryError(f"bad game record at byte {i}")
-        append(GameRecord(side, list(data[i + 1:end]), winner))
+        append(GameRecord(side, list(data[moves_start(data, i):end]), winner))
         i = end
     return games
 
@@ -101,9 +126,8 @@ def outcome_codes(data: bytes) -> bytearray:
     i = 0
     size = len(data)
     while i < size:
-        head = data[i]
-        append(head & 15)
-        i += 1 + (head >> 4)
+        append(data[i] & 15)
+        i = record_end(data, i)
     if i != size:
         raise CorruptHistoryError("the last stored game is cut short")
     return out
@@ -142,7 +166,7 @@ def unpack_block_bounded(data: bytes, games: int) -> bytes:
     i = found = 0
     size = len(raw)
     while i < size:
-        i += 1 + (raw[i] >> 4)
+        i = record_end(raw, i)
         found += 1
     if i != size:
         raise CorruptHistoryError("a block of stored games ends inside a game")
@@ -217,26 +241,27 @@ def results_in(raw: bytes) -> Iterator[tuple[int, int]]:
     while i < size:
         head = raw[i]
         yield head >> 2 & 3, head & 3
-        i += 1 + (head >> 4)
+        i = record_end(raw, i)
 
 
 def skip_games(raw: bytes, n: int, start: int = 0) -> int:
     """The byte ``n`` games after byte ``start`` of packed games."""
     i = start
     for _ in range(n):
-        i += 1 + (raw[i] >> 4)
+        i = record_end(raw, i)
     return i
 
 
-MAX_GAME_BYTES = 16
-"""A game takes at most 16 bytes packed: one header byte and at most 15 moves (4 bits)."""
+MAX_GAME_BYTES = 2 + MAX_MOVES
+"""A game takes at most 257 bytes packed: a header, a length byte and at most 255 moves. (Noughts
+and crosses and Hexapawn take at most 10; a block read from outside is bounded by this.)"""
 
 
 def _whole_records(data: bytes) -> int:
     """How many leading bytes of ``data`` are whole game records."""
     i, size = 0, len(data)
     while i < size:
-        end = i + 1 + (data[i] >> 4)
+        end = record_end(data, i)
         if end > size:
             break
         i = end

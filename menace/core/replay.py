@@ -29,7 +29,7 @@ from typing import Protocol
 from menace.core.errors import DamagedError, NotFoundError
 from menace.core.game import Game, Move, Result, Side, State, canonical
 from menace.core.learner import Box, EmptyPolicy, GameRecord, Learner, Scope, Settings
-from menace.core.records import CorruptHistoryError
+from menace.core.records import CorruptHistoryError, moves_start, record_end
 from menace.core.tree import DRAWN, O_WINS, ONGOING, X_WINS
 from menace.core.turns import LedgerLine
 
@@ -270,8 +270,9 @@ class Replayer:
         drawn: list[tuple[list[int], int, int]] = []
         k = self.learner.root
         mine = side == 1  # X moves on even plies
-        for ply in range(1, len(packed)):
-            move = packed[ply]
+        first = moves_start(packed, 0)
+        for ply in range(1, len(packed) - first + 1):
+            move = packed[first + ply - 1]
             row = kids[k]
             nxt = row[move] if move < len(row) else -1
             if nxt < 0:
@@ -312,7 +313,7 @@ class Replayer:
         next_fix = self._next_fix
         try:
             while i < size and left > 0:
-                end = i + 1 + (raw[i] >> 4)
+                end = record_end(raw, i)
                 if end > size:
                     raise CorruptHistoryError(f"game {games + 1}: a game record runs past the end of its block")
                 key = raw[i:end]

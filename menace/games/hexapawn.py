@@ -145,6 +145,8 @@ class Hexapawn:
     side_names = {Side.X: "White", Side.O: "Black"}
     glyphs = GLYPHS
     colours = 4
+    grid = True
+    moves_on_board = True
     """The most legal moves in any position (a test checks it): a box's moves get colours 1 to 4."""
 
     def initial(self) -> State:
@@ -223,6 +225,12 @@ class Hexapawn:
     def parse_cell(text: str) -> Cell:
         """``'a3'`` -> 0 (the text is already checked to be a square name)."""
         return (2 - RANKS.index(text[1])) * 3 + FILES.index(text[0])
+
+    def move_text(self, move: Move) -> str:
+        return self.move_name(move)
+
+    def caption(self, state: State) -> str:
+        return ""
 
     def colour_slot(self, position: State, move: Move) -> int:
         """A box's moves are coloured in order, as Gardner coloured the arrows on his boxes."""

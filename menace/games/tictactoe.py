@@ -96,6 +96,8 @@ class TicTacToe:
     col_labels = "123"
     glyphs = MARKS
     colours = CELLS
+    grid = True
+    moves_on_board = True
 
     def initial(self) -> State:
         return (EMPTY,) * CELLS
@@ -146,6 +148,12 @@ class TicTacToe:
 
     def move_cells(self, move: Move) -> tuple[int | None, int]:
         return None, move
+
+    def move_text(self, move: Move) -> str:
+        return square_name(move)
+
+    def caption(self, state: State) -> str:
+        return ""
 
     def colour_slot(self, position: State, move: Move) -> int:
         """A bead's colour is its square: the same nine colours in every box."""

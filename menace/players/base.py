@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from menace.core.errors import InvalidInputError
 from menace.core.game import Game, Move, Outcome, State
 from menace.core.player import Player
+from menace.games import family_of
 
 
 class RulePlayer(ABC):
@@ -59,13 +60,13 @@ class PlayerSpec:
     param_help: str | None = None
     """What the parameter after the colon means, if the player takes one."""
     games: tuple[str, ...] | None = None
-    """The games it can play, by name; None: any game."""
+    """The games it can play, by registered name (``nim`` covers every heap); None: any game."""
     check: Callable[[str | None], object] | None = None
     """Reads the parameter (raising :class:`PlayerParamError`) without making a player: a ``td``
     player trains on creation, so a bad parameter is refused before anything else is done."""
 
     def plays(self, game: Game) -> bool:
-        return self.games is None or game.name in self.games
+        return self.games is None or family_of(game.name) in self.games
 
     def check_param(self, param: str | None) -> None:
         """Refuse a parameter this player cannot take, as :meth:`create` would, but at once."""

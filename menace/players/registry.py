@@ -9,9 +9,11 @@ import menace.players.perfect as perfect
 import menace.players.posswin as posswin
 import menace.players.td as td
 from menace.core.game import Game
+from menace.games.nim import Nim
 from menace.players.base import PlayerParamError, PlayerSpec, UnknownPlayerError, split_name
 from menace.players.basic import RandomPlayer, SmartPlayer
 from menace.players.movetable import MovetablePlayer
+from menace.players.nim import NimPerfectPlayer
 from menace.players.oxo import OxoPlayer
 
 _REGISTRY: dict[str, PlayerSpec] = {}
@@ -110,9 +112,12 @@ register(PlayerSpec(
 register(PlayerSpec(
     "perfect",
     "Program 3 of Rich & Knight's Artificial Intelligence: full minimax, never loses, wins fastest",
-    lambda g, rng, param: perfect.PerfectPlayer(g, deterministic=perfect.parse_param(param)),
+    lambda g, rng, param: (NimPerfectPlayer(g, perfect.parse_param(param)) if isinstance(g, Nim)
+                           else perfect.PerfectPlayer(g, deterministic=perfect.parse_param(param))),
     ("minimax", "program3"),
-    param_help="perfect:det always takes the lowest-numbered best square (default: random among them)",
+    param_help="perfect:det always takes the lowest-numbered best move (default: random among them); in Nim "
+               "the best move is the winning rule's (leave a multiple of take+1, one more in misère play), any "
+               "move from a lost heap",
     check=perfect.parse_param,
 ))
 register(PlayerSpec(

@@ -21,8 +21,9 @@ from menace.core.learner import Box
 
 
 def places_pieces(game: Game) -> bool:
-    """Every move puts a piece on an empty cell (noughts and crosses), rather than moving one."""
-    return all(game.move_cells(m)[0] is None for m in range(game.move_count))
+    """Every move puts a piece on an empty cell (noughts and crosses), rather than moving one (or
+    being named, as Nim's "take 2" is)."""
+    return game.moves_on_board and all(game.move_cells(m)[0] is None for m in range(game.move_count))
 
 
 def slot(game: Game, position: State, move: Move) -> int:
@@ -47,4 +48,6 @@ def slot_names(game: Game) -> list[str]:
     """What each colour stands for: a square (``a1``), or a box's n-th move."""
     if places_pieces(game):
         return [game.move_name(m) for m in range(game.colours)]
+    if not game.moves_on_board:  # the same colour is the same move in every box
+        return [game.move_text(m) for m in range(game.colours)]
     return [f"a box's {_ordinal(i + 1)} move" for i in range(game.colours)]

@@ -232,14 +232,17 @@ def _draw_label(canvas: Canvas, game: Game, box: Box, rect: Rect, colours: Seque
     # the square it plays (a game that places pieces) or an arrow from the pawn it moves.
     b0 = _PAD
     cell = _BOARD / max(game.rows, game.cols)
-    for i in range(1, game.cols):
-        canvas.line([at(b0 + i * cell, b0), at(b0 + i * cell, b0 + game.rows * cell)], 1.1 * s)
-    for i in range(1, game.rows):
-        canvas.line([at(b0, b0 + i * cell), at(b0 + game.cols * cell, b0 + i * cell)], 1.1 * s)
+    if game.grid:
+        for i in range(1, game.cols):
+            canvas.line([at(b0 + i * cell, b0), at(b0 + i * cell, b0 + game.rows * cell)], 1.1 * s)
+        for i in range(1, game.rows):
+            canvas.line([at(b0, b0 + i * cell), at(b0 + game.cols * cell, b0 + i * cell)], 1.1 * s)
+    # Loose pieces (sticks) lie from the top of the drawing down, the caption in big digits under them.
+    top_row = 0.0 if game.grid else _BOARD - game.rows * cell
 
     def centre(c: int) -> tuple[float, float]:
         row, col = divmod(c, game.cols)
-        return b0 + (col + 0.5) * cell, b0 + (game.rows - 1 - row + 0.5) * cell
+        return b0 + (col + 0.5) * cell, b0 + top_row + (game.rows - 1 - row + 0.5) * cell
 
     k = 0.27 * cell
     for c in range(game.rows * game.cols):
@@ -251,14 +254,24 @@ def _draw_label(canvas: Canvas, game: Game, box: Box, rect: Rect, colours: Seque
             canvas.line([at(cu - k, cv + k), at(cu + k, cv - k)], 1.8 * s)
         elif mark == "O":
             canvas.circle(at(cu, cv), k * s, None, "#000000", 1.8 * s)
+        elif mark == "|":  # a stick
+            canvas.line([at(cu, cv - 0.42 * cell), at(cu, cv + 0.42 * cell)], 2.2 * s, "#8a5a2b")
         elif mark:  # a pawn, head and base: white for the first player, black for the second
             face = "#ffffff" if value == 1 else "#000000"
             canvas.polygon([at(cu - 0.26 * cell, cv - 0.32 * cell), at(cu + 0.26 * cell, cv - 0.32 * cell),
                             at(cu + 0.09 * cell, cv + 0.02 * cell), at(cu - 0.09 * cell, cv + 0.02 * cell)],
                            face, "#000000", 0.8 * s)
             canvas.circle(at(cu, cv + 0.14 * cell), 0.15 * cell * s, face, "#000000", 0.8 * s)
+    caption = game.caption(box.position)
+    if caption:
+        number, _, words = caption.partition(" ")
+        text(b0 + _BOARD / 2, b0 + 0.36 * (_BOARD - game.rows * cell), number, 30.0, ha="center",
+             va="baseline", face=SANS_BOLD)
+        if words:
+            text(b0 + _BOARD / 2, b0 + 0.1 * (_BOARD - game.rows * cell), words, 7.0, ha="center",
+                 va="top", colour="#333333")
     for m, n in sorted(box.initial.items()):
-        if n <= 0:
+        if n <= 0 or not game.moves_on_board:
             continue
         colour = bd.colour(game, colours, box.position, m)
         frm, to = game.move_cells(m)
@@ -300,6 +313,7 @@ def _draw_label(canvas: Canvas, game: Game, box: Box, rect: Rect, colours: Seque
         header = plural(beads, "bead")  # a count in the millions: the move is on the shelf map and fill list
     text(_TEXT_X, top - 7.6, header, 6.0, fit=True, ha="left", va="top", colour="#333333", keep=len(header))
     held = sorted(bd.by_slot(game, box, {m: n for m, n in fill.items() if n}).items())
+    names = bd.slot_names(game)
     room_top, room_bottom = top - 10.8, _PAD
     pitch = min(3.2, (room_top - room_bottom) / max(1, len(held)))
     font = min(6.4, pitch / MM_PER_PT * 0.82)
@@ -307,8 +321,11 @@ def _draw_label(canvas: Canvas, game: Game, box: Box, rect: Rect, colours: Seque
         colour = colours[slot % len(colours)]
         v = room_top - (i + 0.5) * pitch
         canvas.circle(at(_TEXT_X + 1.0, v), min(1.05, pitch * 0.36) * s, colour.hex, "#000000", 0.4 * s)
+        # A named move (Nim's "take 2") says what it is where a board would have shown it; the colour's
+        # name is on the key page.
+        what = colour.name if game.moves_on_board else names[slot]
         count = times(n, colour.letter)
-        text(_TEXT_X + 2.6, v, f"{count} {colour.name}", font, fit=True, ha="left", va="center_baseline",
+        text(_TEXT_X + 2.6, v, f"{count} {what}", font, fit=True, ha="left", va="center_baseline",
              keep=len(count))
 
 
@@ -440,6 +457,10 @@ def _cover_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: Shop
         drawing = ("The drawing is the position in the box, X and O as played; a dot marks every square MENACE may "
                    "play,",
                    "in its bead's colour with the colour's letter (the letter still reads on a grey print).")
+    elif not spec.game.moves_on_board:
+        drawing = (f"The drawing is the position in the box: {spec.game.caption(spec.game.initial()).split(' ')[-1]}"
+                   " as they lie, and their number in big digits.",
+                   "Each line on the right names the move its bead colour stands for (the same in every box).")
     else:
         drawing = ("The drawing is the position in the box, white and black pawns as they stand; an arrow shows every",
                    "move MENACE may make, in its bead's colour with the colour's letter (it reads on a grey print).")
@@ -454,6 +475,7 @@ def _cover_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: Shop
         y -= 4.6
     y -= 4
     key = ("one per square of a box's drawing" if bd.places_pieces(spec.game)
+           else "one per move, the same in every box" if not spec.game.moves_on_board
            else "a box's moves in order, the colours of its arrows")
     canvas.text(x, y, f"Bead colours: {key}", 11, face=SANS_BOLD, va="top")
     y -= 6

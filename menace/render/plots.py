@@ -74,6 +74,8 @@ RESULT_COLOURS = {Result.WIN: "#009e73", Result.DRAW: "#0072b2", Result.LOSS: "#
 CARDBOARD = "#f3e7cf"
 EMPTY_BOX = "#f4b8a8"
 EDGE = "#333333"
+STICK = "#8a5a2b"
+"""A stick of Nim's heap."""
 BACKGROUND = "#dcdcdc"
 MARKER = "#7f3c8d"
 T = TypeVar("T")
@@ -206,7 +208,7 @@ def GAMES() -> CountFormatter:  # noqa: N802 - reads as the constant it was
 
 
 def _bead_label(game: Game, colour: BeadColour, move: int) -> str:
-    return f"{colour.name} ({colour.letter}): {game.move_name(move)}"
+    return f"{colour.name} ({colour.letter}): {game.move_text(move)}"
 
 
 def _palette(game: Game) -> tuple[BeadColour, ...]:
@@ -220,10 +222,11 @@ def _draw_box(ax: Axes, game: Game, position: State, beads: dict[int, int], orig
     x0, y0 = origin
     cell = size / max(game.rows, game.cols)
     colours = _palette(game)
-    for i in range(1, game.cols):
-        ax.plot([x0 + i * cell] * 2, [y0, y0 + game.rows * cell], color=EDGE, lw=lw, solid_capstyle="round")
-    for i in range(1, game.rows):
-        ax.plot([x0, x0 + game.cols * cell], [y0 + i * cell] * 2, color=EDGE, lw=lw, solid_capstyle="round")
+    if game.grid:
+        for i in range(1, game.cols):
+            ax.plot([x0 + i * cell] * 2, [y0, y0 + game.rows * cell], color=EDGE, lw=lw, solid_capstyle="round")
+        for i in range(1, game.rows):
+            ax.plot([x0, x0 + game.cols * cell], [y0 + i * cell] * 2, color=EDGE, lw=lw, solid_capstyle="round")
 
     def centre(c: int) -> tuple[float, float]:
         r, k = divmod(c, game.cols)
@@ -232,19 +235,32 @@ def _draw_box(ax: Axes, game: Game, position: State, beads: dict[int, int], orig
     for c in range(game.rows * game.cols):
         if position[c]:
             cx, cy = centre(c)
+            if game.glyphs[position[c]] == "|":  # a stick
+                ax.plot([cx, cx], [cy - 0.4 * cell, cy + 0.4 * cell], color=STICK, lw=lw, solid_capstyle="round")
+                continue
             ax.text(cx, cy, game.glyphs[position[c]], ha="center", va="center", fontsize=30, fontweight="bold",
                     color=EDGE)
+    # A game whose moves are named (Nim): its caption's number under the sticks, a bead per move in a
+    # row at the bottom.
+    slot = size / max(3, game.move_count)
+    if not game.moves_on_board:
+        words = game.caption(position).split(" ")[0]
+        ax.text(x0 + size / 2, y0 + (game.rows * cell + size - slot) / 2, words, ha="center", va="center",
+                fontsize=26, fontweight="bold", color=EDGE)
     for m, count in beads.items():
         colour = bd.colour(game, colours, position, m)
         frm, to = game.move_cells(m)
         cx, cy = centre(to)
+        radius = 0.36 * cell
+        if not game.moves_on_board:
+            cx, cy, radius, frm = x0 + (m + 0.5) * slot, y0 + size - slot / 2, 0.36 * slot, None
         if frm is not None:
             fx, fy = centre(frm)
             dx, dy = cx - fx, cy - fy
             cx, cy = cx - 0.3 * dx, cy - 0.3 * dy  # set back towards the pawn: two arrows into one cell part
             ax.annotate("", xy=(cx, cy), xytext=(fx + 0.3 * dx, fy + 0.3 * dy),
                         arrowprops={"arrowstyle": "-|>", "color": colour.hex, "lw": 3, "mutation_scale": 22})
-        ax.add_patch(Circle((cx, cy), 0.36 * cell, facecolor=colour.hex, edgecolor=EDGE, lw=1.5))
+        ax.add_patch(Circle((cx, cy), radius, facecolor=colour.hex, edgecolor=EDGE, lw=1.5))
         if letters:
             text = compact(count)  # at most five characters: it stays inside the circle
             ax.text(cx, cy, text, ha="center", va="center", fontsize={4: 11, 5: 9}.get(len(text), 15),
@@ -351,7 +367,7 @@ def render_beads(data: BeadsData, path: str | Path, first: int | None = None, la
             span = f"over {played:,} game{'' if played == 1 else 's'}" if played else "as built (no games yet)"
         fig.suptitle(f"Beads in box {box.number} of {data.machine!r} {span}", fontweight="bold")
         what = "the opening box, " if box.move_number == 1 and box.number == 1 else ""
-        ax.set_title(f"{what}MENACE's move {box.move_number} ({box.side.name} to play); "
+        ax.set_title(f"{what}MENACE's move {box.move_number} ({data.game.side_names[box.side]} to play); "
                      f"rule {rule_text(data.settings)} per bead", fontsize=15,
                      pad=(26 if len(data.opponents) == 1 else 44))  # room for the opponents' names above the plot
         _draw_box(drawing, game, box.position, data.series.at(hi))
@@ -434,6 +450,9 @@ def render_boxes(data: BoxesData, path: str | Path) -> Path:
         ax.axis("off")
         square = board / 3 * inch * 72  # points per square of a drawing
         full = (0.9 * square) ** 2  # scatter sizes are areas in points squared
+        slot = board / max(3, data.game.move_count)  # a named move's bead (Nim), in a row under the drawing
+        if not data.game.moves_on_board:
+            full = (0.6 * slot * inch * 72) ** 2
         font = 10 if small else 6.5
         segments: list[list[tuple[float, float]]] = []
         trays: list[Rectangle] = []
@@ -449,6 +468,7 @@ def render_boxes(data: BoxesData, path: str | Path) -> Path:
         ax.text(0, 0.1 / inch, f"All {total:,} matchboxes of {data.machine!r} after {played}",
                 fontsize=22 if small else 30, fontweight="bold", va="top")
         where = ("Each bead colour sits on the square it plays" if bd.places_pieces(game)
+                 else "Each bead colour is a move, in a row under the drawing" if not game.moves_on_board
                  else "Each bead colour is an arrow from the pawn it moves")
         ax.text(0, 0.66 / inch, f"{where}; a dot's area is its number of beads, "
                 "the box's favourite colour a full dot.\nAbove each box: its number and its beads in all. "
@@ -471,10 +491,15 @@ def render_boxes(data: BoxesData, path: str | Path) -> Path:
                         fontsize=font * 0.9, color="#6b5a3a")
                 most = max(box.beads.values(), default=0)
                 step = board / max(game.rows, game.cols)
-                for k in range(1, game.cols):
-                    segments.append([(x0 + k * step, y0), (x0 + k * step, y0 + game.rows * step)])
-                for k in range(1, game.rows):
-                    segments.append([(x0, y0 + k * step), (x0 + game.cols * step, y0 + k * step)])
+                if game.grid:
+                    for k in range(1, game.cols):
+                        segments.append([(x0 + k * step, y0), (x0 + k * step, y0 + game.rows * step)])
+                    for k in range(1, game.rows):
+                        segments.append([(x0, y0 + k * step), (x0 + game.cols * step, y0 + k * step)])
+                if not game.moves_on_board:  # the caption's number between the sticks and the beads
+                    ax.text(x0 + board / 2, y0 + (game.rows * step + board - slot) / 2,
+                            game.caption(box.position).split(" ")[0], ha="center", va="center",
+                            fontsize=font * 1.4, fontweight="bold", color=EDGE)
 
                 def centre(cell: int, x0: float = x0, y0: float = y0, step: float = step) -> tuple[float, float]:
                     sy, sx = divmod(cell, game.cols)
@@ -491,6 +516,8 @@ def render_boxes(data: BoxesData, path: str | Path) -> Path:
                     cx, cy = centre(to)
                     colour = bd.colour(game, colours, box.position, m).hex
                     size = full
+                    if not game.moves_on_board:  # a named move: its bead in a row at the bottom
+                        cx, cy, frm = x0 + (m + 0.5) * slot, y0 + board - slot / 2, None
                     if frm is not None:  # an arrow's shaft from the pawn; the dot set back in the cell
                         fx, fy = centre(frm)
                         tx, ty = cx, cy
@@ -512,7 +539,10 @@ def render_boxes(data: BoxesData, path: str | Path) -> Path:
         ax.add_collection(LineCollection(arrows, colors=arrow_colours, linewidths=4.0 if small else 2.0, zorder=2))
         mark_size = (0.6 * square) ** 2
         lw = 2.0 if small else 1.2
-        if game.glyphs[1:] == "XO":
+        if game.glyphs[1:] == "|":  # sticks, as tall as their cells
+            stick = board / max(game.rows, game.cols) * inch * 72
+            ax.scatter(*marks[1], s=(0.8 * stick) ** 2, marker="|", c=STICK, linewidths=lw * 1.5)
+        elif game.glyphs[1:] == "XO":
             ax.scatter(*marks[1], s=mark_size, marker="x", c=EDGE, linewidths=lw)
             ax.scatter(*marks[2], s=mark_size, marker="o", facecolors="none", edgecolors=EDGE, linewidths=lw)
         else:  # pawns: white for the first player, black for the second

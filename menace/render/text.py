@@ -30,7 +30,15 @@ def paint(text: str, colour: BeadColour, on: bool) -> str:
 
 
 def board_lines(game: Game, state: State, marks: Mapping[int, str] | None = None) -> list[str]:
-    """The board with its coordinates; ``marks`` puts text on empty cells (bead letters)."""
+    """The board with its coordinates; ``marks`` puts text on empty cells (bead letters). A game
+    drawn without a grid (Nim's sticks) gets its cells as they lie and its caption under them."""
+    if not game.grid:
+        width = game.cols * 2 - 1
+        lines = ["    " + " ".join(game.glyphs[v] if v else " " for v in state[r * game.cols:(r + 1) * game.cols])
+                 for r in range(game.rows)]
+        caption = game.caption(state)
+        return [line.rstrip().ljust(width + 4) for line in lines] + ([f"    {caption}".ljust(width + 4)]
+                                                                       if caption else [])
     lines = ["    " + "   ".join(game.col_labels)]
     rule = "   " + "+".join(["---"] * game.cols)
     for row in range(game.rows):
@@ -59,7 +67,7 @@ def box_lines(game: Game, position: State, beads: Mapping[Move, int], colours: S
               colour: bool = False) -> list[str]:
     """A box's drawing: the position with each bead's letter where its move goes, then (for a game
     whose pieces move) one line per bead naming its move."""
-    placing = all(game.move_cells(m)[0] is None for m in beads)
+    placing = game.moves_on_board and all(game.move_cells(m)[0] is None for m in beads)
     letters = {}
     if placing:
         for m in beads:
@@ -69,7 +77,7 @@ def box_lines(game: Game, position: State, beads: Mapping[Move, int], colours: S
     if not placing:
         for m in beads:
             c = bead_colour(game, colours, position, m)
-            lines.append(f"  {paint(c.letter, c, colour)} {c.name:<10} {game.move_name(m)}")
+            lines.append(f"  {paint(c.letter, c, colour)} {c.name:<10} {game.move_text(m)}")
     return lines
 
 

@@ -205,9 +205,12 @@ async def learning(request: Request) -> Response:
 
 
 async def opponents(request: Request) -> Response:
-    """``GET /api/opponents``: every opponent of ``menace opponents``, and the other machines
-    (``menace:NAME``)."""
-    players = [{"name": p.name, "aliases": list(p.aliases), "description": p.description} for p in all_players()]
+    """``GET /api/opponents``: every opponent of ``menace opponents`` (``?game=NAME``: only those that
+    play that game), each with the games it plays (null: every game)."""
+    name = request.query_params.get("game")
+    game = find_game(name) if name else None
+    players = [{"name": p.name, "aliases": list(p.aliases), "description": p.description,
+                "games": None if p.games is None else list(p.games)} for p in all_players(game)]
     return JSONResponse({"players": players})
 
 

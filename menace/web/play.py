@@ -37,6 +37,7 @@ def turn_json(game: Game, m: MenaceMove, colours: Sequence[BeadColour]) -> JSON:
     t = m.turn
     return {
         "box_number": t.box_number, "cells": None if t.box_position is None else present.cells_of(game, t.box_position),
+        "caption": "" if t.box_position is None else game.caption(t.box_position),
         "symmetry": t.symmetry, "beads": _beads(game, t.beads, colours, t.box_position), "bead": t.bead,
         "move": t.square,
         "move_name": m.move_name, "restocked": t.restocked, "resigned": t.resigned,
@@ -48,8 +49,8 @@ def open_json(game: Game, b: BoxToOpen | None, colours: Sequence[BeadColour]) ->
     if b is None:
         return None
     return {"box_number": b.box_number, "shelf": b.shelf, "symmetry": b.symmetry,
-            "cells": present.cells_of(game, b.position), "beads": _beads(game, b.beads, colours, b.position),
-            "empty": b.empty}
+            "cells": present.cells_of(game, b.position), "caption": game.caption(b.position),
+            "beads": _beads(game, b.beads, colours, b.position), "empty": b.empty}
 
 
 def ledger_line_json(game: Game, line: LedgerLine, box_moves: Sequence[int], colours: Sequence[BeadColour],
@@ -88,10 +89,11 @@ def table_json(t: Table) -> JSON:
     out: JSON = {
         "id": t.id, "machine": t.machine, "operated": t.operated, "shape": present.shape_json(game),
         "menace_side": names[s.menace_side], "person_side": names[s.menace_side.other],
-        "cells": present.cells_of(game, s.state), "moves": moves,
-        "last_move": game.move_cells(moves[-1])[1] if moves else None, "over": over,
+        "cells": present.cells_of(game, s.state), "caption": game.caption(s.state), "moves": moves,
+        "last_move": game.move_cells(moves[-1])[1] if moves and game.moves_on_board else None, "over": over,
         "menace_to_move": s.menace_to_move and not over, "legal": list(s.legal_moves()),
         "legal_cells": [list(game.move_cells(m)) for m in s.legal_moves()],
+        "legal_names": [game.move_text(m) for m in s.legal_moves()],
         "turns": t.turns, "end": t.end, "box_to_open": None, "resigns_on_empty": s.resigns_on_empty,
     }
     if t.operated and out["menace_to_move"]:
@@ -204,7 +206,7 @@ def _play(request: Request) -> Play:
 def _move_of(body: dict[str, Any]) -> int | str:
     value = body.get("move")
     if isinstance(value, bool) or value is None or not isinstance(value, (int, str)):
-        raise BadRequestError("give 'move': a move's number or its name (a1..c3, or b1-b2 in Hexapawn)")
+        raise BadRequestError("give 'move': a move's number or its name (a1..c3, b1-b2 in Hexapawn, 2 in Nim)")
     return value
 
 

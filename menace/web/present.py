@@ -31,6 +31,8 @@ def colours_json(colours: Sequence[BeadColour] = DEFAULT_COLOURS) -> list[JSON]:
 def shape_json(game: Game) -> JSON:
     """How to draw the game's board: rows, columns, the glyph of each cell value, side names."""
     return {"game": game.name, "title": game.title, "rows": game.rows, "cols": game.cols,
+            "grid": game.grid, "moves_on_board": game.moves_on_board, "move_count": game.move_count,
+            "move_texts": [game.move_text(m) for m in range(game.move_count)],
             "glyphs": ["" if g == "." else g for g in game.glyphs],
             "sides": {side.name: name for side, name in game.side_names.items()}}
 
@@ -62,7 +64,7 @@ def bead_json(game: Game, box_moves: Sequence[Move], move: Move, count: int, ini
     start, end = game.move_cells(move)
     index = colour_index(game, box_moves, move, colours, position)
     colour = colours[index]
-    out: JSON = {"bead": move, "name": game.move_name(move), "from": start, "to": end, "count": count,
+    out: JSON = {"bead": move, "name": game.move_text(move), "from": start, "to": end, "count": count,
                  "colour": index, "letter": colour.letter, "hex": colour.hex, "ink": colour.ink,
                  "colour_name": colour.name}
     if initial is not None:
@@ -76,13 +78,14 @@ def box_json(game: Game, box: Box, colours: Sequence[BeadColour] = DEFAULT_COLOU
     total = sum(box.beads.get(m, 0) for m in moves)
     return {
         "number": box.number, "move": box.move_number, "side": box.side.name, "cells": cells_of(game, box.position),
+        "caption": game.caption(box.position),
         "beads": [bead_json(game, moves, m, box.beads.get(m, 0), box.initial[m], colours, box.position)
                   for m in moves],
         "total": total, "empty": total == 0,
     }
 
 
-BOX_FIELDS = ["number", "move", "side", "cells", "beads"]
+BOX_FIELDS = ["number", "move", "side", "cells", "beads", "caption"]
 BEAD_FIELDS = ["bead", "count", "colour", "initial"]
 """The wall sends each box as a row of :data:`BOX_FIELDS` and its beads as rows of :data:`BEAD_FIELDS`
 (2,201 boxes in about a third of the bytes of named fields); a colour's letter, name and hex are in
@@ -94,7 +97,7 @@ def box_row(game: Game, box: Box, colours: Sequence[BeadColour]) -> list[Any]:
     beads, initial, position, n = box.beads, box.initial, box.position, len(colours)
     # as colour_index with a position, without its calls per bead (2,201 boxes)
     rows = [[m, beads.get(m, 0), game.colour_slot(position, m) % n, initial[m]] for m in sorted(initial)]
-    return [box.number, box.move_number, box.side.name, cells_of(game, position), rows]
+    return [box.number, box.move_number, box.side.name, cells_of(game, position), rows, game.caption(position)]
 
 
 def wall_json(wall: Wall) -> JSON:
@@ -106,7 +109,7 @@ def wall_json(wall: Wall) -> JSON:
     return {
         "machine": wall.machine, "games_played": wall.games_played, "shape": shape_json(game),
         "colours": colours_json(colours), "box_fields": BOX_FIELDS, "bead_fields": BEAD_FIELDS,
-        "move_names": [game.move_name(m) for m in range(game.move_count)],
+        "move_names": [game.move_text(m) for m in range(game.move_count)],
         "move_cells": [list(game.move_cells(m)) for m in range(game.move_count)], "boxes": boxes,
     }
 

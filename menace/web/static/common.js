@@ -84,14 +84,23 @@ const M = (() => {
 
   // One board as SVG, from game-generic data: shape {rows, cols, glyphs}, cells (one value per
   // cell), beads [{to, from, letter, hex, count}] and options {size, clickable, highlight, drawn}.
+  // A game whose moves are named, not drawn on the cells (Nim's "take 2"): the cells (sticks) on top,
+  // the caption ("13 sticks") under them, then a row with a bead per move.
+  function named(shape) { return shape.moves_on_board === false; }
+
   function board(shape, cells, beads = [], opts = {}) {
     const size = opts.size || 240;
     const rows = shape.rows, cols = shape.cols;
     const cell = size / Math.max(rows, cols);
-    const w = cols * cell, h = rows * cell;
+    const w = cols * cell, sticksH = rows * cell;
+    const caption = opts.caption || "";
+    const capH = caption ? size * 0.2 : 0, slot = named(shape) ? w / Math.max(3, shape.move_count) : 0;
+    const beadH = named(shape) && beads.length ? slot : 0;
+    const h = sticksH + capH + beadH;
     const svg = el("svg:svg", { viewBox: `-4 -4 ${w + 8} ${h + 8}`, width: w + 8, height: h + 8, class: "board", role: "img",
       "aria-label": opts.label || "board" });
     svg.append(el("svg:rect", { x: 0, y: 0, width: w, height: h, class: "board-bg", rx: 6 }));
+    if (caption) svg.append(el("svg:text", { x: w / 2, y: sticksH + capH * 0.55, class: "caption", "font-size": capH * 0.62, text: caption }));
     for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) {
       const i = r * cols + c;
       const g = el("svg:g", { class: "cell", "data-cell": i });
@@ -104,24 +113,25 @@ const M = (() => {
           g.append(el("svg:path", { d: `M${x0} ${y0}L${x1} ${y1}M${x1} ${y0}L${x0} ${y1}`, class: "mark-x", "stroke-width": cell * 0.1 }));
         } else if (glyph === "O") {
           g.append(el("svg:circle", { cx: (c + 0.5) * cell, cy: (r + 0.5) * cell, r: cell * 0.28, class: "mark-o", "stroke-width": cell * 0.1 }));
+        } else if (glyph === "|") {
+          g.append(el("svg:line", { x1: (c + 0.5) * cell, y1: (r + 0.1) * cell, x2: (c + 0.5) * cell, y2: (r + 0.9) * cell, class: "stick", "stroke-width": cell * 0.16 }));
         } else {
           g.append(el("svg:text", { x: (c + 0.5) * cell, y: (r + 0.5) * cell, class: "glyph", "font-size": cell * 0.55, text: glyph }));
         }
       }
-      if (opts.clickable && !v) { g.classList.add("clickable"); g.setAttribute("tabindex", "0"); }
+      if (opts.clickable && !v && !named(shape)) { g.classList.add("clickable"); g.setAttribute("tabindex", "0"); }
       svg.append(g);
     }
-    const grid = el("svg:path", { class: "grid", d: gridPath(rows, cols, cell) });
-    svg.append(grid);
+    if (shape.grid !== false) svg.append(el("svg:path", { class: "grid", d: gridPath(rows, cols, cell) }));
     for (const b of beads) {
-      const r = Math.floor(b.to / cols), c = b.to % cols;
-      const cx = (c + 0.5) * cell, cy = (r + 0.5) * cell;
+      let cx, cy, rad = cell * 0.3;
+      if (named(shape)) { cx = (b.bead + 0.5) * slot; cy = sticksH + capH + slot / 2; rad = slot * 0.3; }
+      else { cx = (b.to % cols + 0.5) * cell; cy = (Math.floor(b.to / cols) + 0.5) * cell; }
       const gb = el("svg:g", { class: "bead" + (b.count === 0 ? " none" : "") + (opts.drawn === b.bead ? " drawn" : ""), "data-bead": b.bead });
-      if (b.from !== null && b.from !== undefined) {
+      if (b.from !== null && b.from !== undefined && !named(shape)) {
         const fr = Math.floor(b.from / cols), fc = b.from % cols;
         gb.append(el("svg:line", { x1: (fc + 0.5) * cell, y1: (fr + 0.5) * cell, x2: cx, y2: cy, stroke: b.hex, "stroke-width": cell * 0.08, class: "arrow" }));
       }
-      const rad = cell * 0.3;
       gb.append(el("svg:circle", { cx, cy, r: rad, fill: b.count === 0 ? "none" : b.hex, stroke: b.count === 0 ? "#8a8a8a" : "#222", "stroke-width": 2, "stroke-dasharray": b.count === 0 ? "4 3" : null }));
       gb.append(el("svg:text", { x: cx, y: cy - (opts.counts === false ? 0 : rad * 0.18), class: "bead-letter", "font-size": rad * 0.9, fill: b.count === 0 ? "#777" : textOn(b), text: b.letter }));
       if (opts.counts !== false) gb.append(el("svg:text", { x: cx, y: cy + rad * 0.62, class: "bead-count", "font-size": rad * (String(b.count).length > 3 ? 0.45 : 0.6), fill: b.count === 0 ? "#777" : textOn(b), text: fmt(b.count) }));
@@ -254,7 +264,7 @@ const M = (() => {
 
   initToken();
   return {
-    api, newest, flash, events, el, board, drawBox, fmt, textOn, token, setMachine, confirmed,
+    api, newest, flash, events, el, board, named, drawBox, fmt, textOn, token, setMachine, confirmed,
     get machine() { return machine; },
   };
 })();

@@ -14,12 +14,12 @@
 
   function render() {
     boardEl.replaceChildren(G.board(table, { clickable: !busy, onMove: other, size: 320 }));
-    statusEl.textContent = table.end ? G.status(table, "other") : table.menace_to_move ? "MENACE's turn: open the box." : `The other side's move (${table.person_side}): ${G.moves(table) ? "click the pawn it moves, then where it goes" : "click its square"}.`;
+    statusEl.textContent = table.end ? G.status(table, "other") : table.menace_to_move ? "MENACE's turn: open the box." : `The other side's move (${table.person_side}): ${M.named(table.shape) ? "click the move it makes" : G.moves(table) ? "click the pawn it moves, then where it goes" : "click its square"}.`;
     abandonBtn.hidden = table.over;
     const open = table.box_to_open;
     card.hidden = false;
     if (open && !table.over) {
-      const drawing = M.board(table.shape, open.cells, open.beads, { size: 220, label: `box ${open.box_number}` });
+      const drawing = M.board(table.shape, open.cells, open.beads, { size: 220, caption: open.caption, label: `box ${open.box_number}` });
       const buttons = M.el("div", { class: "colour-buttons" }, ...open.beads.map((b) => M.el("button", {
         type: "button", "data-bead": b.bead, style: `background:${b.hex};color:${M.textOn(b)}`,
         text: `${b.letter} ${b.colour_name}`, title: `${b.colour_name}: ${b.name} on the drawing (twin: ${b.count})`, onclick: () => bead(b.bead) })));

@@ -10,6 +10,7 @@ const G = (() => {
 
   function board(table, opts = {}) {
     const clickable = opts.clickable && !table.over && !table.menace_to_move;
+    if (M.named(table.shape)) return namedBoard(table, opts, clickable);
     if (moves(table)) return pieceBoard(table, opts, clickable);
     const svg = M.board(table.shape, table.cells, [], { size: opts.size || 300, clickable, highlight: table.last_move, label: "the game's board" });
     if (clickable && opts.onMove) {
@@ -20,6 +21,20 @@ const G = (() => {
       });
     }
     return svg;
+  }
+
+  // A game whose moves are named (Nim): the position, then a button per legal move ("take 2").
+  function namedBoard(table, opts, clickable) {
+    const svg = M.board(table.shape, table.cells, [], { size: opts.size || 300, caption: table.caption, label: "the game's position" });
+    if (!opts.onMove) return svg;
+    const buttons = M.el("div", { class: "move-buttons" });
+    (table.legal || []).forEach((move, i) => {
+      const b = M.el("button", { type: "button", class: "move", "data-move": move, text: (table.legal_names || [])[i] || String(move + 1) });
+      b.disabled = !clickable;
+      b.addEventListener("click", () => opts.onMove(move));
+      buttons.append(b);
+    });
+    return M.el("div", { class: "named-board" }, svg, buttons);
   }
 
   function pieceBoard(table, opts, clickable) {
@@ -57,11 +72,11 @@ const G = (() => {
     const out = [];
     if (t.box_number === null || t.box_number === undefined) {
       out.push(M.el("h3", { text: `MENACE's move is forced: ${t.move_name}` }));
-      out.push(M.el("p", { text: "Only one square is left, so there is no box for it." }));
+      out.push(M.el("p", { text: "There is only one move, so there is no box for it." }));
       return out;
     }
     out.push(M.el("h3", { text: `MENACE opens box ${t.box_number}` }));
-    const drawing = M.board(opts.shape || info.shape, t.cells, t.beads, { size: opts.size || 200, drawn: t.bead, label: `box ${t.box_number}` });
+    const drawing = M.board(opts.shape || info.shape, t.cells, t.beads, { size: opts.size || 200, drawn: t.bead, caption: t.caption, label: `box ${t.box_number}` });
     const steps = M.el("ol", { class: "steps" });
     steps.append(M.el("li", { text: t.symmetry === "as it is" ? "The board matches the box's drawing as it is." : `To match the box's drawing, ${t.symmetry}.` }));
     steps.append(M.el("li", { text: "Beads in the box: " + t.beads.map((b) => `${b.letter} ${b.colour_name} ×${b.count}`).join(", ") + "." }));

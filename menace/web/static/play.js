@@ -13,6 +13,7 @@
 
   function render() {
     if (G.moves(table)) document.getElementById("how-to-move").textContent = "Click one of your pieces, then the square it moves to.";
+    if (M.named(table.shape)) document.getElementById("how-to-move").textContent = "Click a move below the drawing, or type its number.";
     boardEl.replaceChildren(G.board(table, { clickable: !busy, onMove: move, size: 320 }));
     statusEl.textContent = G.status(table);
     const last = table.turns[table.turns.length - 1];

@@ -11,11 +11,15 @@
   let shown = { server: null, update: 0 };
 
   async function loadOpponents() {
-    const [o, ms] = await Promise.all([M.api("/opponents"), M.api("/machines")]);
+    // Only the players of this machine's game, and the other machines of the same game.
+    const ms = await M.api("/machines");
+    const me = ms.machines.find((m) => m.name === M.machine);
+    const o = await M.api("/opponents" + (me ? `?game=${encodeURIComponent(me.game)}` : ""));
     const sel = document.getElementById("opponent");
     for (const p of o.players) { sel.append(M.el("option", { value: p.name, text: p.name })); descriptions[p.name] = p.description; }
-    for (const m of ms.machines) if (m.name !== M.machine) { const v = "menace:" + m.name; sel.append(M.el("option", { value: v, text: v })); descriptions[v] = `another machine in this database, '${m.name}'; it learns too`; }
-    sel.value = "smart";
+    for (const m of ms.machines) if (m.name !== M.machine && (!me || m.game === me.game)) { const v = "menace:" + m.name; sel.append(M.el("option", { value: v, text: v })); descriptions[v] = `another machine in this database, '${m.name}'; it learns too`; }
+    const names = o.players.map((p) => p.name);
+    sel.value = names.includes("smart") ? "smart" : names.includes("perfect") ? "perfect" : names[0];
     const help = () => { document.getElementById("opponent-help").textContent = descriptions[sel.value] || ""; };
     sel.addEventListener("change", help); help();
   }

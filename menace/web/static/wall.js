@@ -50,11 +50,11 @@
       const c = w.colours[colour], [from, to] = w.move_cells[bead];
       return { bead, count, colour, to, from, initial, letter: c.letter, hex: c.hex, ink: c.ink, colour_name: c.name, name: w.move_names[bead] };
     };
-    w.boxes = w.boxes.map(([number, move, side, cells, rows]) => {
+    w.boxes = w.boxes.map(([number, move, side, cells, rows, caption]) => {
       const beads = rows.map(beadOf);
       let total = 0;
       for (const b of beads) total += b.count;
-      return { number, move, side, cells, beads, total, empty: total === 0 };
+      return { number, move, side, cells, beads, total, empty: total === 0, caption: caption || "" };
     });
     return w;
   }
@@ -196,13 +196,22 @@
     for (const t of items) if (t.box.empty) ctx.fillText("EMPTY", t.x + TILE_W - PAD_X, t.y + 20);
     // the board: grid and pieces
     ctx.beginPath();
-    for (const t of items) {
+    if (shape.grid !== false) for (const t of items) {
       const x = t.x + PAD_X, y = t.y + PAD_Y;
       for (let c = 1; c < cols; c++) { ctx.moveTo(x + c * cell, y); ctx.lineTo(x + c * cell, y + rows * cell); }
       for (let r = 1; r < rows; r++) { ctx.moveTo(x, y + r * cell); ctx.lineTo(x + cols * cell, y + r * cell); }
     }
     ctx.strokeStyle = "#333"; ctx.lineWidth = 1.2; ctx.stroke();
-    const xs = new Path2D(), os = new Path2D(), glyphs = [];
+    // A game whose moves are named (Nim): under the sticks, the caption in big digits, then a bead
+    // per move in a row (see M.board).
+    const named = M.named(shape), slot = BOARD / Math.max(3, shape.move_count || 3);
+    const capTop = rows * cell, capH = BOARD - rows * cell - slot;
+    if (named) {
+      ctx.fillStyle = "#222"; ctx.textAlign = "center"; ctx.textBaseline = "middle";
+      ctx.font = `bold ${Math.round(Math.min(capH * 0.62, 34))}px system-ui, sans-serif`;
+      for (const t of items) ctx.fillText(t.box.caption.split(" ")[0], t.x + PAD_X + BOARD / 2, t.y + PAD_Y + capTop + capH / 2);
+    }
+    const xs = new Path2D(), os = new Path2D(), sticks = new Path2D(), glyphs = [];
     const small = [];
     for (const t of items) {
       const cells = t.box.cells;
@@ -213,11 +222,13 @@
         const glyph = shape.glyphs[v];
         if (glyph === "X") { xs.moveTo(cx - p, cy - p); xs.lineTo(cx + p, cy + p); xs.moveTo(cx + p, cy - p); xs.lineTo(cx - p, cy + p); }
         else if (glyph === "O") { os.moveTo(cx + p, cy); os.arc(cx, cy, p, 0, Math.PI * 2); }
-        else if (targets.has(i)) small.push([glyph, cx - cell * 0.5 + 2, cy - cell * 0.5 + 1]);  // a capture's bead sits on it
+        else if (glyph === "|") { sticks.moveTo(cx, cy - cell * 0.4); sticks.lineTo(cx, cy + cell * 0.4); }
+        else if (targets.has(i) && !named) small.push([glyph, cx - cell * 0.5 + 2, cy - cell * 0.5 + 1]);  // a capture's bead sits on it
         else glyphs.push([glyph, cx, cy]);
       }
     }
     ctx.lineWidth = 2; ctx.strokeStyle = "#333"; ctx.stroke(xs); ctx.stroke(os);
+    ctx.lineWidth = Math.max(2, cell * 0.18); ctx.strokeStyle = "#8a5a2b"; ctx.lineCap = "round"; ctx.stroke(sticks); ctx.lineCap = "butt";
     ctx.fillStyle = "#333";
     if (glyphs.length) {
       ctx.font = `bold ${Math.round(cell * 0.5)}px system-ui, sans-serif`; ctx.textAlign = "center"; ctx.textBaseline = "middle";
@@ -238,11 +249,13 @@
       const placed = new Map();
       for (const b of t.box.beads) {
         let cx = x + (b.to % cols + 0.5) * cell;
-        const cy = y + (Math.floor(b.to / cols) + 0.5) * cell, k = sharing.get(b.to), at = placed.get(b.to) || 0;
+        let cy = y + (Math.floor(b.to / cols) + 0.5) * cell;
+        const k = named ? 1 : sharing.get(b.to), at = placed.get(b.to) || 0;
         placed.set(b.to, at + 1);
-        let biggest = full;
+        let biggest = full, bottom = y + (Math.floor(b.to / cols) + 1) * cell - 1;
+        if (named) { cx = x + (b.bead + 0.5) * slot; cy = y + BOARD - slot * 0.62 + dy; biggest = slot * 0.3; bottom = y + BOARD - 1; }
         if (k > 1) { cx += (at - (k - 1) / 2) * (cell / k); biggest = Math.min(full, cell / k / 2 - 1); }
-        if (b.from !== null && b.from !== undefined) {
+        if (b.from !== null && b.from !== undefined && !named) {
           if (!arrows.has(b.hex)) arrows.set(b.hex, new Path2D());
           arrows.get(b.hex).moveTo(x + (b.from % cols + 0.5) * cell, y + (Math.floor(b.from / cols) + 0.5) * cell);
           arrows.get(b.hex).lineTo(cx, cy);
@@ -256,7 +269,7 @@
         } else {
           none.moveTo(cx + least, cy - dy); none.arc(cx, cy - dy, least, 0, Math.PI * 2);
         }
-        letters.push([b, cx, cy - dy, y + (Math.floor(b.to / cols) + 1) * cell - 1]);
+        letters.push([b, cx, cy - dy, bottom]);
       }
     }
     ctx.lineWidth = 3;
@@ -264,9 +277,10 @@
     for (const [hex, path] of dots) { ctx.fillStyle = hex; ctx.fill(path); }
     ctx.lineWidth = 1; ctx.strokeStyle = "#222"; ctx.stroke(outline);
     ctx.fillStyle = "#fff"; ctx.fill(none); ctx.setLineDash([3, 2]); ctx.strokeStyle = "#666"; ctx.stroke(none); ctx.setLineDash([]);
-    ctx.textAlign = "center"; ctx.textBaseline = "middle"; ctx.font = `bold ${Math.round(cell * 0.3)}px system-ui, sans-serif`;
+    const letterCell = named ? slot : cell;  // the letters and counts as big as the dots they sit on
+    ctx.textAlign = "center"; ctx.textBaseline = "middle"; ctx.font = `bold ${Math.round(letterCell * 0.3)}px system-ui, sans-serif`;
     for (const [b, cx, dot] of letters) { ctx.fillStyle = b.count > 0 ? M.textOn(b) : "#555"; ctx.fillText(b.letter, cx, dot + 0.5); }
-    ctx.textBaseline = "alphabetic"; ctx.font = `bold ${Math.round(cell * 0.27)}px system-ui, sans-serif`; ctx.fillStyle = "#111";
+    ctx.textBaseline = "alphabetic"; ctx.font = `bold ${Math.round(letterCell * 0.27)}px system-ui, sans-serif`; ctx.fillStyle = "#111";
     for (const [b, cx, , bottom] of letters) ctx.fillText(M.fmt(b.count), cx, bottom);
   }
 
@@ -293,7 +307,7 @@
     const dlg = document.getElementById("box-detail");
     document.getElementById("detail-title").textContent = `Box ${b.number} · MENACE's move ${b.move} (${b.side} to play)`;
     const drawing = document.getElementById("detail-drawing");
-    drawing.replaceChildren(M.board(data.shape, b.cells, b.beads, { size: 220, label: `box ${b.number}` }),
+    drawing.replaceChildren(M.board(data.shape, b.cells, b.beads, { size: 220, caption: b.caption, label: `box ${b.number}` }),
       M.el("ul", { class: "bead-list" }, ...b.beads.map((x) => M.el("li", {}, M.el("span", { class: "swatch", style: `background:${x.hex};color:${M.textOn(x)}`, text: x.letter }),
         ` ${x.colour_name} → ${x.name}: ${M.fmt(x.count)} (started with ${x.initial})`))));
     showRecount(b);
