@@ -31,7 +31,7 @@ def test_init_tournament_check(tmp_path: Path) -> None:
     assert "OK (menace; 2,000 games replayed" in run(db, "check")
     assert "games          2,000" in run(db, "stats")
     # The tic-tac-toe players are refused for Hexapawn, with the ones that can play it named.
-    out = run(db, "tournament", "--vs", "smart", "-n", "5", code=1)
+    out = run(db, "tournament", "--vs", "smart", "-n", "5", code=2)  # a bad --vs, as an unknown opponent
     assert "smart plays tictactoe only" in out and "random, perfect" in out
 
 
