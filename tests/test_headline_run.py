@@ -70,7 +70,9 @@ def test_the_exact_machine_stops_early_with_status_3(menace: Invoke) -> None:
     result = menace("tournament", "--vs", "smart", "-n", str(GAMES), "--seed", "3", ok=False)
     assert result.exit_code == 3, result.output
     assert "Stopped early, after game" in result.output and "MENACE resigns every game" in result.output
-    assert "menace init --replace" in result.output and "--empty-box revive" in result.output
+    # the ways on, as commands for this database and machine: rebuilt as it was, or revived
+    assert "-m menace init --replace --preset michie-1961)" in result.output
+    assert "-m menace init --replace --preset michie)" in result.output
     # ... and so does a run by time: --for never ends early in silence.
     result = menace("tournament", "--vs", "smart", "--for", "8h", ok=False)
-    assert result.exit_code == 1 and "is empty" in result.output  # refused before it starts
+    assert result.exit_code == 3 and "is empty" in result.output  # refused before it starts, as when it empties

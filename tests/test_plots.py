@@ -199,7 +199,7 @@ def test_a_fresh_machine_shows_its_starting_box_and_ranges_and_log_draw(db_url: 
     with pytest.raises(plots.PlotError, match="no games from 200 to 100"):
         plots.render_beads(data, tmp_path / "bad.png", first=200, last=100)
     assert [plots.compact(n) for n in (950, 12_500, 450_000, 1_200_000, 2_249_640)] == \
-        ["950", "12,500", "450k", "1.2M", "2.25M"]
+        ["950", "12.5k", "450k", "1.2M", "2.25M"]
     assert series.default_window(21) == 10 and series.default_window(5) == 5  # no "last 2 games" zigzag
 
 
