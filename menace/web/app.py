@@ -138,9 +138,10 @@ def create_app(url: str, machine: str, token: str | None = None) -> Starlette:
 
     With ``token``, every write (play, train, create, import, ...) must carry it.
     """
-    from menace.web import api, pages
+    from menace.web import api, lesson, pages
 
     templates = Jinja2Templates(directory=str(HERE / "templates"))
+    templates.env.globals["lesson_html"] = lesson.lesson_html
     state = ServerState(url, machine, token)
 
     @asynccontextmanager
@@ -157,6 +158,7 @@ def create_app(url: str, machine: str, token: str | None = None) -> Starlette:
 
     routes = [
         *pages.routes(templates),
+        *lesson.routes(),
         Mount("/api", routes=api.routes()),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]

@@ -1,0 +1,94 @@
+"""MkDocs hooks: the reference tables written from the code itself, so that they cannot drift.
+
+A page asks for a table with a marker on a line of its own:
+
+- ``<!-- menace:http-api -->``: every route of ``menace serve`` (method, path, what it does), from
+  the application's routes and their endpoints' docstrings;
+- ``<!-- menace:presets -->``: every preset of ``menace init --preset`` with its settings, from
+  :data:`menace.core.learner.PRESETS`.
+
+An unknown marker stops the build. The worksheets the teacher's lesson links to
+(``guides/worksheets.pdf``) are drawn by ``menace worksheets``' own code as the site is built.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+MARKER = re.compile(r"^<!-- menace:([a-z-]+) -->$", re.M)
+
+
+def _rst_to_markdown(text: str) -> str:
+    """Docstring markup to Markdown: ``code`` to `code`, :role:`~a.b.C` to `C`."""
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", lambda m: f"`{m.group(1).rsplit('.', 1)[-1]}`", text)
+    text = text.replace("``", "`")
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def http_api_table() -> str:
+    from starlette.routing import Mount, Route
+
+    from menace.web.app import create_app
+
+    app = create_app("sqlite:///unused.db", "menace")
+
+    def walk(routes: list[Any], prefix: str = "") -> list[tuple[str, str, str]]:
+        rows = []
+        for r in routes:
+            if isinstance(r, Mount):
+                if r.name != "static":
+                    rows += walk(list(r.routes), prefix + r.path)
+            elif isinstance(r, Route):
+                methods = ", ".join(sorted((r.methods or set()) - {"HEAD"}))
+                doc = (r.endpoint.__doc__ or "").strip()
+                # A docstring opens with the route's own name (``GET /api/x``:); the table has it.
+                doc = re.sub(r"^``[A-Z]+ [^`]+``(?: \(or ``[^`]+``\))?: ?", "", doc)
+                path = re.sub(r"\{(\w+):\w+\}", r"{\1}", prefix + r.path)
+                rows.append((methods, path, _rst_to_markdown(doc) or "—"))
+        return rows
+
+    lines = ["| method | path | what it does |", "|---|---|---|"]
+    lines += [f"| {m} | `{p}` | {d} |" for m, p, d in walk(list(app.routes))]
+    return "\n".join(lines)
+
+
+def presets_table() -> str:
+    from menace.core.learner import PRESETS
+
+    lines = ["| preset | side | initial beads | win / draw / loss | beads on | boxes | empty box | "
+             "reinforced | forced moves |", "|---|---|---|---|---|---|---|---|---|"]
+    for name, s in PRESETS.items():
+        lines.append(
+            f"| `{name}` | {s.side} | {','.join(map(str, s.schedule))} | {s.win:+d} / {s.draw:+d} / {s.loss:+d} | "
+            f"{'every empty square' if s.all_squares else 'moves distinct under symmetry'} | "
+            f"{'one per position up to symmetry' if s.symmetry else 'one per raw position'} | "
+            f"`{s.empty_policy.value}` | {'every bead drawn' if s.scope.value == 'every' else 'the last bead only'} | "
+            f"{'a box too' if s.forced_boxes else 'no box'} |")
+    return "\n".join(lines)
+
+
+def on_files(files: Any, config: Any) -> Any:
+    import io
+
+    from mkdocs.structure.files import File
+
+    from menace.render.worksheets import WorksheetSpec, write_worksheets
+
+    pdf = io.BytesIO()
+    write_worksheets(pdf, WorksheetSpec())
+    files.append(File.generated(config, "guides/worksheets.pdf", content=pdf.getvalue()))
+    return files
+
+
+TABLES = {"http-api": http_api_table, "presets": presets_table}
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    def table(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in TABLES:
+            raise ValueError(f"{page.file.src_path}: unknown table marker {name!r}")
+        return TABLES[name]()
+
+    return MARKER.sub(table, markdown)
