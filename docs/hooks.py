@@ -14,6 +14,7 @@ An unknown marker stops the build. The worksheets the teacher's lesson links to
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 MARKER = re.compile(r"^<!-- menace:([a-z-]+) -->$", re.M)
@@ -84,7 +85,22 @@ def on_files(files: Any, config: Any) -> Any:
 TABLES = {"http-api": http_api_table, "presets": presets_table}
 
 
+ROOT = Path(__file__).resolve().parents[1]
+TOP_FILE = re.compile(r'^--8<-- "(CONTRIBUTING\.md|CHANGELOG\.md)"$', re.M)
+ROOT_LINK = re.compile(r"\]\((?:docs/)?([^)#:]+\.md)(#[^)]*)?\)")
+"""A link in a file of the repository's top folder (CONTRIBUTING.md, CHANGELOG.md) that the site includes."""
+
+
+def _site_link(match: re.Match[str]) -> str:
+    target = {"CONTRIBUTING.md": "contributing.md", "CHANGELOG.md": "changelog.md"}.get(match.group(1), match.group(1))
+    return f"]({target}{match.group(2) or ''})"
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    # The top folder's files are included here rather than by the snippets extension, so that
+    # their links (written for GitHub's view of the repository) can point into the site.
+    markdown = TOP_FILE.sub(lambda m: ROOT_LINK.sub(_site_link, (ROOT / m.group(1)).read_text()), markdown)
+
     def table(match: re.Match[str]) -> str:
         name = match.group(1)
         if name not in TABLES:

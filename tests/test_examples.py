@@ -15,8 +15,8 @@ not run at all (:data:`NOT_RUN`); a test below keeps both lists honest: every en
 match an example.
 
 The ``console`` blocks of a page are a session: their ``$ menace ...`` lines run in the page's
-order in an empty folder, and each one's output must be the lines shown under it, where a line ``...`` stands for any number of
-lines and ``...`` inside a line for any text (timings, say).
+order in an empty folder, and each one's output must be the lines shown under it, where a line
+``...`` stands for any number of lines and ``...`` inside a line for any text (timings, say).
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ from menace.cli import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
-DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted((ROOT / "menace" / "docs").glob("*.md")),
+DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")),
+             *sorted((ROOT / "menace" / "docs").glob("*.md")),
              *[ROOT / name for name in ("CONTRIBUTING.md", "CHANGELOG.md") if (ROOT / name).exists()]]
 DOCS = {str(path.relative_to(ROOT)): path.read_text() for path in DOC_FILES}
 EVERY_SQUARE = "".join(f"{sq}\n" for sq in "a1 a2 a3 b1 b2 b3 c1 c2 c3".split())

@@ -276,7 +276,9 @@ def _grid_step(span: int, length: float, least: float) -> int:
 
 def worksheet_pages(spec: WorksheetSpec) -> list[Canvas]:
     """Every page: the tally (as many pages as its games need), then the graph sheet."""
-    per_page = _tally_rows_per_page(spec)
+    most = _tally_rows_per_page(spec)
+    # As many rows on every page (the last may have fewer), rather than a full page and a few rows.
+    per_page = math.ceil(spec.games / math.ceil(spec.games / most))
     starts = list(range(1, spec.games + 1, per_page))
     of = len(starts) + 1
     pages = [_tally_page(spec, first, min(first + per_page - 1, spec.games), n, of)
