@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -91,6 +92,23 @@ def run(bench: Benchmark, ref: str | None) -> str:
     return "\n".join(header) + "\n\n" + output + "\n"
 
 
+LOAD = re.compile(r"^machine: .*?(\d+) cores, load average ([\d.]+) before and ([\d.]+) after$", re.M)
+
+
+def busy_warning(result: str) -> list[str]:
+    """A warning above a result measured while the computer was busy (load above its cores)."""
+    match = LOAD.search(result)
+    if not match:
+        return []
+    cores, load = int(match.group(1)), max(float(match.group(2)), float(match.group(3)))
+    if load <= cores:
+        return []
+    return ["!!! warning \"Measured on a busy computer\"",
+            f"    The load average reached {load:.1f} on {cores} cores while this ran: wall-clock times are "
+            "several times what an idle computer gives, and a target marked MISSED here may well be met "
+            "there. CPU times, and ratios of rates measured side by side, suffer much less.", ""]
+
+
 def page() -> str:
     """The performance page, from the results on disk."""
     lines = [
@@ -101,7 +119,7 @@ def page() -> str:
         "Every figure on this page is the output of a benchmark in `benchmarks/`, copied here as it was",
         "printed, with the command, the time and the load of the computer it ran on. The computer is shared",
         "and noisy: figures compared with each other were measured side by side in the same run, and a",
-        "loaded machine moves them by a factor of two or three. To measure again:",
+        "busy machine moves wall-clock times a long way (each result says how busy it was). To measure again:",
         "",
         "```sh",
         "python benchmarks/performance_page.py --run            # every benchmark, then this page",
@@ -113,7 +131,8 @@ def page() -> str:
         path = RESULTS / f"{bench.name}.txt"
         lines += [f"## {bench.title}", "", bench.about, ""]
         if path.exists():
-            lines += ["```text", path.read_text().rstrip(), "```", ""]
+            text = path.read_text().rstrip()
+            lines += [*busy_warning(text), "```text", text, "```", ""]
         else:
             lines += [f"Not measured yet: `python benchmarks/performance_page.py --run {bench.name}`.", ""]
     return "\n".join(lines)

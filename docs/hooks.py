@@ -5,7 +5,8 @@ A page asks for a table with a marker on a line of its own:
 - ``<!-- menace:http-api -->``: every route of ``menace serve`` (method, path, what it does), from
   the application's routes and their endpoints' docstrings;
 - ``<!-- menace:presets -->``: every preset of ``menace init --preset`` with its settings, from
-  :data:`menace.core.learner.PRESETS`.
+  :data:`menace.core.learner.PRESETS`;
+- ``<!-- menace:cli -->``: every command's ``--help``, from the click commands themselves.
 
 An unknown marker stops the build. The worksheets the teacher's lesson links to
 (``guides/worksheets.pdf``) are drawn by ``menace worksheets``' own code as the site is built.
@@ -55,18 +56,45 @@ def http_api_table() -> str:
 
 
 def presets_table() -> str:
+    """One column per preset, one row per setting (the presets are few, the settings many)."""
     from menace.core.learner import PRESETS
 
-    lines = ["| preset | side | initial beads | win / draw / loss | beads on | boxes | empty box | "
-             "reinforced | forced moves |", "|---|---|---|---|---|---|---|---|---|"]
-    for name, s in PRESETS.items():
-        lines.append(
-            f"| `{name}` | {s.side} | {','.join(map(str, s.schedule))} | {s.win:+d} / {s.draw:+d} / {s.loss:+d} | "
-            f"{'every empty square' if s.all_squares else 'moves distinct under symmetry'} | "
-            f"{'one per position up to symmetry' if s.symmetry else 'one per raw position'} | "
-            f"`{s.empty_policy.value}` | {'every bead drawn' if s.scope.value == 'every' else 'the last bead only'} | "
-            f"{'a box too' if s.forced_boxes else 'no box'} |")
+    rows = {
+        "side": lambda s: s.side,
+        "initial beads": lambda s: ",".join(map(str, s.schedule)),
+        "win / draw / loss": lambda s: f"{s.win:+d} / {s.draw:+d} / {s.loss:+d}",
+        "beads on": lambda s: "every empty square" if s.all_squares else "moves distinct under symmetry",
+        "boxes": lambda s: "one per position up to symmetry" if s.symmetry else "one per raw position",
+        "empty box": lambda s: f"`{s.empty_policy.value}`",
+        "reinforced": lambda s: "every bead drawn" if s.scope.value == "every" else "the last bead only",
+        "forced moves": lambda s: "a box too" if s.forced_boxes else "no box",
+    }
+    lines = ["| | " + " | ".join(f"`{name}`" for name in PRESETS) + " |",
+             "|---|" + "---|" * len(PRESETS)]
+    for label, value in rows.items():
+        lines.append(f"| {label} | " + " | ".join(value(s) for s in PRESETS.values()) + " |")
     return "\n".join(lines)
+
+
+def cli_reference() -> str:
+    """Every command's ``--help``, exactly as the terminal shows it (80 columns), parents first."""
+    import click
+
+    from menace.cli import cli
+
+    def walk(command: click.Command, path: list[str], parent: click.Context | None) -> list[str]:
+        ctx = click.Context(command, info_name=path[-1], parent=parent, terminal_width=80, max_content_width=80)
+        title = " ".join(path)
+        out = [f"## `{title}`" if parent else f"## `{title}` (every command)", "", "```text",
+               command.get_help(ctx), "```", ""]
+        if isinstance(command, click.Group):
+            for name in command.list_commands(ctx):
+                sub = command.get_command(ctx, name)
+                if sub is not None:
+                    out += walk(sub, [*path, name], ctx)
+        return out
+
+    return "\n".join(walk(cli, ["menace"], None))
 
 
 def on_files(files: Any, config: Any) -> Any:
@@ -82,7 +110,7 @@ def on_files(files: Any, config: Any) -> Any:
     return files
 
 
-TABLES = {"http-api": http_api_table, "presets": presets_table}
+TABLES = {"http-api": http_api_table, "presets": presets_table, "cli": cli_reference}
 
 
 ROOT = Path(__file__).resolve().parents[1]
