@@ -122,8 +122,8 @@ def page() -> str:
         "busy machine moves wall-clock times a long way (each result says how busy it was). To measure again:",
         "",
         "```sh",
-        "python benchmarks/performance_page.py --run            # every benchmark, then this page",
-        "python benchmarks/performance_page.py --run bench      # one again, the others kept",
+        "python benchmarks/performance_page.py --run          # all, then this page",
+        "python benchmarks/performance_page.py --run bench    # one again",
         "```",
         "",
     ]
