@@ -138,8 +138,8 @@ def test_menace_serve_shows_the_lesson_from_the_package(server: TestClient) -> N
     html = page.text
     assert "<h1" in html and "A lesson: the machine that learns from matchboxes" in html
     assert "<table>" in html and "Misconceptions pupils have" in html
-    assert 'href="/lesson/worksheets.pdf"' in html
     lesson = html[html.index('<article class="lesson">'):html.index("</article>")]
+    assert 'href="/lesson/worksheets.pdf"' in lesson, "the lesson's own link points at this server"
     assert "http://" not in lesson and "https://" not in lesson, "nothing the page needs is elsewhere"
     assert "http://testserver/" in html and "https://" not in html
     assert '<pre><code class="language-sh">menace worksheets' in html
