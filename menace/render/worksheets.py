@@ -6,8 +6,8 @@ matchboxes). Each page is a :class:`~menace.render.canvas.Canvas` written by our
 the same options give the same bytes.
 
 >>> pages = worksheet_pages(WorksheetSpec(games=30))
->>> [round(p.width), round(p.height)] == [210, 297], len(pages)
-(True, 2)
+>>> [(round(page.width), round(page.height)) for page in pages]
+[(210, 297), (210, 297)]
 """
 
 from __future__ import annotations
