@@ -1,7 +1,10 @@
-"""Every example line of every command's help text and of README.md runs, against a scratch database.
+"""Every example line of every command's help text and of the documentation runs, against a scratch
+database; every ``console`` block of the documentation runs as shown and prints what it shows.
 
 The lines are collected from the help texts (the lines under "Example(s):" and "Start here:") and
-from README's ``sh``/``console`` blocks. Each runs in process (click's CliRunner) in a fresh folder:
+from the ``sh`` blocks of README.md, the pages of the site (``docs/``), the pages installed with the
+package (``menace/docs/``), CONTRIBUTING.md and CHANGELOG.md. Each runs in process (click's
+CliRunner) in a fresh folder:
 ``init`` and ``import`` lines in an empty one, the rest beside a ``menace.db`` holding a machine
 ``menace`` trained for 2,000 games against smart and a machine ``second`` that moves second (with
 copies as ``club.db`` and ``old.db``, and an exported ``menace.json``). A line joined with ``&&``
@@ -10,6 +13,10 @@ runs part by part in one folder, as a shell would.
 Some lines are changed before they run, each for a stated reason (:data:`SHORTER`), and a few are
 not run at all (:data:`NOT_RUN`); a test below keeps both lists honest: every entry must still
 match an example.
+
+The ``console`` blocks of a page are a session: their ``$ menace ...`` lines run in the page's
+order in an empty folder, and each one's output must be the lines shown under it, where a line
+``...`` stands for any number of lines and ``...`` inside a line for any text (timings, say).
 """
 
 from __future__ import annotations
@@ -29,6 +36,10 @@ from menace.cli import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
+DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")),
+             *sorted((ROOT / "menace" / "docs").glob("*.md")),
+             *[ROOT / name for name in ("CONTRIBUTING.md", "CHANGELOG.md") if (ROOT / name).exists()]]
+DOCS = {str(path.relative_to(ROOT)): path.read_text() for path in DOC_FILES}
 EVERY_SQUARE = "".join(f"{sq}\n" for sq in "a1 a2 a3 b1 b2 b3 c1 c2 c3".split())
 
 SHORTER: dict[str, tuple[str, str, str]] = {
@@ -80,17 +91,38 @@ def help_examples() -> list[str]:
     return found
 
 
-def readme_examples() -> list[str]:
+def doc_examples() -> list[str]:
+    """The menace lines of every ``sh`` block of the documentation (a console block is a session: below)."""
     found: list[str] = []
-    for block in re.findall(r"```(?:sh|console)\n(.*?)```", README, re.S):
-        for line in block.splitlines():
-            line = line.removeprefix("$ ").strip()
-            if line.startswith(("menace ", "python3 -m venv .venv && .venv/bin/pip install . &&")):
-                found.append(_command_part(line))
+    for text in DOCS.values():
+        for block in re.findall(r"^ *```sh\n(.*?)```", text, re.S | re.M):
+            for line in block.splitlines():
+                line = line.strip()
+                if line.startswith(("menace ", "python3 -m venv .venv && .venv/bin/pip install . &&")):
+                    found.append(_command_part(line))
     return found
 
 
-EXAMPLES = list(dict.fromkeys(help_examples() + readme_examples()))
+def console_sessions() -> list[tuple[str, list[tuple[str, list[str]]]]]:
+    """Every page's ``console`` blocks, as one session in the page's order: each command with the
+    output shown under it."""
+    sessions = []
+    for where, text in DOCS.items():
+        steps: list[tuple[str, list[str]]] = []
+        for n, block in enumerate(re.findall(r"^ *```console\n(.*?)```", text, re.S | re.M), 1):
+            for k, line in enumerate(block.splitlines()):
+                if line.startswith("$ "):
+                    steps.append((line[2:].strip(), []))
+                else:
+                    assert k > 0, f"{where}, console block {n}: output before the first command"
+                    steps[-1][1].append(line)
+        if steps:
+            sessions.append((where, steps))
+    return sessions
+
+
+SESSIONS = console_sessions()
+EXAMPLES = list(dict.fromkeys(help_examples() + doc_examples()))
 
 
 @pytest.fixture(scope="module")
@@ -151,6 +183,38 @@ def _option_values(args: list[str]) -> set[str]:
     return {args[i + 1] for i, a in enumerate(args[:-1]) if a in ("--db", "-m", "--machine")}
 
 
+def output_pattern(shown: list[str]) -> re.Pattern[str]:
+    """The output a console block shows, as a pattern: ``...`` alone is any lines, inside a line any text.
+
+    >>> bool(output_pattern(["a ... c", "..."]).fullmatch("a b c\\nd\\ne\\n"))
+    True
+    """
+    parts = []
+    for line in shown:
+        if line.strip() == "...":
+            parts.append(r"(?:[^\n]*\n)*?")
+        else:
+            parts.append(r".*?".join(map(re.escape, line.rstrip().split("..."))) + r"\n")
+    return re.compile("".join(parts))
+
+
+@pytest.mark.parametrize("where,steps", SESSIONS, ids=[w for w, _ in SESSIONS])
+def test_console_session_prints_what_it_shows(where: str, steps: list[tuple[str, list[str]]], tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MENACE_DB", raising=False)
+    monkeypatch.chdir(tmp_path)
+    for command, shown in steps:
+        words = shlex.split(command)
+        assert words[0] == "menace", f"{where}: {command}"
+        args = words[1:]
+        name = next((a for a in args if not a.startswith("-") and a not in _option_values(args)), "")
+        result = CliRunner().invoke(cli, args, input=INPUT.get(name), catch_exceptions=False, prog_name="menace")
+        assert result.exit_code == 0, f"{where}: {command}\n{result.output}"
+        printed = "".join(line.rstrip() + "\n" for line in result.output.splitlines())
+        assert output_pattern(shown).fullmatch(printed), (
+            f"{where}: `{command}` printed\n{printed}\nbut the page shows\n" + "\n".join(shown))
+
+
 def test_the_lists_of_changed_and_skipped_lines_are_current() -> None:
     assert len(EXAMPLES) > 60
     for old, _, why in SHORTER.values():
@@ -161,7 +225,8 @@ def test_the_lists_of_changed_and_skipped_lines_are_current() -> None:
 
 def test_every_command_has_an_example() -> None:
     commands = {name for name, cmd in all_commands(cli) if not isinstance(cmd, click.Group)}
-    run = {" ".join(w for w in shlex.split(e)[1:3] if not w.startswith("-")) for e in EXAMPLES}
+    shown = EXAMPLES + [command for _, steps in SESSIONS for command, _ in steps]
+    run = {" ".join(w for w in shlex.split(e)[1:3] if not w.startswith("-")) for e in shown}
     missing = [c for c in commands if not any(r == c or r.startswith(c + " ") or r.split()[:1] == c.split()[:1]
                                               for r in run)]
     assert missing == []
@@ -171,14 +236,16 @@ JARGON = ["seed 000", "seed document", "the seed's", "../shared", "lecture", "1 
 
 
 def test_words_a_newcomer_can_read() -> None:
-    """README, every help text and ``menace opponents`` name programs and things, not our files."""
-    texts = {"README.md": README, "opponents": CliRunner().invoke(cli, ["opponents"]).output}
+    """The documentation, every help text and ``menace opponents`` name programs and things, not our files."""
+    texts = {**DOCS, "opponents": CliRunner().invoke(cli, ["opponents"]).output}
     texts["menace"] = CliRunner().invoke(cli, ["--help"]).output
     for name, _ in all_commands(cli):
         texts[name] = CliRunner().invoke(cli, [*name.split(), "--help"]).output
     for where, text in texts.items():
         for word in JARGON:
-            assert word not in text, (where, word)
+            # A word, not part of one: "2,001 games" is no "1 games".
+            assert not re.search(rf"(?<![\w,]){re.escape(word)}", text), (where, word)
     assert "Play W. W. McLean's MAGIC puzzle" in CliRunner().invoke(cli, ["puzzle", "--help"]).output
+    everything = "\n".join(DOCS.values())
     for program in ("Ruby Quiz", "Rich", "*Artificial Intelligence*", "W. W. McLean", "TTTML"):
-        assert program in README, program
+        assert program in everything, program

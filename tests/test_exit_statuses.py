@@ -1,4 +1,4 @@
-"""README's table of exit statuses, one case (or more) per row, and the table itself."""
+"""The table of exit statuses (docs/reference/exit-statuses.md), one case (or more) per row, and the table itself."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ from conftest import Invoke, catches, query, wait_until
 
 from menace.cli import common
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+TABLE_PAGE = (Path(__file__).resolve().parents[1] / "docs" / "reference" / "exit-statuses.md").read_text()
 
 
-def test_the_readme_table_names_every_status() -> None:
-    table = README[README.index("| status | meaning |"):]
+def test_the_documented_table_names_every_status() -> None:
+    table = TABLE_PAGE[TABLE_PAGE.index("| status | meaning |"):]
     rows = re.findall(r"^\| (\d+) \|", table, re.M)
     assert rows == ["0", "1", "2", "3", "130", "143"]
     assert [common.EXIT_ERROR, common.EXIT_USAGE, common.EXIT_STOPPED_EARLY, common.EXIT_SIGINT,

@@ -2,7 +2,7 @@
 
 :func:`loads` (and :func:`load_json` for a path) reads the file's text within bounds (its size, integers of at most
 :data:`MAX_DIGITS` digits, no floats, no NaN, a limited nesting depth) and
-:func:`check_machine_content` checks every field against the schema of docs/machine-file.md:
+:func:`check_machine_content` checks every field against the schema of menace/docs/machine-file.md:
 types (an integer is never a bool or a float), bounds the same as ``menace init``'s, names
 by the machine-name rule, printable text, unique moves per box, corrections for boxes and beads
 that exist, runs that exist. It returns typed values (a :class:`MachineDump` and its

@@ -1,4 +1,4 @@
-"""The machine file: a whole machine as versioned JSON (see docs/machine-file.md).
+"""The machine file: a whole machine as versioned JSON (see menace/docs/machine-file.md).
 
 :func:`export_machine` reads a machine into the file's structure (:func:`export_to_file` streams it
 out); :func:`import_file` checks a file completely (format, version, checksum, the boxes its

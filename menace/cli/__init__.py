@@ -34,6 +34,7 @@ COMMANDS = {
     "undo": ("menace.cli.history:undo", "Take back the last game and its reinforcement, exactly."),
     "plot": ("menace.cli.history:plot", "Draw a machine's history as a picture (PNG, SVG or PDF)."),
     "labels": ("menace.cli.labels:labels", "Print the build kit for a real MENACE: labels and lists."),
+    "worksheets": ("menace.cli.worksheets:worksheets", "Print the lesson's worksheets: a results tally and a graph."),
     "operate": ("menace.cli.play:operate", "Run a game on the real matchbox machine, with the database as twin."),
     "reconcile": ("menace.cli.play:reconcile", "Set a box's beads from a count of the real beads."),
     "export": ("menace.cli.transfer:export_cmd", "Write the whole machine to a JSON file."),

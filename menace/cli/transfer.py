@@ -1,25 +1,37 @@
-"""The machine file: ``export`` and ``import`` (the format is in docs/machine-file.md)."""
+"""The machine file: ``export`` and ``import`` (the format is in menace/docs/machine-file.md, installed
+with the package so that the help can name a file that is there)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
 from menace.cli.common import AppContext, FilePath, check_machine_name, pass_app, plural, printable, where_options
 
+MACHINE_FILE_DOC = Path(__file__).resolve().parents[1] / "docs" / "machine-file.md"
+"""The format's description, as installed."""
+
+
+def _naming_the_format(command: Callable[..., None]) -> Callable[..., None]:
+    """Put the installed path of the format's description into the help text."""
+    command.__doc__ = (command.__doc__ or "").replace("{format}", str(MACHINE_FILE_DOC))
+    return command
+
 
 @click.command("export")
 @click.argument("file", type=FilePath(dir_okay=False, path_type=Path, allow_dash=True))
 @where_options
 @pass_app
+@_naming_the_format
 def export_cmd(app: AppContext, file: Path) -> None:
     """Write the whole machine (settings, boxes, beads, history) to a JSON file.
 
-    The file is versioned JSON: the settings, every box with its beads now, and the history (runs,
-    corrections, the games packed in base64 blocks with their tallies and checkpoints), sealed by a
-    SHA-256 checksum. menace import checks all of it. The format is described field by field in
-    the machine-file document of menace's source (docs/machine-file.md there).
+    The format (versioned JSON) is described in the file installed with menace:
+
+    \b
+      {format}
 
     Example: menace export menace.json
     """
@@ -36,11 +48,16 @@ def export_cmd(app: AppContext, file: Path) -> None:
 @click.option("--replace", is_flag=True, help="Replace a machine of the same name.")
 @where_options
 @pass_app
+@_naming_the_format
 def import_cmd(app: AppContext, file: Path, rename: str | None, replace: bool) -> None:
     """Read a machine file written by menace export into the database.
 
     The file is checked (format, version, checksum, and every game replayed against the
     beads) before anything is written; a damaged, truncated or foreign file changes nothing.
+    The format is described in the file installed with menace:
+
+    \b
+      {format}
 
     \b
     Examples:

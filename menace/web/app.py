@@ -227,11 +227,12 @@ def create_app(db: Database | str, machine: str, token: str | None = None, *, pl
     address when that is 0.0.0.0 or ::) and the names in ``hosts``. With ``trust_loopback``, a
     visitor at this computer needs no token. :class:`ValueError` for a token that is not URL-safe.
     """
-    from menace.web import api, pages
+    from menace.web import api, lesson, pages
 
     owned = isinstance(db, str)
     database = Database(db) if isinstance(db, str) else db
     templates = Jinja2Templates(directory=str(HERE / "templates"))
+    templates.env.globals["lesson_html"] = lesson.lesson_html
     policy = HostPolicy.for_server(bound, hosts)
     state = ServerState(database, machine, Tokens(token, play_token), trust_loopback, body_timeout=body_timeout)
 
@@ -251,6 +252,7 @@ def create_app(db: Database | str, machine: str, token: str | None = None, *, pl
 
     routes = [
         *pages.routes(templates),
+        *lesson.routes(),
         Mount("/api", routes=api.routes()),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
