@@ -101,7 +101,7 @@
       g.cols = cols;
       const rows = Math.ceil(g.boxes.length / cols);
       const need = Math.ceil(rows / CHUNK_ROWS);
-      while (g.chunks.length > need) g.chunks.pop().remove();
+      while (g.chunks.length > need) { const gone = g.chunks.pop(); seen.unobserve(gone.canvas); gone.canvas.remove(); }
       while (g.chunks.length < need) {
         const canvas = M.el("canvas", { class: "wall-canvas", role: "img" });
         const chunk = { canvas, first: 0, rows: 0, drawn: false, group: g };
