@@ -5,12 +5,14 @@ counts in the millions, charts on a phone."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from conftest import Invoke
+from conftest import Invoke, wait_until
 from web_browser_helpers import launch_browser
 
 from menace.web.server import BackgroundServer
@@ -65,3 +67,48 @@ def test_the_wall_lays_out_again_when_the_window_widens(machine: str, browser: A
         page.set_viewport_size({"width": narrow, "height": 800})
         page.wait_for_function(f"document.getElementById('wall').clientWidth < {narrow}")
         page.evaluate("window.menaceWallDrawAll()")
+
+
+# -- 2. the wall follows a tournament live on a busy machine ----------------------------------------
+@contextmanager
+def busy_loops(n: int = 2) -> Iterator[None]:
+    """``n`` processes spinning beside the server, as on a busy two-core laptop."""
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+    try:
+        yield
+    finally:
+        for p in loops:
+            p.kill()
+            p.wait()
+
+
+RECORD_WALL_REDRAWS = """
+window.wallRedraws = [];
+new MutationObserver(() => {
+  const w = document.getElementById("wall");
+  if (w && w.dataset.games && w.dataset.games !== window.lastWallGames) {
+    window.lastWallGames = w.dataset.games; window.wallRedraws.push([performance.now(), Number(w.dataset.games)]);
+  }
+}).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-games"] });
+"""
+
+
+def test_the_wall_redraws_during_training_on_a_busy_machine(machine: str, browser: Any) -> None:
+    with BackgroundServer(machine, "menace") as srv, page_at(browser, LAPTOP) as [page], busy_loops(2):
+        page.add_init_script(RECORD_WALL_REDRAWS)
+        page.goto(srv.base + "/")
+        page.wait_for_selector("#wall[data-live='1']")
+        page.wait_for_selector("#wall[data-ready='1']")
+        started = page.evaluate("performance.now()")
+        status = page.request.post(srv.base + "/api/train", data={"opponent": "random", "seconds": 10})
+        assert status.status == 202, status.text()
+        trainer = srv.app.state.menace.trainer
+        wait_until(lambda: not trainer.running, "the tournament to end", timeout=120)
+        played = trainer.status.total_games
+        page.wait_for_function(f"document.getElementById('wall').dataset.games === '{played}'")
+        redraws = page.evaluate("window.wallRedraws")
+        during = [t for t, games in redraws if 0 < games < played]
+        times = [started, *during]
+        gaps = [b - a for a, b in zip(times, times[1:])]
+        assert len(during) >= 3, redraws
+        assert max(gaps) <= 2000, gaps

@@ -340,27 +340,39 @@
     redrawBox(b.number); say();
   }
 
+  // At most one refetch in flight: events that come meanwhile (a tournament sends several a second)
+  // ask for one more after it, never a new request that would make the one in flight stale. On a
+  // busy machine an answer can take longer than the events' interval; it is drawn all the same.
+  let refetching = false, refetchAgain = false;
   function scheduleRefetch() {
+    if (refetching) { refetchAgain = true; return; }
     if (refetchTimer) return;
     const wait = Math.max(0, 1000 - (performance.now() - lastFetch));
-    refetchTimer = setTimeout(async () => {
-      refetchTimer = null;
-      try {
-        if (loading) { refetchAfterLoad = true; return; }
-        if (!data) return;
-        const mine = ++fetches;
-        const fresh = expand(await M.api(`/machines/${encodeURIComponent(M.machine)}/boxes`));
-        if (mine !== fetches) return;
-        lastFetch = performance.now();
-        if (fresh.boxes.length !== data.boxes.length) { data = fresh; layout(); return; }
-        const changed = [];
-        fresh.boxes.forEach((b, i) => { if (JSON.stringify(b.beads) !== JSON.stringify(data.boxes[i].beads)) changed.push(b.number); });
-        data = fresh;
-        for (const g of groups) g.boxes = g.boxes.map((b) => data.boxes[b.number - 1]);
-        changed.forEach(redrawBox); say();
-        wallEl.dataset.games = String(data.games_played);
-      } catch (err) { M.flash(err.message); }
-    }, wait);
+    refetchTimer = setTimeout(refetch, wait);
+  }
+
+  async function refetch() {
+    refetchTimer = null;
+    if (loading) { refetchAfterLoad = true; return; }
+    if (!data) return;
+    refetching = true;
+    lastFetch = performance.now();
+    try {
+      const mine = ++fetches;
+      const fresh = expand(await M.api(`/machines/${encodeURIComponent(M.machine)}/boxes`));
+      if (mine !== fetches) return;  // a whole load (another machine) started meanwhile draws
+      if (fresh.boxes.length !== data.boxes.length) { data = fresh; layout(); return; }
+      const changed = [];
+      fresh.boxes.forEach((b, i) => { if (JSON.stringify(b.beads) !== JSON.stringify(data.boxes[i].beads)) changed.push(b.number); });
+      data = fresh;
+      for (const g of groups) g.boxes = g.boxes.map((b) => data.boxes[b.number - 1]);
+      changed.forEach(redrawBox); say();
+      wallEl.dataset.games = String(data.games_played);
+    } catch (err) { M.flash(err.message); }
+    finally {
+      refetching = false;
+      if (refetchAgain) { refetchAgain = false; scheduleRefetch(); }
+    }
   }
 
   // A finished game: change the boxes of its ledger at once, no round trip.
@@ -396,10 +408,15 @@
 
   // For tests and the benchmark: a box as the wall holds it now.
   window.menaceWallBox = (n) => (data ? data.boxes[n - 1] : null);
-  let width = 0;
+  let width = 0, trainGames = 0;
   new ResizeObserver(() => { if (data && wallEl.clientWidth !== width) { width = wallEl.clientWidth; drawAll(); } }).observe(wallEl);
   const source = M.events({
-    train: (s) => { if (s.machine === M.machine) scheduleRefetch(); },
+    // a tournament's state: refetch once games have been stored since the last one (its first
+    // state, before any game, has nothing new), and at its end
+    train: (s) => {
+      if (s.machine !== M.machine || (s.running && s.games === trainGames)) return;
+      trainGames = s.games; scheduleRefetch();
+    },
     turn: onTurn,
     end: applyLedger,
     beads: applyBeads,
