@@ -343,11 +343,12 @@
   // At most one refetch in flight: events that come meanwhile (a tournament sends several a second)
   // ask for one more after it, never a new request that would make the one in flight stale. On a
   // busy machine an answer can take longer than the events' interval; it is drawn all the same.
+  const REFETCH_MS = 800;
   let refetching = false, refetchAgain = false;
   function scheduleRefetch() {
     if (refetching) { refetchAgain = true; return; }
     if (refetchTimer) return;
-    const wait = Math.max(0, 1000 - (performance.now() - lastFetch));
+    const wait = Math.max(0, REFETCH_MS - (performance.now() - lastFetch));
     refetchTimer = setTimeout(refetch, wait);
   }
 
