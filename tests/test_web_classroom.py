@@ -112,3 +112,19 @@ def test_the_wall_redraws_during_training_on_a_busy_machine(machine: str, browse
         gaps = [b - a for a, b in zip(during, during[1:])]
         assert len(during) >= 3, redraws
         assert max(gaps) <= 2000, gaps
+
+
+# -- 4. the train page offers the players that fit the machine's game -------------------------------
+def test_the_train_page_of_a_hexapawn_machine_offers_hexapawn_players_and_trains(
+        sqlite_menace: Invoke, sqlite_url: str, browser: Any) -> None:
+    sqlite_menace("-m", "her", "init", "--game", "hexapawn")
+    with BackgroundServer(sqlite_url, "her") as srv, page_at(browser, PHONE) as [page]:
+        page.goto(srv.base + "/train")
+        page.wait_for_selector("#opponent option[value='random']", state="attached")
+        offered = page.eval_on_selector_all("#opponent option", "os => os.map(o => o.value)")
+        assert "smart" not in offered
+        page.fill("#games", "30")
+        page.click("#train-start")
+        page.wait_for_function("""(() => { const e = document.getElementById('train-state');
+            return e.dataset.running === '0' && e.textContent.startsWith('Finished'); })()""")
+        assert page.get_attribute("#flash", "hidden") is not None

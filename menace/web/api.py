@@ -19,13 +19,13 @@ from starlette.routing import BaseRoute
 from menace import __version__
 from menace.app import history as app_history
 from menace.app import machines as app_machines
+from menace.app import opponents as app_opponents
 from menace.app import transfer
 from menace.app import wall as app_wall
 from menace.core.colours import format_colours, parse_colours
 from menace.core.errors import ConflictError as MachineBusyError
 from menace.core.game import Side
 from menace.games import find_game, game_names
-from menace.players import all_players
 from menace.web import downloads, present
 from menace.web.app import (
     BODY_LIMIT,
@@ -172,10 +172,14 @@ async def learning(request: Request) -> Response:
 
 
 async def opponents(request: Request) -> Response:
-    """``GET /api/opponents``: every opponent of ``menace opponents``, and the other machines
-    (``menace:NAME``)."""
-    players = [{"name": p.name, "aliases": list(p.aliases), "description": p.description} for p in all_players()]
-    return JSONResponse({"players": players})
+    """``GET /api/opponents?machine=NAME``: the opponents that can play that machine's game (the
+    machine shown by default), the other machines of its game (``menace:NAME``) and ``default``, the
+    one to offer first."""
+    st = state_of(request)
+    name = machine_name(request.query_params.get("machine") or st.machine)
+    found = await run_in_threadpool(app_opponents.opponents_for, st.url, name)
+    players = [{"name": p.name, "description": p.description, "machine": p.machine} for p in found.players]
+    return JSONResponse({"machine": found.machine, "game": found.game, "default": found.default, "players": players})
 
 
 async def export(request: Request) -> Response:
@@ -353,7 +357,8 @@ async def train_start(request: Request) -> Response:
         raise BadRequestError("'seed' must be from 0 to 2**63 - 1")
     if name in st.tables.busy_machines():
         raise MachineBusyError(f"machine {name!r} is in a game here; finish it first")
-    await run_in_threadpool(app_machines.machine_summary, st.url, name)  # an unknown machine: 404 now
+    summary = await run_in_threadpool(app_machines.machine_summary, st.url, name)  # an unknown machine: 404 now
+    await run_in_threadpool(app_opponents.check_opponent, st.url, summary, opponent)  # a misfit: 400 now
     status = st.trainer.start(st.url, name, opponent, games, seconds, seed, Side[side_text] if side_text else None)
     return JSONResponse(status, status_code=202)
 
