@@ -128,3 +128,31 @@ def test_the_train_page_of_a_hexapawn_machine_offers_hexapawn_players_and_trains
         page.wait_for_function("""(() => { const e = document.getElementById('train-state');
             return e.dataset.running === '0' && e.textContent.startsWith('Finished'); })()""")
         assert page.get_attribute("#flash", "hidden") is not None
+
+
+# -- 3. a queue, a page that died, the teacher's stop --------------------------------------------------
+def test_a_queue_a_dead_page_released_and_the_teacher_stopping_a_game(machine: str, browser: Any) -> None:
+    with BackgroundServer(machine, "menace") as srv, page_at(browser, PHONE, 3) as [first, second, teacher]:
+        tables = srv.app.state.menace.tables
+        tables.orphan_seconds = 1.5  # ORPHAN_SECONDS (45 s) in a real server
+        first.goto(srv.base + "/play")
+        first.wait_for_selector("body[data-ready='1']")
+        first.click("#new-game")
+        first.wait_for_selector("#turn h3")
+        second.goto(srv.base + "/play")
+        second.wait_for_selector("body[data-ready='1']")
+        first.route("**/api/**", lambda route: route.abort())  # its browser died: it answers no more
+        second.click("#new-game")
+        second.wait_for_selector("#queue:not([hidden])")
+        assert "you are next; a game is in progress" in second.inner_text("#queue")
+        # the quiet game is released and the one waiting gets the machine, with no click
+        second.wait_for_selector("#turn h3", timeout=30_000)
+        assert second.get_attribute("body", "data-queue") is None
+        assert tables.busy_machines() == {"menace"}
+        tables.orphan_seconds = 45.0  # the second page's heartbeat comes every 10 s
+        teacher.goto(srv.base + "/machines")
+        teacher.wait_for_selector("#games-table tbody tr button.stop-game")
+        teacher.click("#games-table tbody tr button.stop-game")
+        second.wait_for_function("document.getElementById('status').textContent.includes('the teacher stopped it')")
+        assert tables.busy_machines() == set()
+        teacher.wait_for_selector("#games-none:not([hidden])")

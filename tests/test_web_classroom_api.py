@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from conftest import Invoke
+from conftest import Invoke, wait_until
 from starlette.testclient import TestClient
 
 from menace.web.app import create_app
@@ -49,3 +49,75 @@ def test_the_default_opponent_trains_a_hexapawn_machine(client: TestClient) -> N
     default = client.get("/api/opponents?machine=her").json()["default"]
     r = client.post("/api/train", json={"machine": "her", "opponent": default, "games": 20})
     assert r.status_code == 202, r.text
+
+
+# -- 3. one game at a time, a queue, games whose page died, the teacher's stop -----------------------
+def test_the_next_player_waits_in_a_queue_and_starts_when_the_game_ends(client: TestClient) -> None:
+    first = client.post("/api/play", json={"machine": "menace"})
+    assert first.status_code == 201, first.text
+    second = client.post("/api/play", json={"machine": "menace"})
+    assert second.status_code == 409 and "queue" in second.json()["error"]
+    place = client.post("/api/queue", json={"machine": "menace"}).json()
+    assert place["position"] == 1 and place["busy"] and not place["turn"]
+    assert place["message"] == "you are next; a game is in progress"
+    third = client.post("/api/queue", json={"machine": "menace"}).json()
+    assert third["position"] == 2 and third["message"] == "1 ahead of you; a game is in progress"
+    client.post(f"/api/play/{first.json()['id']}/abandon")
+    assert client.get(f"/api/queue/{place['ticket']}").json()["turn"] is True
+    # the machine is the first in the queue's: nobody else jumps in, the third still waits
+    jump = client.post("/api/play", json={"machine": "menace", "ticket": third["ticket"]})
+    assert jump.status_code == 409 and "1 player waits" in jump.json()["error"]
+    mine = client.post("/api/play", json={"machine": "menace", "ticket": place["ticket"]})
+    assert mine.status_code == 201, mine.text
+    assert client.get(f"/api/queue/{third['ticket']}").json()["message"] == "you are next; a game is in progress"
+    other = client.post("/api/play", json={"machine": "her"})  # another machine is not held up
+    assert other.status_code == 201, other.text
+
+
+def test_a_game_whose_page_stops_answering_is_released(client: TestClient) -> None:
+    tables = client.app.state.menace.tables  # type: ignore[attr-defined]
+    tables.orphan_seconds = 0.6  # ORPHAN_SECONDS (45 s) in a real server
+    game = client.post("/api/play", json={"machine": "menace"}).json()
+    place = client.post("/api/queue", json={"machine": "menace"}).json()
+    assert place["busy"]
+
+    def released() -> bool:
+        return client.get(f"/api/queue/{place['ticket']}").json()["turn"]  # the queued page keeps asking
+
+    wait_until(released, "the quiet game to be released", timeout=30)
+    assert tables.busy_machines() == set()
+    assert client.get(f"/api/play/{game['id']}").status_code == 404
+    assert client.post("/api/play", json={"machine": "menace", "ticket": place["ticket"]}).status_code == 201
+
+
+def test_a_page_that_sends_its_heartbeat_keeps_its_game(client: TestClient) -> None:
+    tables = client.app.state.menace.tables  # type: ignore[attr-defined]
+    game = client.post("/api/play", json={"machine": "menace"}).json()
+    tables.orphan_seconds = 0.6
+    beats = 0
+    sweeps_before = tables.busy_machines()
+    while beats < 6:
+        assert client.post(f"/api/play/{game['id']}/alive").status_code == 200
+        tables.sweep()
+        beats += 1
+    assert sweeps_before == tables.busy_machines() == {"menace"}
+
+
+def test_the_defaults_release_a_dead_page_within_a_minute() -> None:
+    from menace.web.tables import HEARTBEAT_SECONDS, ORPHAN_SECONDS
+
+    # the sweeper looks every min(5, ORPHAN_SECONDS / 4) seconds
+    assert ORPHAN_SECONDS + min(5.0, ORPHAN_SECONDS / 4) <= 60
+    assert HEARTBEAT_SECONDS * 3 <= ORPHAN_SECONDS  # two heartbeats may be lost without losing the game
+
+
+def test_the_teacher_stops_a_game_in_progress(client: TestClient) -> None:
+    game = client.post("/api/play", json={"machine": "menace"}).json()
+    listed = client.get("/api/tables").json()
+    assert [g["id"] for g in listed["games"]] == [game["id"]] and listed["games"][0]["machine"] == "menace"
+    r = client.post(f"/api/tables/{game['id']}/stop")
+    assert r.status_code == 200 and r.json()["stopped"] is True
+    assert client.get("/api/tables").json()["games"] == []
+    assert client.post(f"/api/play/{game['id']}/move", json={"move": 0}).status_code == 404
+    assert client.post(f"/api/tables/{game['id']}/stop").status_code == 404
+    assert client.get("/api/machines/menace").json()["games"] == 0  # nothing stored

@@ -59,6 +59,26 @@
     } catch (err) { out.textContent = `Refused: ${err.message}`; out.className = "flash error"; }
   });
 
-  M.events({ machine: reload, machines: reload });
+  // The games in progress, each with a Stop button for the teacher.
+  const gamesBody = document.querySelector("#games-table tbody");
+  const loadGames = M.newest(() => M.api("/tables"), (d) => {
+    document.getElementById("games-none").hidden = d.games.length > 0;
+    document.getElementById("games-table").hidden = d.games.length === 0;
+    gamesBody.replaceChildren(...d.games.map((g) => M.el("tr", { "data-table": g.id },
+      M.el("td", {}, M.el("b", { text: g.machine })), M.el("td", { text: g.operated ? "operated (console)" : "played on a page" }),
+      M.el("td", { text: String(g.moves) }), M.el("td", { text: `${M.fmt(Math.round(g.seconds / 60))} min ago` }),
+      M.el("td", { text: String(d.waiting[g.machine] || 0) }),
+      M.el("td", {}, M.el("button", { type: "button", class: "stop-game", text: "Stop this game", "aria-label": `Stop the game on ${g.machine}`,
+        onclick: () => stopGame(g) })))));
+  });
+  const reloadGames = () => loadGames().catch((err) => M.flash(err.message));
+  async function stopGame(g) {
+    try { await M.api(`/tables/${g.id}/stop`, { method: "POST" }); M.flash(`Stopped the game on '${g.machine}': nothing is learnt from it.`, "ok"); }
+    catch (err) { M.flash(err.message); }
+    reloadGames();
+  }
+
+  M.events({ machine: reload, machines: reload, table: reloadGames, queue: reloadGames, end: reload });
   reload();
+  reloadGames();
 })();

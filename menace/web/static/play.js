@@ -23,12 +23,71 @@
     document.body.dataset.over = table.over ? "1" : "0";
   }
 
+  // A machine plays one game at a time: when it is in a game, this page waits in its queue
+  // (asking where it stands every 2 s, which keeps the place) and starts when its turn comes.
+  let ticket = null, queueTimer = null;
+  const queueEl = document.getElementById("queue");
+
   async function start() {
     M.flash("");
     if (table && !table.over) await abandon();
     const body = { machine: M.machine };
     if (!document.getElementById("first-label").hidden) body.first = document.getElementById("first").value;
-    try { table = await M.api("/play", { json: body }); render(); } catch (err) { M.flash(err.message); }
+    if (ticket) body.ticket = ticket;
+    try {
+      table = await M.api("/play", { json: body });
+      leaveQueue(false);
+      render();
+    } catch (err) {
+      if (err.status === 409 && /queue/.test(err.message)) { await joinQueue(); return; }
+      M.flash(err.message);
+    }
+  }
+
+  async function joinQueue() {
+    if (!ticket) {
+      try { ticket = (await M.api("/queue", { json: { machine: M.machine } })).ticket; }
+      catch (err) { M.flash(err.message); return; }
+    }
+    if (!queueTimer) queueTimer = setInterval(askQueue, 2000);
+    await askQueue();
+  }
+
+  async function askQueue() {
+    if (!ticket) return;
+    try {
+      const p = await M.api(`/queue/${ticket}`);
+      queueEl.hidden = false;
+      queueEl.textContent = p.turn ? "Your turn: the game starts." : `In the queue for '${p.machine}': ${p.message}.`;
+      document.body.dataset.queue = String(p.position);
+      if (p.turn) await start();
+    } catch (err) {
+      leaveQueue(false);
+      if (err.status === 404) await joinQueue(); else M.flash(err.message);
+    }
+  }
+
+  function leaveQueue(tell) {
+    if (tell && ticket) navigator.sendBeacon(`/api/queue/${ticket}/leave`);
+    ticket = null; clearInterval(queueTimer); queueTimer = null;
+    queueEl.hidden = true; delete document.body.dataset.queue;
+  }
+
+  // The page says it is still there: a game whose page stops answering is released for the next.
+  let lastBeat = performance.now();
+  setInterval(async () => {
+    if (!table || table.over || performance.now() - lastBeat < (table.heartbeat_seconds || 10) * 1000) return;
+    lastBeat = performance.now();
+    try { await M.api(`/play/${table.id}/alive`, { method: "POST" }); }
+    catch (err) { if (err.status === 404) ended("it was released"); }
+  }, 2000);
+
+  function ended(why) {
+    if (!table || table.over) return;
+    table = Object.assign({}, table, { over: true, menace_to_move: false });
+    render();
+    statusEl.textContent = `The game was stopped (${why}): nothing is learnt.`;
+    document.body.dataset.stopped = why;
   }
 
   async function move(cell) {
@@ -52,7 +111,12 @@
     if (/^[1-9]$/.test(e.key) && table && !G.moves(table)) move(Number(e.key) - 1);
   });
   // Closing the tab abandons the game: nothing reinforced, the lease released.
+  M.events({
+    table: (t) => { if (table && t.id === table.id && t.abandoned) ended(t.why || "abandoned"); },
+    queue: (q) => { if (ticket && (!q.machine || q.machine === M.machine)) askQueue(); },
+  });
   window.addEventListener("pagehide", () => {
+    leaveQueue(true);
     if (!table || table.over) return;
     const form = new FormData(); form.append("token", M.token());
     navigator.sendBeacon(`/api/play/${table.id}/abandon`, form);
