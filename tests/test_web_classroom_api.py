@@ -121,3 +121,14 @@ def test_the_teacher_stops_a_game_in_progress(client: TestClient) -> None:
     assert client.post(f"/api/play/{game['id']}/move", json={"move": 0}).status_code == 404
     assert client.post(f"/api/tables/{game['id']}/stop").status_code == 404
     assert client.get("/api/machines/menace").json()["games"] == 0  # nothing stored
+
+
+# -- the join page's address and QR code ------------------------------------------------------------
+def test_the_join_address_and_its_qr_code(client: TestClient) -> None:
+    j = client.get("/api/join").json()
+    assert j["play"] == "http://testserver/play" and j["urls"] == ["http://testserver/"]
+    assert j["qr_svg"].startswith("<svg") and "QR code for http://testserver/play" in j["qr_svg"]
+    client.app.state.join_urls = ["http://192.0.2.7:8000/", "http://198.51.100.3:8000/"]  # type: ignore[attr-defined]
+    j = client.get("/api/join").json()
+    assert j["play"] == "http://192.0.2.7:8000/play" and len(j["urls"]) == 2
+    assert client.get("/join").status_code == 200

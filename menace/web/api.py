@@ -26,7 +26,7 @@ from menace.core.colours import format_colours, parse_colours
 from menace.core.errors import ConflictError as MachineBusyError
 from menace.core.game import Side
 from menace.games import find_game, game_names
-from menace.web import downloads, present
+from menace.web import downloads, lan, present
 from menace.web.app import (
     BODY_LIMIT,
     MACHINE_NAME,
@@ -119,6 +119,15 @@ async def info(request: Request) -> Response:
         "games": game_names(), "training": st.trainer.latest(),
         "upload_limit": UPLOAD_LIMIT, "watchers": st.hub.clients,
     })
+
+
+async def join(request: Request) -> Response:
+    """``GET /api/join``: where the class opens the server (the addresses ``menace serve`` found on
+    this computer's networks, else the one this page was opened at), and the play address as a QR
+    code (SVG)."""
+    urls = list(getattr(request.app.state, "join_urls", None) or [str(request.base_url)])
+    play = urls[0].rstrip("/") + "/play"
+    return JSONResponse({"urls": urls, "play": play, "qr_svg": lan.qr_svg(play)})
 
 
 async def list_machines(request: Request) -> Response:
@@ -377,6 +386,7 @@ def routes() -> list[BaseRoute]:
     return [
         route("/health", health),
         route("/info", info),
+        route("/join", join),
         route("/events", events),
         route("/opponents", opponents),
         route("/machines", list_machines),
