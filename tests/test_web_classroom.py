@@ -156,3 +156,29 @@ def test_a_queue_a_dead_page_released_and_the_teacher_stopping_a_game(machine: s
         second.wait_for_function("document.getElementById('status').textContent.includes('the teacher stopped it')")
         assert tables.busy_machines() == set()
         teacher.wait_for_selector("#games-none:not([hidden])")
+
+
+# -- 10. the machines page: a game column, each game's own sides, every preset of init ---------------
+def test_the_machines_page_names_games_and_sides_and_builds_michie_1961(
+        sqlite_menace: Invoke, sqlite_url: str, browser: Any) -> None:
+    sqlite_menace("init")
+    sqlite_menace("-m", "her", "init", "--game", "hexapawn")
+    with BackgroundServer(sqlite_url, "menace") as srv, page_at(browser, LAPTOP) as [page]:
+        page.goto(srv.base + "/machines")
+        page.wait_for_selector("#machine-table tbody tr[data-name='her']")
+        heads = page.eval_on_selector_all("#machine-table thead th", "ths => ths.map(t => t.textContent)")
+        row = page.eval_on_selector_all("#machine-table tbody tr[data-name='her'] td", "tds => tds.map(t => t.textContent)")
+        cells = dict(zip(heads, row))
+        assert cells["game"] == "Hexapawn"
+        assert cells["MENACE plays"] == "Black" and "X" not in row and "O" not in row
+        page.wait_for_selector("#create-preset option[value='michie-1961']", state="attached")
+        page.fill("#create-form input[name=name]", "exact")
+        page.select_option("#create-preset", "michie-1961")
+        page.click("#create-form button[type=submit]")
+        page.wait_for_selector("#machine-table tbody tr[data-name='exact']")
+        assert "michie-1961" in page.inner_text("#machine-table tbody tr[data-name='exact']")
+        page.select_option("#create-game", "hexapawn")
+        presets = page.eval_on_selector_all("#create-preset option", "os => os.map(o => o.value)")
+        assert "gardner" in presets and "michie-1961" not in presets
+        sides = page.eval_on_selector_all("#create-side option", "os => os.map(o => o.textContent)")
+        assert "White (moves first)" in sides and "Black (moves second)" in sides

@@ -25,7 +25,8 @@ from menace.app import wall as app_wall
 from menace.core.colours import format_colours, parse_colours
 from menace.core.errors import ConflictError as MachineBusyError
 from menace.core.game import Side
-from menace.games import find_game, game_names
+from menace.core.learner import PRESETS
+from menace.games import DEFAULT_PRESETS, PRESET_GAMES, find_game, game_names
 from menace.web import downloads, lan, present
 from menace.web.app import (
     BODY_LIMIT,
@@ -116,7 +117,10 @@ async def info(request: Request) -> Response:
     return JSONResponse({
         "machine": st.machine, "token_required": st.token is not None, "version": __version__,
         "shape": present.shape_json(find_game("tictactoe")), "colours": present.colours_json(),
-        "games": game_names(), "training": st.trainer.latest(),
+        "games": game_names(), "game_titles": {g: find_game(g).title for g in game_names()},
+        "game_sides": {g: present.shape_json(find_game(g))["sides"] for g in game_names()},
+        "presets": [{"name": p, "game": PRESET_GAMES.get(p)} for p in PRESETS],
+        "default_presets": DEFAULT_PRESETS, "training": st.trainer.latest(),
         "upload_limit": UPLOAD_LIMIT, "watchers": st.hub.clients,
     })
 

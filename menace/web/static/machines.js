@@ -11,7 +11,7 @@
         : M.el("button", { type: "button", text: "Show this one", onclick: () => switchTo(m.name) });
       return M.el("tr", { class: m.name === d.current ? "current" : null, "data-name": m.name },
         M.el("td", {}, M.el("b", { text: m.name }), M.el("div", { class: "muted", text: m.preset || "" })),
-        M.el("td", { text: m.side }), M.el("td", { text: M.fmt(m.boxes) }), M.el("td", { text: M.fmt(m.beads) }),
+        M.el("td", { text: m.game_title }), M.el("td", { text: m.side_name }), M.el("td", { text: M.fmt(m.boxes) }), M.el("td", { text: M.fmt(m.beads) }),
         M.el("td", { text: M.fmt(m.games) }), M.el("td", { text: `${M.fmt(m.wins)} / ${M.fmt(m.draws)} / ${M.fmt(m.losses)}` }), M.el("td", {}, btn));
     }));
     for (const n of document.querySelectorAll(".current-name")) n.textContent = d.current;
@@ -78,7 +78,32 @@
     reloadGames();
   }
 
+  // The build form: every game the server has, the presets of the chosen one (michie-1961 among
+  // them), its sides by their own names (White and Black in Hexapawn).
+  const PRESET_HELP = {
+    michie: "Michie's machine, its opening box refilled when empty",
+    "michie-1961": "exactly as Michie ran it in 1961: an empty box resigns, even the opening one",
+    rubyquiz: "the rules of the Ruby Quiz MENACE", gardner: "Gardner's Hexapawn rules (HER)",
+  };
+  async function fillBuildForm() {
+    const info = await M.api("/info");
+    const gameSel = document.getElementById("create-game"), presetSel = document.getElementById("create-preset");
+    const sideSel = document.getElementById("create-side");
+    gameSel.replaceChildren(...info.games.map((g) => M.el("option", { value: g, text: info.game_titles[g] || g })));
+    const fit = () => {
+      const g = gameSel.value;
+      presetSel.replaceChildren(M.el("option", { value: "", text: `the game's own (${info.default_presets[g] || "default"})` }),
+        ...info.presets.filter((p) => !p.game || p.game === g).map((p) => M.el("option", { value: p.name, text: PRESET_HELP[p.name] ? `${p.name}: ${PRESET_HELP[p.name]}` : p.name })));
+      const sides = info.game_sides[g] || { X: "X", O: "O" };
+      sideSel.replaceChildren(M.el("option", { value: "", text: "preset's" }),
+        M.el("option", { value: "X", text: `${sides.X} (moves first)` }), M.el("option", { value: "O", text: `${sides.O} (moves second)` }),
+        M.el("option", { value: "both", text: "both" }));
+    };
+    gameSel.onchange = fit; fit();
+  }
+
   M.events({ machine: reload, machines: reload, table: reloadGames, queue: reloadGames, end: reload });
   reload();
   reloadGames();
+  fillBuildForm().catch((err) => M.flash(err.message));
 })();
