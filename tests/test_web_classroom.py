@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from conftest import Invoke, wait_until
-from web_browser_helpers import launch_browser
+from web_browser_helpers import RECORD_TEXT, SVG_TEXT, launch_browser, text_collisions
 
 from menace.web.server import BackgroundServer
 
@@ -182,3 +182,28 @@ def test_the_machines_page_names_games_and_sides_and_builds_michie_1961(
         assert "gardner" in presets and "michie-1961" not in presets
         sides = page.eval_on_selector_all("#create-side option", "os => os.map(o => o.textContent)")
         assert "White (moves first)" in sides and "Black (moves second)" in sides
+
+
+# -- 8. charts on a phone ---------------------------------------------------------------------------
+@pytest.fixture
+def trained(sqlite_menace: Invoke, sqlite_url: str) -> str:
+    sqlite_menace("init")
+    sqlite_menace("tournament", "--vs", "random", "-n", "3000", "--seed", "2")
+    return sqlite_url
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["phone", "laptop", "projector"])
+def test_the_learning_charts_text_is_whole_and_apart(trained: str, browser: Any, size: tuple[int, int]) -> None:
+    with BackgroundServer(trained, "menace") as srv, page_at(browser, size) as [page]:
+        page.add_init_script(RECORD_TEXT)
+        page.goto(srv.base + "/learning")
+        page.wait_for_function("document.getElementById('learning-chart').dataset.games === '3000'")
+        page.wait_for_function("document.getElementById('growth-caption').textContent.startsWith('Box 1')")
+        boxes = page.evaluate("window.textBoxes")
+        assert text_collisions(boxes) == []
+        texts = {b["text"] for b in boxes if b["canvas"] == "learning-chart"}
+        assert {"wins", "draws", "losses"} <= texts, texts  # the series are named, on a phone too
+        assert any("reinforcement" in t for t in texts) and "3,000" in texts
+        growth = page.evaluate("""(async () => { const d = await M.api('/machines/menace/boxes/1/series?points=50');
+            return beadChartData(d).panels[0].series.map((s) => Boolean(s.step)); })()""")
+        assert growth and not any(growth)  # the counts where the history knows them, not held flat between

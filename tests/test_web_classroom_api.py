@@ -132,3 +132,17 @@ def test_the_join_address_and_its_qr_code(client: TestClient) -> None:
     j = client.get("/api/join").json()
     assert j["play"] == "http://192.0.2.7:8000/play" and len(j["urls"]) == 2
     assert client.get("/join").status_code == 200
+
+
+# -- 8. zooming the learning chart goes on with the cumulative reinforcement -------------------------
+def test_a_zoomed_learning_curve_keeps_the_cumulative_reinforcement(sqlite_menace: Invoke, sqlite_url: str) -> None:
+    sqlite_menace("init")
+    sqlite_menace("tournament", "--vs", "random", "-n", "300", "--seed", "4")
+    with TestClient(create_app(sqlite_url, "menace")) as c:
+        whole = c.get("/api/machines/menace/learning?points=2000").json()
+        at = dict(zip(whole["games"], whole["cumulative"]))
+        assert len(at) == 300
+        zoom = c.get("/api/machines/menace/learning?points=2000&first=101&last=200").json()
+        assert zoom["games"][0] == 101 and zoom["games"][-1] == 200
+        assert [at[g] for g in zoom["games"]] == zoom["cumulative"]
+        assert zoom["cumulative"][0] != 0 or at[101] == 0

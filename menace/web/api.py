@@ -170,8 +170,9 @@ async def box_series(request: Request) -> Response:
 
 async def learning(request: Request) -> Response:
     """``GET /api/machines/{name}/learning?points=600&first=&last=&window=``: the learning curve
-    (cumulative reinforcement, rolling win/draw/loss shares) sampled to ``points`` games between
-    ``first`` and ``last``; ask again with a narrower range to zoom in. Read from the stored blocks
+    (cumulative reinforcement from the first game of the history, rolling win/draw/loss shares)
+    sampled to ``points`` games between ``first`` and ``last``; ask again with a narrower range to
+    zoom in (the cumulative goes on from its value there, never starting again at 0). Read from the stored blocks
     each time (their tallies, and the headers of the games where a point falls), in memory bounded
     by ``points``: nothing per game is kept between requests."""
     st = state_of(request)
@@ -180,7 +181,8 @@ async def learning(request: Request) -> Response:
     assert points is not None
     data = await run_in_threadpool(partial(
         app_history.learning_series, st.url, name, query_int(request, "window", None, 1), points,
-        query_int(request, "first", None, 1), query_int(request, "last", None, 1), allow_empty=True))
+        query_int(request, "first", None, 1), query_int(request, "last", None, 1), allow_empty=True,
+        from_start=True))
     return JSONResponse(present.learning_json(data))
 
 
