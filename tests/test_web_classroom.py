@@ -207,3 +207,134 @@ def test_the_learning_charts_text_is_whole_and_apart(trained: str, browser: Any,
         growth = page.evaluate("""(async () => { const d = await M.api('/machines/menace/boxes/1/series?points=50');
             return beadChartData(d).panels[0].series.map((s) => Boolean(s.step)); })()""")
         assert growth and not any(growth)  # the counts where the history knows them, not held flat between
+
+
+# -- 6. the turn card's drawing: no bead cut off, none on top of another ----------------------------
+BEAD_CIRCLES = """(root) => {
+  // every bead's dot under root, at the peak of its pulse, with its ring, against its drawing
+  for (const a of document.getAnimations()) { a.pause(); a.currentTime = 350; }
+  const out = [];
+  document.querySelectorAll(root + " svg.board").forEach((svg) => {
+    const s = svg.getBoundingClientRect();
+    svg.querySelectorAll(".bead circle").forEach((c) => {
+      const r = c.getBoundingClientRect(), ring = Number(getComputedStyle(c).strokeWidth.replace("px", "")) / 2 * 1.12;
+      out.push({ bead: c.parentNode.dataset.bead, drawn: c.parentNode.classList.contains("drawn"),
+        x0: r.left - ring - s.left, y0: r.top - ring - s.top, x1: r.right + ring - s.left, y1: r.bottom + ring - s.top,
+        w: s.width, h: s.height });
+    });
+  });
+  return out;
+}"""
+
+
+def _overlap(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return min(a["x1"], b["x1"]) - max(a["x0"], b["x0"]) > 0.5 and min(a["y1"], b["y1"]) - max(a["y0"], b["y0"]) > 0.5
+
+
+def _draws_corner_bead(route: Any) -> None:
+    """MENACE's first turn as the server gives it, but with a bead aimed at the far corner drawn
+    (box 1's drawing has its beads on a1, b1 and b2 only, up to symmetry)."""
+    answer = route.fetch()
+    table = answer.json()
+    turn = table["turns"][0]
+    corner = turn["beads"][0]
+    corner["to"] = 8  # c3, the bottom right corner
+    turn["bead"] = corner["bead"]
+    route.fulfill(response=answer, json=table)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["phone", "laptop", "projector"])
+def test_the_drawn_bead_at_a_corner_is_whole(machine: str, browser: Any, size: tuple[int, int]) -> None:
+    with BackgroundServer(machine, "menace") as srv, page_at(browser, size) as [page]:
+        page.route("**/api/play", _draws_corner_bead)
+        page.goto(srv.base + "/play")
+        page.wait_for_selector("body[data-ready='1']")
+        page.click("#new-game")
+        page.wait_for_selector("#turn .bead.drawn")
+        dots = page.evaluate(BEAD_CIRCLES, "#turn")
+        assert any(d["drawn"] for d in dots)
+        for d in dots:
+            assert d["x0"] >= 0 and d["y0"] >= 0 and d["x1"] <= d["w"] and d["y1"] <= d["h"], d
+
+
+def test_hexapawn_beads_aimed_at_one_square_are_side_by_side(sqlite_menace: Invoke, sqlite_url: str,
+                                                             browser: Any) -> None:
+    sqlite_menace("-m", "her", "init", "--game", "hexapawn")
+
+    def two_aim_at_one_square(route: Any) -> None:
+        # a box where a pawn's advance and a capture end on one square, as later positions have
+        answer = route.fetch()
+        table = answer.json()
+        beads = table["turns"][-1]["beads"]
+        beads[1]["to"] = beads[0]["to"]
+        route.fulfill(response=answer, json=table)
+
+    with BackgroundServer(sqlite_url, "her") as srv, page_at(browser, PHONE) as [page]:
+        page.route("**/api/play/*/move", two_aim_at_one_square)
+        page.goto(srv.base + "/play")
+        page.wait_for_selector("body[data-ready='1']")
+        page.click("#new-game")
+        page.click("#board .cell[data-cell='7']")  # White's middle pawn, b1-b2
+        page.click("#board .cell[data-cell='4']")
+        page.wait_for_selector("#turn svg.board .bead")
+        dots = page.evaluate(BEAD_CIRCLES, "#turn")
+        assert len(dots) >= 2
+        together = [(a, b) for i, a in enumerate(dots) for b in dots[i + 1:] if _overlap(a, b)]
+        assert together == []
+        for d in dots:
+            assert d["x0"] >= 0 and d["y0"] >= 0 and d["x1"] <= d["w"] and d["y1"] <= d["h"], d
+
+
+# -- 7. counts up to a billion stay legible --------------------------------------------------------
+BIG = [999_999_999, 2_925_021, 1_237_392, 925_021, 12, 0, 100_000_000, 1_000_000_000]
+
+
+def _big_wall(route: Any) -> None:
+    answer = route.fetch()
+    wall = answer.json()
+    for i, box in enumerate(wall["boxes"]):
+        for j, bead in enumerate(box[4]):
+            bead[1] = BIG[(i + j) % len(BIG)]
+    route.fulfill(response=answer, json=wall)
+
+
+def _big_series(route: Any) -> None:
+    answer = route.fetch()
+    s = answer.json()
+    for j, col in enumerate(s["series"]):
+        col["counts"] = [BIG[(k + j) % len(BIG)] for k in range(len(col["counts"]))]
+        col["count"] = col["counts"][-1]
+    route.fulfill(response=answer, json=s)
+
+
+def _big_turn(route: Any) -> None:
+    answer = route.fetch()
+    table = answer.json()
+    for t in table["turns"]:
+        for j, b in enumerate(t["beads"]):
+            b["count"] = BIG[j % len(BIG)]
+    route.fulfill(response=answer, json=table)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["phone", "laptop", "projector"])
+def test_counts_up_to_a_billion_never_run_into_each_other(machine: str, browser: Any, size: tuple[int, int]) -> None:
+    with BackgroundServer(machine, "menace") as srv, page_at(browser, size) as [page]:
+        page.add_init_script(RECORD_TEXT)
+        page.route("**/api/machines/menace/boxes", _big_wall)
+        page.route("**/api/machines/menace/boxes/*/series*", _big_series)
+        page.route("**/api/play", _big_turn)
+        page.goto(srv.base + "/")
+        page.wait_for_selector("#wall[data-ready='1']")
+        page.evaluate("window.menaceWallDrawAll()")
+        drawn = page.evaluate("window.textBoxes")
+        assert any(b["text"] in ("1.00bn", "1,000,000,000") for b in drawn)
+        assert text_collisions(drawn) == []
+        page.locator("canvas.wall-canvas").first.click(position={"x": 40, "y": 60})
+        page.wait_for_function("document.getElementById('detail-caption').textContent.startsWith('Its beads')")
+        assert text_collisions(page.evaluate("window.textBoxes")) == []  # the box's chart
+        assert text_collisions(page.evaluate(SVG_TEXT, "#detail-drawing")) == []
+        page.goto(srv.base + "/play")
+        page.wait_for_selector("body[data-ready='1']")
+        page.click("#new-game")
+        page.wait_for_selector("#turn svg.board .bead")
+        assert text_collisions(page.evaluate(SVG_TEXT, "#turn")) == []

@@ -43,6 +43,7 @@ class Chart {
 
   draw() {
     const c = this.canvas, dpr = window.devicePixelRatio || 1;
+    if (!c.getClientRects().length) return;  // not shown (a closed dialog): drawn when it is
     const w = c.clientWidth || 600, h = c.clientHeight || Number(c.getAttribute("height")) || 300;
     if (c.width !== Math.round(w * dpr) || c.height !== Math.round(h * dpr)) { c.width = Math.round(w * dpr); c.height = Math.round(h * dpr); }
     const ctx = c.getContext("2d");
@@ -201,6 +202,7 @@ function ticks(lo, hi, n) {
 
 function compact(v) {
   const a = Math.abs(v);
+  if (a >= 1e9) return (v / 1e9).toFixed(a >= 1e10 ? 0 : 1) + "bn";
   if (a >= 1e6) return (v / 1e6).toFixed(a >= 1e7 ? 0 : 1) + "M";
   if (a >= 1e4) return (v / 1e3).toFixed(0) + "k";
   return M.fmt(v);

@@ -189,9 +189,18 @@
     }
     // the box's number and its beads
     ctx.textBaseline = "alphabetic"; ctx.textAlign = "left"; ctx.fillStyle = "#111"; ctx.font = "bold 14px system-ui, sans-serif";
-    for (const t of items) ctx.fillText(String(t.box.number), t.x + PAD_X, t.y + 20);
+    const numberW = new Map();
+    for (const t of items) { const n = String(t.box.number); numberW.set(t, ctx.measureText(n).width); ctx.fillText(n, t.x + PAD_X, t.y + 20); }
     ctx.textAlign = "right"; ctx.font = "13px system-ui, sans-serif"; ctx.fillStyle = "#4a3d25";
-    for (const t of items) if (!t.box.empty) ctx.fillText(`${M.fmt(t.box.total)} ${t.box.total === 1 ? "bead" : "beads"}`, t.x + TILE_W - PAD_X, t.y + 20);
+    for (const t of items) {
+      if (t.box.empty) continue;
+      // the total beside the box's number, never over it: 2,925,021 beads, else 2.93M beads, else 2.93M
+      const room = TILE_W - 2 * PAD_X - numberW.get(t) - 8, word = t.box.total === 1 ? "bead" : "beads";
+      let text = `${M.fmt(t.box.total)} ${word}`;
+      if (ctx.measureText(text).width > room) text = `${M.short(t.box.total)} ${word}`;
+      if (ctx.measureText(text).width > room) text = M.short(t.box.total);
+      ctx.fillText(text, t.x + TILE_W - PAD_X, t.y + 20);
+    }
     ctx.font = "bold 13px system-ui, sans-serif"; ctx.fillStyle = "#7a1600";
     for (const t of items) if (t.box.empty) ctx.fillText("EMPTY", t.x + TILE_W - PAD_X, t.y + 20);
     // the board: grid and pieces
@@ -256,7 +265,7 @@
         } else {
           none.moveTo(cx + least, cy - dy); none.arc(cx, cy - dy, least, 0, Math.PI * 2);
         }
-        letters.push([b, cx, cy - dy, y + (Math.floor(b.to / cols) + 1) * cell - 1]);
+        letters.push([b, cx, cy - dy, y + (Math.floor(b.to / cols) + 1) * cell - 1, cell / k - 3]);
       }
     }
     ctx.lineWidth = 3;
@@ -266,8 +275,19 @@
     ctx.fillStyle = "#fff"; ctx.fill(none); ctx.setLineDash([3, 2]); ctx.strokeStyle = "#666"; ctx.stroke(none); ctx.setLineDash([]);
     ctx.textAlign = "center"; ctx.textBaseline = "middle"; ctx.font = `bold ${Math.round(cell * 0.3)}px system-ui, sans-serif`;
     for (const [b, cx, dot] of letters) { ctx.fillStyle = b.count > 0 ? M.textOn(b.hex) : "#555"; ctx.fillText(b.letter, cx, dot + 0.5); }
-    ctx.textBaseline = "alphabetic"; ctx.font = `bold ${Math.round(cell * 0.27)}px system-ui, sans-serif`; ctx.fillStyle = "#111";
-    for (const [b, cx, , bottom] of letters) ctx.fillText(M.fmt(b.count), cx, bottom);
+    // each count under its dot, within its own share of the cell: shortened (925k, 2.93M) when the
+    // digits would run into the next count, and smaller still if need be
+    const countFont = Math.round(cell * 0.27);
+    ctx.textBaseline = "alphabetic"; ctx.font = `bold ${countFont}px system-ui, sans-serif`; ctx.fillStyle = "#111";
+    const measure = (text) => ctx.measureText(text).width;
+    for (const [b, cx, , bottom, room] of letters) {
+      const text = M.fitCount(b.count, room, measure), w = measure(text);
+      if (w > room) {
+        ctx.font = `bold ${Math.max(6, Math.floor(countFont * room / w))}px system-ui, sans-serif`;
+        ctx.fillText(text, cx, bottom);
+        ctx.font = `bold ${countFont}px system-ui, sans-serif`;
+      } else ctx.fillText(text, cx, bottom);
+    }
   }
 
   function redrawBox(number) {
