@@ -338,3 +338,52 @@ def test_counts_up_to_a_billion_never_run_into_each_other(machine: str, browser:
         page.click("#new-game")
         page.wait_for_selector("#turn svg.board .bead")
         assert text_collisions(page.evaluate(SVG_TEXT, "#turn")) == []
+
+
+# -- 5. the audience view on a projector ------------------------------------------------------------
+ALL_ON_SCREEN = """() => {
+  const out = [];
+  for (const e of document.querySelectorAll("main *")) {
+    const r = e.getBoundingClientRect();
+    if (!r.width || !r.height || getComputedStyle(e).visibility === "hidden") continue;
+    if (r.left < -0.5 || r.top < -0.5 || r.right > innerWidth + 0.5 || r.bottom > innerHeight + 0.5)
+      out.push(`${e.tagName.toLowerCase()}#${e.id}.${e.className.baseVal ?? e.className} at ${Math.round(r.left)},${Math.round(r.top)}-${Math.round(r.right)},${Math.round(r.bottom)}`);
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("size", [PROJECTOR, (1280, 720)], ids=["1920x1080", "1280x720"])
+def test_the_audience_view_fits_a_projector_with_large_type(trained: str, browser: Any, size: tuple[int, int]) -> None:
+    with BackgroundServer(trained, "menace") as srv, page_at(browser, size, 2) as [audience, play]:
+        audience.add_init_script(RECORD_TEXT)
+        audience.goto(srv.base + "/audience")
+        audience.wait_for_selector("body[data-ready='1']")
+        play.goto(srv.base + "/play")
+        play.wait_for_selector("body[data-ready='1']")
+        play.click("#new-game")
+        play.wait_for_selector("#turn h3")
+        for _ in range(6):
+            if play.get_attribute("body", "data-over") == "1":
+                break
+            with play.expect_response(lambda r: r.url.endswith("/move")):
+                play.locator("#board .cell.clickable").first.click()
+            play.wait_for_function("document.body.dataset.over === '1' || !document.querySelector('#board .cell.clickable') "
+                                   "|| document.querySelectorAll('#board .mark-x, #board .mark-o').length % 2 === 1")
+        audience.wait_for_function("document.body.dataset.over === '1'")
+        audience.wait_for_function("document.getElementById('learning-caption').textContent.includes('3,001 games')")
+        assert audience.evaluate(ALL_ON_SCREEN) == []
+        assert audience.evaluate("document.documentElement.scrollHeight") <= size[1]
+        status = audience.evaluate("parseFloat(getComputedStyle(document.getElementById('status')).fontSize)")
+        board = audience.evaluate("document.querySelector('#board svg').getBoundingClientRect().width")
+        assert status >= size[1] / 30, status  # 36 px on 1080 lines
+        assert board >= size[1] * 0.45, board
+        chart_text = [b["y1"] - b["y0"] for b in audience.evaluate("window.textBoxes") if b["canvas"] == "learning-chart"
+                      and b["text"].replace(",", "").isdigit()]
+        assert chart_text and min(chart_text) >= size[1] / 80  # the tick numbers' digits, 13 px on 1080 lines
+        # the whole game's MENACE turns stay on screen, and the winning line is drawn
+        turns = int(audience.get_attribute("body", "data-turns") or 0)
+        assert turns >= 2 and audience.locator("#turns .mini-turn").count() == turns
+        result = audience.inner_text("#last-result")
+        if result != "A draw.":
+            assert audience.get_attribute("#board svg", "data-win")

@@ -77,6 +77,22 @@ def end_json(t: Table, end: GameEnd) -> JSON:
             "games_played": end.game_number}
 
 
+def win_cells(game: Game, state: State, moves: Sequence[int], winner: Side | None) -> list[int]:
+    """The cells that won the game, to highlight: the line of three in noughts and crosses; in a
+    game whose pieces move, the square the winning move reached."""
+    if winner is None:
+        return []
+    cells = list(state[: game.rows * game.cols])
+    if game.name == "tictactoe":
+        from menace.games.tictactoe import LINES
+
+        for line in LINES:
+            if cells[line[0]] and all(cells[i] == cells[line[0]] for i in line):
+                return list(line)
+        return []  # a resignation: no line
+    return [game.move_cells(moves[-1])[1]] if moves else []
+
+
 def table_json(t: Table) -> JSON:
     """The game as it stands, for the page: board, whose turn, MENACE's turns so far, the end."""
     s: PlaySession = t.session
@@ -93,6 +109,7 @@ def table_json(t: Table) -> JSON:
         "legal_cells": [list(game.move_cells(m)) for m in s.legal_moves()],
         "turns": t.turns, "end": t.end, "box_to_open": None, "resigns_on_empty": s.resigns_on_empty,
         "heartbeat_seconds": HEARTBEAT_SECONDS,
+        "win_cells": win_cells(game, s.state, moves, s.finished.winner) if over and s.finished else [],
     }
     if t.operated and out["menace_to_move"]:
         out["box_to_open"] = open_json(game, s.box_to_open(), t.colours)

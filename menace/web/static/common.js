@@ -121,6 +121,16 @@ const M = (() => {
     }
     const grid = el("svg:path", { class: "grid", d: gridPath(rows, cols, cell) });
     svg.append(grid);
+    // The winning line: its squares shaded and a stroke drawn through them (seen without colour too).
+    const win = opts.win || [];
+    for (const i of win) svg.querySelector(`.cell[data-cell="${i}"] .cell-bg`).classList.add("win");
+    if (win.length) {
+      const at = (i) => [(i % cols + 0.5) * cell, (Math.floor(i / cols) + 0.5) * cell];
+      const [x1, y1] = at(win[0]), [x2, y2] = at(win[win.length - 1]);
+      if (win.length > 1) svg.append(el("svg:line", { x1, y1, x2, y2, class: "win-line", "stroke-width": cell * 0.12 }));
+      else svg.append(el("svg:circle", { cx: x1, cy: y1, r: cell * 0.44, class: "win-ring", "stroke-width": cell * 0.08 }));
+      svg.dataset.win = win.join(",");
+    }
     // Several beads may aim at one square (Hexapawn: a pawn's move and a capture): side by side,
     // smaller, never on top of each other.
     const sharing = new Map(), placed = new Map();
