@@ -387,3 +387,25 @@ def test_the_audience_view_fits_a_projector_with_large_type(trained: str, browse
         result = audience.inner_text("#last-result")
         if result != "A draw.":
             assert audience.get_attribute("#board svg", "data-win")
+
+
+# -- every page at the three sizes ------------------------------------------------------------------
+READY = {
+    "/": "#wall[data-ready='1']", "/play": "body[data-ready='1']", "/train": "#opponent option[value='random']",
+    "/learning": "#learning-chart[data-games='3000']", "/console": "body[data-ready='1']",
+    "/audience": "body[data-ready='1']", "/machines": "#machine-table tbody tr", "/join": "body[data-ready='1']",
+}
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["phone", "laptop", "projector"])
+def test_every_page_at_every_size_without_a_script_error_or_sideways_scroll(
+        trained: str, browser: Any, size: tuple[int, int]) -> None:
+    from menace.web.pages import PAGES
+
+    assert {path for _name, path, _title in PAGES} == set(READY)
+    with BackgroundServer(trained, "menace") as srv, page_at(browser, size) as [page]:
+        for path, ready in READY.items():
+            page.goto(srv.base + path)
+            page.wait_for_selector(ready, state="attached")
+            wide = page.evaluate("document.documentElement.scrollWidth")
+            assert wide <= size[0], (path, wide)
