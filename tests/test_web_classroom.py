@@ -409,3 +409,28 @@ def test_every_page_at_every_size_without_a_script_error_or_sideways_scroll(
             page.wait_for_selector(ready, state="attached")
             wide = page.evaluate("document.documentElement.scrollWidth")
             assert wide <= size[0], (path, wide)
+
+
+# -- projector mode for Play: every MENACE turn kept, the winning line, the next game by itself -------
+def test_play_in_projector_mode_keeps_every_turn_and_starts_the_next_game(machine: str, browser: Any) -> None:
+    with BackgroundServer(machine, "menace") as srv, page_at(browser, PROJECTOR) as [page]:
+        page.goto(srv.base + "/play?projector=1&next=1")
+        page.wait_for_selector("body[data-ready='1'].projector")
+        page.click("#new-game")
+        page.wait_for_selector("#turn .mini-turn")
+        first_game = page.get_attribute("body", "data-game")
+        for _ in range(6):
+            if page.get_attribute("body", "data-over") == "1":
+                break
+            turns = page.locator("#turn .mini-turn").count()
+            with page.expect_response(lambda r: r.url.endswith("/move")) as answer:
+                page.locator("#board .cell.clickable").first.click()
+            table = answer.value.json()
+            page.wait_for_function(f"document.querySelectorAll('#turn .mini-turn').length === {len(table['turns'])}")
+            assert len(table["turns"]) >= turns
+        assert page.locator("#turn .mini-turn").count() >= 3  # all of the game's turns, not the last only
+        board = page.evaluate("document.querySelector('#board svg').getBoundingClientRect().width")
+        assert board >= 500
+        if page.inner_text("#end h3.result") != "A draw.":
+            assert page.get_attribute("#board svg", "data-win")
+        page.wait_for_function(f"document.body.dataset.game !== '{first_game}' && document.body.dataset.over === '0'")

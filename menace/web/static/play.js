@@ -11,16 +11,44 @@
   const me = machines.machines.find((m) => m.name === M.machine);
   if (me && me.side === "both") document.getElementById("first-label").hidden = false;
 
+  // Projector mode (a festival screen): large type and board, every MENACE turn of the game kept;
+  // and, for a queue of visitors, the next game may start by itself a few seconds after the end.
+  const params = new URLSearchParams(location.search);
+  const projector = document.getElementById("projector"), autoNext = document.getElementById("auto-next");
+  projector.checked = params.get("projector") === "1" || localStorage.getItem("menace-projector") === "1";
+  autoNext.checked = params.has("next") || localStorage.getItem("menace-auto-next") === "1";
+  const NEXT_SECONDS = Math.max(1, Number(params.get("next")) || 8);
+  const applyMode = () => { document.body.classList.toggle("projector", projector.checked); if (table) render(); };
+  projector.addEventListener("change", () => { localStorage.setItem("menace-projector", projector.checked ? "1" : "0"); applyMode(); });
+  autoNext.addEventListener("change", () => { localStorage.setItem("menace-auto-next", autoNext.checked ? "1" : "0"); });
+  let nextTimer = null;
+  function scheduleNext() {
+    clearInterval(nextTimer); nextTimer = null;
+    if (!autoNext.checked || !table || !table.end) return;
+    let left = NEXT_SECONDS;
+    const say = () => {
+      let e = document.getElementById("next-in");
+      if (!e) { e = M.el("p", { id: "next-in", class: "muted", "aria-live": "polite" }); endEl.append(e); }
+      e.textContent = `Next game in ${left} s…`;
+    };
+    say();
+    nextTimer = setInterval(() => { left -= 1; if (left > 0) say(); else { clearInterval(nextTimer); nextTimer = null; start(); } }, 1000);
+  }
+
   function render() {
     if (G.moves(table)) document.getElementById("how-to-move").textContent = "Click one of your pieces, then the square it moves to.";
-    boardEl.replaceChildren(G.board(table, { clickable: !busy, onMove: move, size: 320 }));
+    const big = projector.checked;
+    boardEl.replaceChildren(G.board(table, { clickable: !busy, onMove: move, size: big ? Math.max(320, Math.min(window.innerHeight * 0.62, window.innerWidth * 0.42)) : 320 }));
     statusEl.textContent = G.status(table);
     const last = table.turns[table.turns.length - 1];
     turnEl.hidden = !last;
-    if (last) turnEl.replaceChildren(...G.turnCard(last, { shape: table.shape }));
+    if (last && big) turnEl.replaceChildren(M.el("h3", { text: "MENACE's turns this game" }), M.el("div", { class: "turn-strip" }, ...G.turnStrip(table, { size: Math.min(200, window.innerWidth / 9) })));
+    else if (last) turnEl.replaceChildren(...G.turnCard(last, { shape: table.shape }));
     endEl.hidden = !table.end;
     if (table.end) endEl.replaceChildren(...G.ledger(table.end), M.el("p", {}, M.el("button", { class: "primary", type: "button", text: "Play again", onclick: start })));
     document.body.dataset.over = table.over ? "1" : "0";
+    document.body.dataset.game = table.id;
+    if (table.end && !nextTimer) scheduleNext();
   }
 
   // A machine plays one game at a time: when it is in a game, this page waits in its queue
@@ -29,6 +57,7 @@
   const queueEl = document.getElementById("queue");
 
   async function start() {
+    clearInterval(nextTimer); nextTimer = null;
     M.flash("");
     if (table && !table.over) await abandon();
     const body = { machine: M.machine };
@@ -103,6 +132,7 @@
     try { await M.api(`/play/${table.id}/abandon`, { method: "POST" }); } catch (err) { /* gone already */ }
   }
 
+  applyMode();
   document.getElementById("new-game").addEventListener("click", start);
   document.getElementById("new-game").disabled = false;
   document.body.dataset.ready = "1";
