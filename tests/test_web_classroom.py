@@ -394,6 +394,7 @@ READY = {
     "/": "#wall[data-ready='1']", "/play": "body[data-ready='1']", "/train": "#opponent option[value='random']",
     "/learning": "#learning-chart[data-games='3000']", "/console": "body[data-ready='1']",
     "/audience": "body[data-ready='1']", "/machines": "#machine-table tbody tr", "/join": "body[data-ready='1']",
+    "/scoreboard": "body[data-ready='1']",
 }
 
 
@@ -434,3 +435,32 @@ def test_play_in_projector_mode_keeps_every_turn_and_starts_the_next_game(machin
         if page.inner_text("#end h3.result") != "A draw.":
             assert page.get_attribute("#board svg", "data-win")
         page.wait_for_function(f"document.body.dataset.game !== '{first_game}' && document.body.dataset.over === '0'")
+
+
+# -- groups: built from the machines page, each plays its own, the class scoreboard -----------------
+def test_a_class_in_groups_from_build_to_scoreboard(machine: str, browser: Any) -> None:
+    with BackgroundServer(machine, "menace") as srv, page_at(browser, LAPTOP, 2) as [teacher, group]:
+        teacher.goto(srv.base + "/machines")
+        teacher.wait_for_selector("#groups-preset option", state="attached")
+        teacher.fill("#groups-form input[name=count]", "4")
+        teacher.click("#groups-form button[type=submit]")
+        teacher.wait_for_selector("#groups-result.ok a[href='/play?machine=group-4']")
+        group.goto(srv.base + "/play?machine=group-2")
+        group.wait_for_selector("body[data-ready='1']")
+        assert group.inner_text("#machine-name") == "group-2"
+        group.click("#new-game")
+        group.wait_for_selector("#turn h3")
+        for _ in range(6):
+            if group.get_attribute("body", "data-over") == "1":
+                break
+            with group.expect_response(lambda r: r.url.endswith("/move")):
+                group.locator("#board .cell.clickable").first.click()
+            group.wait_for_function("document.body.dataset.over === '1' || document.querySelectorAll('#board .mark-x, "
+                                    "#board .mark-o').length % 2 === 1")
+        group.wait_for_selector("body[data-over='1']")
+        teacher.goto(srv.base + "/scoreboard")
+        teacher.wait_for_selector("body[data-ready='1']")
+        names = teacher.eval_on_selector_all(".score-card", "cs => cs.map(c => c.dataset.name)")
+        assert names == ["group-1", "group-2", "group-3", "group-4"]
+        assert "1 game (most)" in teacher.inner_text(".score-card[data-name='group-2']")
+        assert teacher.inner_text(".score-card[data-name='group-1'] .big") == "0"

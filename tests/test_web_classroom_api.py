@@ -146,3 +146,21 @@ def test_a_zoomed_learning_curve_keeps_the_cumulative_reinforcement(sqlite_menac
         assert zoom["games"][0] == 101 and zoom["games"][-1] == 200
         assert [at[g] for g in zoom["games"]] == zoom["cumulative"]
         assert zoom["cumulative"][0] != 0 or at[101] == 0
+
+
+# -- groups: a machine per group in one step, and the class scoreboard -------------------------------
+def test_groups_are_built_in_one_step_and_shown_on_the_scoreboard(client: TestClient) -> None:
+    r = client.post("/api/groups", json={"count": 3, "game": "hexapawn"})
+    assert r.status_code == 201, r.text
+    assert [m["name"] for m in r.json()["machines"]] == ["group-1", "group-2", "group-3"]
+    assert all(m["game"] == "hexapawn" and m["preset"] == "gardner" for m in r.json()["machines"])
+    again = client.post("/api/groups", json={"count": 4})
+    assert again.status_code == 409 and "group-1, group-2, group-3 are there already" in again.json()["error"]
+    assert "group-4" not in [m["name"] for m in client.get("/api/machines").json()["machines"]]  # all or none
+    game = client.post("/api/play", json={"machine": "group-2"}).json()
+    assert game["machine"] == "group-2"
+    board = client.get("/api/scoreboard").json()
+    assert [g["machine"]["name"] for g in board["groups"]] == ["group-1", "group-2", "group-3"]
+    assert all(g["learning"]["games"] == [] for g in board["groups"])
+    assert client.post("/api/groups", json={"count": 41}).status_code == 400
+    assert client.get("/api/scoreboard?prefix=-bad").status_code == 400

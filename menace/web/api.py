@@ -17,6 +17,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute
 
 from menace import __version__
+from menace.app import groups as app_groups
 from menace.app import history as app_history
 from menace.app import machines as app_machines
 from menace.app import opponents as app_opponents
@@ -266,6 +267,33 @@ async def create_machine(request: Request) -> Response:
     return JSONResponse(present.summary_json(s), status_code=201)
 
 
+async def create_groups(request: Request) -> Response:
+    """``POST /api/groups``: ``{"count": 6, "game": "tictactoe", "preset": "michie", "prefix": "group",
+    "replace": false}``: one machine per group, ``group-1`` ... ``group-N``, built in one step."""
+    await authorize(request)
+    body = await json_body(request)
+    st = state_of(request)
+    count = field_of(body, "count", int, required=True)
+    prefix = field_of(body, "prefix", str, "group")
+    replace = bool(field_of(body, "replace", bool, False))
+    if replace and any(n in _busy(request) for n in app_groups.group_names(count, prefix)):
+        raise MachineBusyError("a group's machine is in a game or tournament here; stop it first")
+    built = await run_in_threadpool(partial(app_groups.build_groups, st.url, count, field_of(body, "game", str, "tictactoe"),
+                                            field_of(body, "preset", str), prefix, replace))
+    st.hub.publish("machines", {"created": [s.name for s in built]}, remember=False)
+    return JSONResponse({"machines": [present.summary_json(s) for s in built]}, status_code=201)
+
+
+async def scoreboard(request: Request) -> Response:
+    """``GET /api/scoreboard?prefix=group``: every group's machine (``group-1`` ...) with its
+    learning curve, for the class scoreboard."""
+    prefix = request.query_params.get("prefix") or "group"
+    app_groups.group_names(1, prefix)  # a prefix that cannot name a machine: 400
+    found = await run_in_threadpool(app_groups.scoreboard, state_of(request).url, prefix)
+    return JSONResponse({"prefix": prefix, "groups": [
+        {"machine": present.summary_json(g.summary), "learning": present.learning_json(g.learning)} for g in found]})
+
+
 def _busy(request: Request) -> set[str]:
     st = state_of(request)
     assert st.trainer is not None and st.tables is not None
@@ -407,6 +435,8 @@ def routes() -> list[BaseRoute]:
         route("/machines/{name}/labels.pdf", labels),
         route("/machines/{name}/plots/{kind}.{fmt}", plot),
         route("/import", import_machine, ["POST"]),
+        route("/groups", create_groups, ["POST"]),
+        route("/scoreboard", scoreboard),
         route("/train", train_status),
         route("/train", train_start, ["POST"]),
         route("/train/stop", train_stop, ["POST"]),

@@ -19,6 +19,7 @@ PAGES = [
     ("console", "/console", "Festival console"),
     ("audience", "/audience", "Audience view"),
     ("machines", "/machines", "Machines"),
+    ("scoreboard", "/scoreboard", "Scoreboard"),
     ("join", "/join", "Join"),
 ]
 

@@ -5,7 +5,10 @@ const M = (() => {
   const SVG = "http://www.w3.org/2000/svg";
   const DARK = new Set(["#000000", "#0072b2", "#009e73", "#d55e00"]);
   const body = document.body;
-  let machine = body.dataset.machine;
+  // A page may be opened for one machine (a group's: /play?machine=group-2); else the one shown.
+  const asked = new URLSearchParams(location.search).get("machine");
+  let machine = asked && /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(asked) ? asked : body.dataset.machine;
+  if (machine !== body.dataset.machine) { const b = document.getElementById("machine-name"); if (b) b.textContent = machine; }
 
   function token() { return sessionStorage.getItem("menace-token") || ""; }
 

@@ -100,7 +100,27 @@
         M.el("option", { value: "both", text: "both" }));
     };
     gameSel.onchange = fit; fit();
+    // the groups' form: the same games and presets
+    const gGame = document.getElementById("groups-game"), gPreset = document.getElementById("groups-preset");
+    gGame.replaceChildren(...info.games.map((g) => M.el("option", { value: g, text: info.game_titles[g] || g })));
+    const fitGroups = () => gPreset.replaceChildren(M.el("option", { value: "", text: `the game's own (${info.default_presets[gGame.value] || "default"})` }),
+      ...info.presets.filter((p) => !p.game || p.game === gGame.value).map((p) => M.el("option", { value: p.name, text: p.name })));
+    gGame.onchange = fitGroups; fitGroups();
   }
+
+  document.getElementById("groups-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const f = new FormData(e.target), out = document.getElementById("groups-result");
+    const body = { count: Number(f.get("count")), game: f.get("game"), replace: f.get("replace") === "on" };
+    if (f.get("preset")) body.preset = f.get("preset");
+    try {
+      const r = await M.api("/groups", { json: body });
+      out.className = "flash ok";
+      out.replaceChildren(`Built ${r.machines.length} machines: `, ...r.machines.flatMap((m, i) => [i ? ", " : "",
+        M.el("a", { href: `/play?machine=${encodeURIComponent(m.name)}`, text: m.name })]), ". ", M.el("a", { href: "/scoreboard", text: "Open the scoreboard" }), ".");
+      M.flash(""); await load();
+    } catch (err) { out.className = "flash error"; out.textContent = err.message; }
+  });
 
   M.events({ machine: reload, machines: reload, table: reloadGames, queue: reloadGames, end: reload });
   reload();
