@@ -62,7 +62,8 @@ def test_the_wall_lays_out_again_when_the_window_widens(machine: str, browser: A
         page.wait_for_function("""(() => {
             const groups = [...document.querySelectorAll('section.wall-group')];
             return groups.every((g) => { const cs = [...g.querySelectorAll('canvas')];
-              return cs.length && cs.every((c) => c.getBoundingClientRect().width === cs[0].getBoundingClientRect().width)
+              const width = (c) => c.getBoundingClientRect().width;
+              return cs.length && cs.every((c) => width(c) === width(cs[0]))
                 && cs[0].getBoundingClientRect().width > 1500; }); })()""")
         page.set_viewport_size({"width": narrow, "height": 800})
         page.wait_for_function(f"document.getElementById('wall').clientWidth < {narrow}")
@@ -167,7 +168,8 @@ def test_the_machines_page_names_games_and_sides_and_builds_michie_1961(
         page.goto(srv.base + "/machines")
         page.wait_for_selector("#machine-table tbody tr[data-name='her']")
         heads = page.eval_on_selector_all("#machine-table thead th", "ths => ths.map(t => t.textContent)")
-        row = page.eval_on_selector_all("#machine-table tbody tr[data-name='her'] td", "tds => tds.map(t => t.textContent)")
+        row = page.eval_on_selector_all("#machine-table tbody tr[data-name='her'] td",
+                                        "tds => tds.map(t => t.textContent)")
         cells = dict(zip(heads, row))
         assert cells["game"] == "Hexapawn"
         assert cells["MENACE plays"] == "Black" and "X" not in row and "O" not in row
@@ -347,7 +349,8 @@ ALL_ON_SCREEN = """() => {
     const r = e.getBoundingClientRect();
     if (!r.width || !r.height || getComputedStyle(e).visibility === "hidden") continue;
     if (r.left < -0.5 || r.top < -0.5 || r.right > innerWidth + 0.5 || r.bottom > innerHeight + 0.5)
-      out.push(`${e.tagName.toLowerCase()}#${e.id}.${e.className.baseVal ?? e.className} at ${Math.round(r.left)},${Math.round(r.top)}-${Math.round(r.right)},${Math.round(r.bottom)}`);
+      const at = [r.left, r.top, r.right, r.bottom].map(Math.round).join(",");
+      out.push(`${e.tagName.toLowerCase()}#${e.id}.${e.className.baseVal ?? e.className} at ${at}`);
   }
   return out;
 }"""
@@ -368,7 +371,8 @@ def test_the_audience_view_fits_a_projector_with_large_type(trained: str, browse
                 break
             with play.expect_response(lambda r: r.url.endswith("/move")):
                 play.locator("#board .cell.clickable").first.click()
-            play.wait_for_function("document.body.dataset.over === '1' || !document.querySelector('#board .cell.clickable') "
+            play.wait_for_function("document.body.dataset.over === '1' || "
+                                   "!document.querySelector('#board .cell.clickable') "
                                    "|| document.querySelectorAll('#board .mark-x, #board .mark-o').length % 2 === 1")
         audience.wait_for_function("document.body.dataset.over === '1'")
         audience.wait_for_function("document.getElementById('learning-caption').textContent.includes('3,001 games')")
@@ -378,7 +382,8 @@ def test_the_audience_view_fits_a_projector_with_large_type(trained: str, browse
         board = audience.evaluate("document.querySelector('#board svg').getBoundingClientRect().width")
         assert status >= size[1] / 30, status  # 36 px on 1080 lines
         assert board >= size[1] * 0.45, board
-        chart_text = [b["y1"] - b["y0"] for b in audience.evaluate("window.textBoxes") if b["canvas"] == "learning-chart"
+        chart_text = [b["y1"] - b["y0"] for b in audience.evaluate("window.textBoxes")
+                      if b["canvas"] == "learning-chart"
                       and b["text"].replace(",", "").isdigit()]
         assert chart_text and min(chart_text) >= size[1] / 80  # the tick numbers' digits, 13 px on 1080 lines
         # the whole game's MENACE turns stay on screen, and the winning line is drawn
@@ -394,7 +399,7 @@ READY = {
     "/": "#wall[data-ready='1']", "/play": "body[data-ready='1']", "/train": "#opponent option[value='random']",
     "/learning": "#learning-chart[data-games='3000']", "/console": "body[data-ready='1']",
     "/audience": "body[data-ready='1']", "/machines": "#machine-table tbody tr", "/join": "body[data-ready='1']",
-    "/scoreboard": "body[data-ready='1']",
+    "/scoreboard": "body[data-ready='1']", "/history": "body[data-ready='1']",
 }
 
 
@@ -464,3 +469,36 @@ def test_a_class_in_groups_from_build_to_scoreboard(machine: str, browser: Any) 
         assert names == ["group-1", "group-2", "group-3", "group-4"]
         assert "1 game (most)" in teacher.inner_text(".score-card[data-name='group-2']")
         assert teacher.inner_text(".score-card[data-name='group-1'] .big") == "0"
+
+
+# -- the games: history, replay, undo in the browser -----------------------------------------------
+def test_the_games_page_lists_replays_and_undoes_the_last_game(trained: str, browser: Any) -> None:
+    from menace.app.machines import machine_summary
+
+    with BackgroundServer(trained, "menace") as srv, page_at(browser, PHONE) as [page]:
+        page.goto(srv.base + "/history")
+        page.wait_for_selector("body[data-ready='1']")
+        listed = page.eval_on_selector_all("#games-list tbody tr", "rs => rs.map(r => r.dataset.game)")
+        assert listed[:2] == ["3000", "2999"]
+        page.click("#games-list tbody tr[data-game='2999'] button")
+        page.wait_for_selector("#replay:not([hidden])")
+        plies = int(page.get_attribute("#replay", "data-step") or 0)
+        assert plies >= 5 and "Game 2,999" in page.inner_text("#replay-title")
+        page.click("#replay-prev")
+        page.wait_for_selector(f"#replay[data-step='{plies - 1}']")
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_selector(f"#replay[data-step='{plies - 2}']")
+        for _ in range(plies):
+            page.keyboard.press("ArrowLeft")
+        page.wait_for_selector("#replay[data-step='0']")
+        page.keyboard.press("ArrowRight")
+        page.wait_for_selector("#replay[data-step='1']")
+        assert "MENACE opened box 1" in page.inner_text("#replay-box")  # it moves first
+        asked: list[str] = []
+        page.on("dialog", lambda d: (asked.append(d.message), d.accept()))
+        page.click("#undo")
+        page.wait_for_selector("#undo-result.ok")
+        assert "Undo game 3,000" in asked[0] and "beads it moved go back" in asked[0]
+        assert "Game 3000 undone" in page.inner_text("#undo-result")
+        page.wait_for_function("document.querySelector('#games-list tbody tr').dataset.game === '2999'")
+        assert machine_summary(trained, "menace").games == 2999

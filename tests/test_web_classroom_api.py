@@ -164,3 +164,30 @@ def test_groups_are_built_in_one_step_and_shown_on_the_scoreboard(client: TestCl
     assert all(g["learning"]["games"] == [] for g in board["groups"])
     assert client.post("/api/groups", json={"count": 41}).status_code == 400
     assert client.get("/api/scoreboard?prefix=-bad").status_code == 400
+
+
+# -- the games: history, replay and undo through the API --------------------------------------------
+def test_games_replay_and_undo(sqlite_menace: Invoke, sqlite_url: str) -> None:
+    sqlite_menace("init")
+    sqlite_menace("tournament", "--vs", "random", "-n", "12", "--seed", "3")
+    with TestClient(create_app(sqlite_url, "menace")) as c:
+        listed = c.get("/api/machines/menace/games?last=5").json()
+        assert [g["number"] for g in listed["games"]] == [12, 11, 10, 9, 8] and listed["played"] == 12
+        one = c.get("/api/machines/menace/games/12").json()
+        assert one["number"] == 12 and [p["move"] for p in one["plies"]] == listed["games"][0]["moves"]
+        first = one["plies"][0]
+        assert first["by_menace"] and first["box_number"] == 1 and first["bead"] in [b["bead"] for b in first["beads"]]
+        assert c.get("/api/machines/menace/games/13").status_code == 404
+        before = c.get("/api/machines/menace/boxes").json()["boxes"][0][4]
+        undone = c.post("/api/machines/menace/undo", json={"games": 1}).json()
+        assert undone["removed"] == [12] and undone["played"] == 11
+        assert c.get("/api/machines/menace").json()["games"] == 11
+        after = c.get("/api/machines/menace/boxes").json()["boxes"][0][4]
+        box1 = [ch for ch in undone["changes"] if ch["box"] == 1]
+        for ch in box1:
+            assert [row[1] for row in before if row[0] == ch["bead"]] == [ch["before"]]
+            assert [row[1] for row in after if row[0] == ch["bead"]] == [ch["after"]]
+        game = c.post("/api/play", json={"machine": "menace"}).json()
+        busy = c.post("/api/machines/menace/undo", json={"games": 1})
+        assert busy.status_code == 409, busy.text
+        c.post(f"/api/play/{game['id']}/abandon")

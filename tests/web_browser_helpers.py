@@ -47,7 +47,10 @@ window.textBoxes = [];
 (() => {
   const proto = CanvasRenderingContext2D.prototype, fill = proto.fillText, clear = proto.clearRect;
   let ids = 0;
-  proto.clearRect = function (...args) { this.canvas.__frame = (this.canvas.__frame || 0) + 1; return clear.apply(this, args); };
+  proto.clearRect = function (...args) {
+    this.canvas.__frame = (this.canvas.__frame || 0) + 1;
+    return clear.apply(this, args);
+  };
   proto.fillText = function (text, x, y, ...rest) {
     const c = this.canvas, m = this.measureText(text), t = this.getTransform();
     if (!c.__id) c.__id = c.id || ("canvas-" + (++ids));
@@ -59,7 +62,8 @@ window.textBoxes = [];
       xs.push((t.a * px + t.c * py + t.e) / sx); ys.push((t.b * px + t.d * py + t.f) / sy);
     }
     if (String(text).trim()) window.textBoxes.push({ canvas: c.__id, frame: c.__frame || 0, text: String(text),
-      x0: Math.min(...xs), y0: Math.min(...ys), x1: Math.max(...xs), y1: Math.max(...ys), w: c.clientWidth, h: c.clientHeight });
+      x0: Math.min(...xs), y0: Math.min(...ys), x1: Math.max(...xs), y1: Math.max(...ys),
+      w: c.clientWidth, h: c.clientHeight });
     return fill.call(this, text, x, y, ...rest);
   };
 })();
@@ -72,7 +76,8 @@ SVG_TEXT = """(root) => {
     const s = svg.getBoundingClientRect();
     svg.querySelectorAll("text").forEach((t) => {
       const r = t.getBoundingClientRect();
-      if (t.textContent.trim()) out.push({ canvas: "svg-" + i, frame: 0, text: t.textContent, x0: r.left - s.left, y0: r.top - s.top,
+      if (t.textContent.trim()) out.push({ canvas: "svg-" + i, frame: 0, text: t.textContent,
+        x0: r.left - s.left, y0: r.top - s.top,
         x1: r.right - s.left, y1: r.bottom - s.top, w: s.width, h: s.height });
     });
   });

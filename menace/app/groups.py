@@ -25,7 +25,8 @@ def group_names(count: int, prefix: str = "group") -> list[str]:
     if not 1 <= count <= MAX_GROUPS:
         raise InvalidInputError(f"a class has 1 to {MAX_GROUPS} groups, not {count}")
     if not PREFIX.match(prefix):
-        raise InvalidInputError(f"{prefix[:40]!r} cannot start a machine's name: a letter, then letters, digits, '_' or '.'")
+        raise InvalidInputError(f"{prefix[:40]!r} cannot start a machine's name: "
+                                "a letter, then letters, digits, '_' or '.'")
     return [f"{prefix}-{i}" for i in range(1, count + 1)]
 
 

@@ -39,6 +39,7 @@ from menace.web.app import (
     route,
     state_of,
 )
+from menace.web.history import history_routes
 from menace.web.play import play_routes
 
 
@@ -278,7 +279,8 @@ async def create_groups(request: Request) -> Response:
     replace = bool(field_of(body, "replace", bool, False))
     if replace and any(n in _busy(request) for n in app_groups.group_names(count, prefix)):
         raise MachineBusyError("a group's machine is in a game or tournament here; stop it first")
-    built = await run_in_threadpool(partial(app_groups.build_groups, st.url, count, field_of(body, "game", str, "tictactoe"),
+    game = field_of(body, "game", str, "tictactoe")
+    built = await run_in_threadpool(partial(app_groups.build_groups, st.url, count, game,
                                             field_of(body, "preset", str), prefix, replace))
     st.hub.publish("machines", {"created": [s.name for s in built]}, remember=False)
     return JSONResponse({"machines": [present.summary_json(s) for s in built]}, status_code=201)
@@ -441,4 +443,5 @@ def routes() -> list[BaseRoute]:
         route("/train", train_start, ["POST"]),
         route("/train/stop", train_stop, ["POST"]),
         *play_routes(),
+        *history_routes(),
     ]

@@ -16,6 +16,7 @@ PAGES = [
     ("play", "/play", "Play"),
     ("train", "/train", "Train"),
     ("learning", "/learning", "Learning"),
+    ("history", "/history", "Games"),
     ("console", "/console", "Festival console"),
     ("audience", "/audience", "Audience view"),
     ("machines", "/machines", "Machines"),

@@ -151,7 +151,8 @@ class Play:
         self.tables.publish("table", view)
         return view
 
-    def start(self, machine: str, first: str | None, seed: int | None, operated: bool, ticket: str | None = None) -> JSON:
+    def start(self, machine: str, first: str | None, seed: int | None, operated: bool,
+              ticket: str | None = None) -> JSON:
         side = None if first is None else (Side.X if first == "menace" else Side.O)
         holder = f"{'an operated game' if operated else 'a game'} in the browser (menace serve)"
         t = self.tables.open(machine, holder=holder, menace_side=side, seed=seed, operated=operated, ticket=ticket)

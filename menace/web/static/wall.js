@@ -438,6 +438,7 @@
       if (s.machine !== M.machine || (s.running && s.games === trainGames)) return;
       trainGames = s.games; scheduleRefetch();
     },
+    wall: (w) => { if (w.machine === M.machine) scheduleRefetch(); },  // beads changed (a game undone)
     turn: onTurn,
     end: applyLedger,
     beads: applyBeads,
