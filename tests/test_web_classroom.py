@@ -415,6 +415,47 @@ def test_every_page_at_every_size_without_a_script_error_or_sideways_scroll(
             page.wait_for_selector(ready, state="attached")
             wide = page.evaluate("document.documentElement.scrollWidth")
             assert wide <= size[0], (path, wide)
+            assert serious_violations(page) == [], path
+
+
+def serious_violations(page: Any) -> list[str]:
+    """axe-core's serious and critical findings on the page as it is now."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = Axe().run(page).response["violations"]
+    return [f"{v['id']}: {[n['target'] for n in v['nodes']][:3]}" for v in found if v["impact"] in ("serious", "critical")]
+
+
+# -- by keyboard alone -------------------------------------------------------------------------------
+def test_a_game_and_a_box_by_keyboard_alone(machine: str, browser: Any) -> None:
+    with BackgroundServer(machine, "menace") as srv, page_at(browser, LAPTOP) as [page]:
+        page.goto(srv.base + "/")
+        page.wait_for_selector("#wall[data-ready='1']")
+        page.focus("#open-box-number")
+        page.keyboard.type("12")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#box-detail[open]")
+        assert "Box 12" in page.inner_text("#detail-title")
+        page.wait_for_function("document.getElementById('detail-caption').textContent.startsWith('Its beads')")
+        assert serious_violations(page) == []
+        page.keyboard.press("Escape")
+        page.wait_for_selector("#box-detail:not([open])", state="attached")
+        page.goto(srv.base + "/play")
+        page.wait_for_selector("body[data-ready='1']")
+        page.focus("#new-game")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#turn h3")
+        for _ in range(6):
+            if page.get_attribute("body", "data-over") == "1":
+                break
+            marks = page.locator("#board .mark-x, #board .mark-o").count()
+            page.focus("#board .cell.clickable")  # reached with Tab as well: each free square takes the focus
+            page.keyboard.press("Enter")
+            page.wait_for_function(f"document.body.dataset.over === '1' || "
+                                   f"document.querySelectorAll('#board .mark-x, #board .mark-o').length > {marks + 1}")
+        page.wait_for_selector("body[data-over='1']")
+        page.wait_for_selector("#end h3.result")
+        assert serious_violations(page) == []
 
 
 # -- projector mode for Play: every MENACE turn kept, the winning line, the next game by itself -------

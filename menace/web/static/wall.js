@@ -310,6 +310,19 @@
 
   async function pick(g, chunk, e) {
     const b = boxAt(g, chunk, e); if (!b) return;
+    await openBox(b);
+  }
+
+  // By keyboard (or for a box far down the wall): open a box by its number.
+  document.getElementById("open-box").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const n = Number(document.getElementById("open-box-number").value);
+    const b = data && data.boxes[n - 1];
+    if (!b) { M.flash(data ? `No box ${n}: the boxes are numbered 1 to ${data.boxes.length}.` : "The wall is still loading."); return; }
+    M.flash(""); openBox(b);
+  });
+
+  async function openBox(b) {
     const dlg = document.getElementById("box-detail");
     document.getElementById("detail-title").textContent = `Box ${b.number} · MENACE's move ${b.move} (${b.side} to play)`;
     const drawing = document.getElementById("detail-drawing");
