@@ -93,26 +93,36 @@ new MutationObserver(() => {
 }).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-games"] });
 """
 
+# A busy machine's server, made certain: each answer with the boxes comes 1.2 s after it is asked
+# for, longer than a tournament's progress events are apart (0.2 s) and than the refetch's pace.
+SLOW_BOXES = """
+const fetchBoxes = window.fetch;
+window.fetch = async (...args) => {
+  const answer = await fetchBoxes(...args);
+  if (String(args[0]).endsWith("/boxes")) await new Promise((resolve) => setTimeout(resolve, 1200));
+  return answer;
+};
+"""
 
-def test_the_wall_redraws_during_training_on_a_busy_machine(machine: str, browser: Any) -> None:
+
+def test_the_wall_redraws_during_training_when_answers_are_slow(machine: str, browser: Any) -> None:
     with BackgroundServer(machine, "menace") as srv, page_at(browser, LAPTOP) as [page], busy_loops(2):
         page.add_init_script(RECORD_WALL_REDRAWS)
+        page.add_init_script(SLOW_BOXES)
         page.goto(srv.base + "/")
         page.wait_for_selector("#wall[data-live='1']")
         page.wait_for_selector("#wall[data-ready='1']")
-        status = page.request.post(srv.base + "/api/train", data={"opponent": "random", "seconds": 10})
+        status = page.request.post(srv.base + "/api/train", data={"opponent": "random", "seconds": 8})
         assert status.status == 202, status.text()
         trainer = srv.app.state.menace.trainer
         wait_until(lambda: not trainer.running, "the tournament to end", timeout=120)
         played = trainer.status.total_games
         page.wait_for_function(f"document.getElementById('wall').dataset.games === '{played}'")
         redraws = page.evaluate("window.wallRedraws")
-        during = [t for t, games in redraws if 0 < games < played]
-        # from the first drawing of stored games to the last before the end (the tournament's own
-        # start, opening the machine, is not the wall's to hurry)
-        gaps = [b - a for a, b in zip(during, during[1:])]
+        during = [games for _t, games in redraws if 0 < games < played]
+        # every answer is drawn (8 s of answers 1.2 s long: about 6), none is dropped as stale
         assert len(during) >= 3, redraws
-        assert max(gaps) <= 2000, gaps
+        assert during == sorted(during)
 
 
 # -- 4. the train page offers the players that fit the machine's game -------------------------------
@@ -136,6 +146,7 @@ def test_a_queue_a_dead_page_released_and_the_teacher_stopping_a_game(machine: s
     with BackgroundServer(machine, "menace") as srv, page_at(browser, PHONE, 3) as [first, second, teacher]:
         tables = srv.app.state.menace.tables
         tables.orphan_seconds = 1.5  # ORPHAN_SECONDS (45 s) in a real server
+        tables.heartbeat_seconds = 0.3  # HEARTBEAT_SECONDS (10 s): a page that is there keeps its game
         first.goto(srv.base + "/play")
         first.wait_for_selector("body[data-ready='1']")
         first.click("#new-game")
@@ -150,7 +161,6 @@ def test_a_queue_a_dead_page_released_and_the_teacher_stopping_a_game(machine: s
         second.wait_for_selector("#turn h3", timeout=30_000)
         assert second.get_attribute("body", "data-queue") is None
         assert tables.busy_machines() == {"menace"}
-        tables.orphan_seconds = 45.0  # the second page's heartbeat comes every 10 s
         teacher.goto(srv.base + "/machines")
         teacher.wait_for_selector("#games-table tbody tr button.stop-game")
         teacher.click("#games-table tbody tr button.stop-game")
@@ -348,9 +358,10 @@ ALL_ON_SCREEN = """() => {
   for (const e of document.querySelectorAll("main *")) {
     const r = e.getBoundingClientRect();
     if (!r.width || !r.height || getComputedStyle(e).visibility === "hidden") continue;
-    if (r.left < -0.5 || r.top < -0.5 || r.right > innerWidth + 0.5 || r.bottom > innerHeight + 0.5)
+    if (r.left < -0.5 || r.top < -0.5 || r.right > innerWidth + 0.5 || r.bottom > innerHeight + 0.5) {
       const at = [r.left, r.top, r.right, r.bottom].map(Math.round).join(",");
       out.push(`${e.tagName.toLowerCase()}#${e.id}.${e.className.baseVal ?? e.className} at ${at}`);
+    }
   }
   return out;
 }"""
@@ -423,7 +434,8 @@ def serious_violations(page: Any) -> list[str]:
     from axe_playwright_python.sync_playwright import Axe
 
     found = Axe().run(page).response["violations"]
-    return [f"{v['id']}: {[n['target'] for n in v['nodes']][:3]}" for v in found if v["impact"] in ("serious", "critical")]
+    return [f"{v['id']}: {[n['target'] for n in v['nodes']][:3]}" for v in found
+            if v["impact"] in ("serious", "critical")]
 
 
 # -- by keyboard alone -------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from menace.core.game import Game, IllegalMoveError, Side, State
 from menace.core.turns import LedgerLine
 from menace.web import present
 from menace.web.app import BadRequestError, authorize, state_of
-from menace.web.tables import HEARTBEAT_SECONDS, GameTables, Table
+from menace.web.tables import GameTables, Table
 
 JSON = dict[str, Any]
 
@@ -108,7 +108,7 @@ def table_json(t: Table) -> JSON:
         "menace_to_move": s.menace_to_move and not over, "legal": list(s.legal_moves()),
         "legal_cells": [list(game.move_cells(m)) for m in s.legal_moves()],
         "turns": t.turns, "end": t.end, "box_to_open": None, "resigns_on_empty": s.resigns_on_empty,
-        "heartbeat_seconds": HEARTBEAT_SECONDS,
+        "heartbeat_seconds": t.heartbeat_seconds,
         "win_cells": win_cells(game, s.state, moves, s.finished.winner) if over and s.finished else [],
     }
     if t.operated and out["menace_to_move"]:

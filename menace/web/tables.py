@@ -76,6 +76,8 @@ class Table:
     seen: float = field(default_factory=time.monotonic)
     """When its page was last heard from (a move or a heartbeat)."""
     started: float = field(default_factory=time.time)
+    heartbeat_seconds: float = HEARTBEAT_SECONDS
+    """How often its page is to say it is still there."""
     turns: list[dict[str, Any]] = field(default_factory=list)
     end: dict[str, Any] | None = None
 
@@ -96,6 +98,7 @@ class GameTables:
         self.url = url
         self.publish = publish
         self.orphan_seconds = ORPHAN_SECONDS
+        self.heartbeat_seconds = HEARTBEAT_SECONDS
         self.idle_seconds: float = IDLE_SECONDS
         self._tables: dict[str, Table] = {}
         self._queues: dict[str, list[Ticket]] = {}
@@ -131,7 +134,8 @@ class GameTables:
         session = cls.open(self.url, machine, holder=holder, menace_side=menace_side, seed=seed, operated=operated)
         stored = session.machine.stored.colours
         colours = parse_colours(stored) if stored else default_colours(places_pieces(session.game))
-        table = Table(secrets.token_urlsafe(12), machine, operated, session, colours)
+        table = Table(secrets.token_urlsafe(12), machine, operated, session, colours,
+                      heartbeat_seconds=self.heartbeat_seconds)
         with self._lock:
             self._tables[table.id] = table
             if ticket is not None:

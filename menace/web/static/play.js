@@ -109,7 +109,7 @@
     lastBeat = performance.now();
     try { await M.api(`/play/${table.id}/alive`, { method: "POST" }); }
     catch (err) { if (err.status === 404) ended("it was released"); }
-  }, 2000);
+  }, 500);
 
   function ended(why) {
     if (!table || table.over) return;
