@@ -54,7 +54,7 @@ def lan_addresses(host: str) -> list[Address]:
 
 def qr_svg(url: str, scale: int = 8) -> str:
     """``url`` as a QR code, inline SVG (dark modules on white, a quiet zone round it)."""
-    return str(segno.make(url, error="m").svg_inline(scale=scale, dark="#000", light="#fff",
+    return str(segno.make(url, error="m").svg_inline(scale=scale, dark="#000", light="#fff", omitsize=True,
                                                         title=f"QR code for {url}"))
 
 
