@@ -555,3 +555,14 @@ def test_the_games_page_lists_replays_and_undoes_the_last_game(trained: str, bro
         assert "Game 3000 undone" in page.inner_text("#undo-result")
         page.wait_for_function("document.querySelector('#games-list tbody tr').dataset.game === '2999'")
         assert machine_summary(trained, "menace").games == 2999
+
+
+def test_the_audience_view_follows_a_training_run(machine: str, browser: Any) -> None:
+    with BackgroundServer(machine, "menace") as srv, page_at(browser, PROJECTOR) as [audience]:
+        audience.goto(srv.base + "/audience")
+        audience.wait_for_selector("body[data-ready='1']")
+        status = audience.request.post(srv.base + "/api/train", data={"opponent": "random", "games": 500})
+        assert status.status == 202, status.text()
+        audience.wait_for_function(
+            "document.getElementById('learning-caption').textContent.includes('after 500 games')", timeout=60_000)
+        assert audience.evaluate(ALL_ON_SCREEN) == []

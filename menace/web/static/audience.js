@@ -56,7 +56,14 @@
   document.getElementById("fullscreen").addEventListener("click", () => {
     if (document.fullscreenElement) document.exitFullscreen(); else document.documentElement.requestFullscreen().catch(() => {});
   });
-  M.events({ table: show, machine: (m) => { M.setMachine(m.machine); redrawCurve(); } });
+  // A tournament's progress: the curve grows as it runs (at most once a second), and once more at its end.
+  let pending = null;
+  const train = (s) => {
+    if (s.machine !== M.machine) return;
+    if (!s.running) { clearTimeout(pending); pending = null; redrawCurve(); return; }
+    if (!pending) pending = setTimeout(() => { pending = null; redrawCurve(); }, 1000);
+  };
+  M.events({ table: show, train, machine: (m) => { M.setMachine(m.machine); redrawCurve(); } });
   await redrawCurve();
   document.body.dataset.ready = "1";
 })();
