@@ -128,7 +128,7 @@ def test_a_folder_that_does_not_exist_is_one_line(tmp_path: Path) -> None:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(f"sqlite:///{tmp_path / 'menace.db'}", "menace")) as client:
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'menace.db'}", "menace"), base_url="http://127.0.0.1:8000") as client:
         yield client
 
 

@@ -38,3 +38,77 @@ def launch_browser() -> Iterator[Any]:
         finally:
             browser.close()
 
+
+
+RECORD_TEXT = """
+// Every text drawn on a canvas, as a box in the canvas's CSS pixels: (canvas, frame, text, box).
+// A frame ends when the canvas is cleared (a chart drawn anew); the wall's chunks are drawn once.
+window.textBoxes = [];
+(() => {
+  const proto = CanvasRenderingContext2D.prototype, fill = proto.fillText, clear = proto.clearRect;
+  let ids = 0;
+  proto.clearRect = function (...args) {
+    this.canvas.__frame = (this.canvas.__frame || 0) + 1;
+    return clear.apply(this, args);
+  };
+  proto.fillText = function (text, x, y, ...rest) {
+    const c = this.canvas, m = this.measureText(text), t = this.getTransform();
+    if (!c.__id) c.__id = c.id || ("canvas-" + (++ids));
+    const sx = c.clientWidth ? c.width / c.clientWidth : 1, sy = c.clientHeight ? c.height / c.clientHeight : 1;
+    const l = x - m.actualBoundingBoxLeft, r = x + m.actualBoundingBoxRight;
+    const top = y - m.actualBoundingBoxAscent, bottom = y + m.actualBoundingBoxDescent;
+    const xs = [], ys = [];
+    for (const [px, py] of [[l, top], [r, top], [l, bottom], [r, bottom]]) {
+      xs.push((t.a * px + t.c * py + t.e) / sx); ys.push((t.b * px + t.d * py + t.f) / sy);
+    }
+    if (String(text).trim()) window.textBoxes.push({ canvas: c.__id, frame: c.__frame || 0, text: String(text),
+      x0: Math.min(...xs), y0: Math.min(...ys), x1: Math.max(...xs), y1: Math.max(...ys),
+      w: c.clientWidth, h: c.clientHeight });
+    return fill.call(this, text, x, y, ...rest);
+  };
+})();
+"""
+
+SVG_TEXT = """(root) => {
+  // every text of the SVGs under root, as boxes in page pixels, with the box of its SVG
+  const out = [];
+  document.querySelectorAll(root + " svg").forEach((svg, i) => {
+    const s = svg.getBoundingClientRect();
+    svg.querySelectorAll("text").forEach((t) => {
+      const r = t.getBoundingClientRect();
+      if (t.textContent.trim()) out.push({ canvas: "svg-" + i, frame: 0, text: t.textContent,
+        x0: r.left - s.left, y0: r.top - s.top,
+        x1: r.right - s.left, y1: r.bottom - s.top, w: s.width, h: s.height });
+    });
+  });
+  return out;
+}"""
+
+
+def text_collisions(boxes: list[dict[str, Any]], slack: float = 0.5) -> list[str]:
+    """Texts that run into each other, or out of their canvas: for each canvas its last frame."""
+    last: dict[str, int] = {}
+    for b in boxes:
+        last[b["canvas"]] = max(last.get(b["canvas"], 0), b["frame"])
+    seen: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for b in boxes:
+        if b["frame"] == last[b["canvas"]]:
+            seen[(b["canvas"], b["text"], round(b["x0"]), round(b["y0"]))] = b
+    kept = list(seen.values())
+    problems = []
+    for b in kept:
+        if b["x0"] < -slack or b["y0"] < -slack or b["x1"] > b["w"] + slack or b["y1"] > b["h"] + slack:
+            problems.append(f"{b['text']!r} leaves its canvas {b['canvas']} ({b['x0']:.0f},{b['y0']:.0f})-"
+                            f"({b['x1']:.0f},{b['y1']:.0f}) of {b['w']}x{b['h']}")
+    by_canvas: dict[str, list[dict[str, Any]]] = {}
+    for b in kept:
+        by_canvas.setdefault(b["canvas"], []).append(b)
+    for items in by_canvas.values():
+        items.sort(key=lambda b: b["x0"])
+        for i, a in enumerate(items):
+            for b in items[i + 1:]:
+                if b["x0"] >= a["x1"] - slack:
+                    break
+                if min(a["y1"], b["y1"]) - max(a["y0"], b["y0"]) > slack:
+                    problems.append(f"{a['text']!r} and {b['text']!r} overlap in {a['canvas']}")
+    return problems

@@ -12,7 +12,7 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import islice
 
 from sqlalchemy import Connection
@@ -439,14 +439,16 @@ def _beads_from_checkpoints(s: Connection, stored: repo.StoredMachine, index: in
 
 def learning_series(db: Database, name: str, window: int | None = None, points: int = LEARNING_POINTS,
                     first: int | None = None, last: int | None = None, *,
-                    allow_empty: bool = False) -> series.LearningData:
+                    allow_empty: bool = False, from_start: bool = False) -> series.LearningData:
     """Games ``first``..``last`` (all by default): the running reinforcement and rolling win/draw/loss
     rates, at most ``points`` points each, computed while streaming the blocks (a block's tally where
     no point falls inside it, its games' headers otherwise; inside a summarized block the running
     totals are interpolated between its ends). Memory is bounded by ``points``, not the history.
 
     A machine without games is a :class:`~menace.app.series.PlotError`, or a curve without points
-    with ``allow_empty`` (a web page shows it as "no games yet")."""
+    with ``allow_empty`` (a web page shows it as "no games yet"). With ``from_start`` the cumulative
+    reinforcement of a range counts from the history's first game, as the whole curve does (a
+    zoomed chart goes on from the value it had there instead of starting again at 0)."""
     with db.reading() as s, gc_paused():
         machine_id, settings = repo.machine_settings(s, name)  # not its boxes: 2,201 take 90 ms
         played = repo.games_played(s, machine_id)
@@ -455,15 +457,28 @@ def learning_series(db: Database, name: str, window: int | None = None, points: 
         if not played:
             raise series.PlotError(f"{name!r} has played no games yet: nothing to plot")
         lo, hi = _range(played, first, last)
-        sampler = series.LearningSampler(lo, hi, window, points)
-        with closing(hrepo.stream_blocks(s, machine_id, start=lo, stop=hi, with_beads=False)) as blocks:
-            for b in blocks:
-                cut = b.first_game < lo or b.last_game > hi
-                if b.kept and (cut or sampler.inside(b.first_game, b.last_game)):
-                    sampler.feed_games(b.first_game, unpack_block(b.data))
-                else:
-                    sampler.feed_tally(b.first_game, b.n_games, b.tally)
-        return sampler.data(name, settings, _opponents(s, machine_id, lo, hi), played)
+        sampler = _learning_sampled(s, machine_id, series.LearningSampler(lo, hi, window, points))
+        data = sampler.data(name, settings, _opponents(s, machine_id, lo, hi), played)
+        if from_start and lo > 1:
+            # the tallies of the blocks before the range (and the headers of one cut by it)
+            before = _learning_sampled(s, machine_id, series.LearningSampler(1, lo - 1, 1, 2)).totals[lo - 1]
+            offset = before[0] * settings.win + before[1] * settings.draw + before[2] * settings.loss
+            data = replace(data, cumulative=data.cumulative + offset)
+        return data
+
+
+def _learning_sampled(s: Connection, machine_id: int, sampler: series.LearningSampler) -> series.LearningSampler:
+    """``sampler`` fed the blocks of its range: a block's tally where no point falls inside it, its
+    games' headers otherwise."""
+    lo, hi = sampler.first, sampler.last
+    with closing(hrepo.stream_blocks(s, machine_id, start=lo, stop=hi, with_beads=False)) as blocks:
+        for b in blocks:
+            cut = b.first_game < lo or b.last_game > hi
+            if b.kept and (cut or sampler.inside(b.first_game, b.last_game)):
+                sampler.feed_games(b.first_game, unpack_block(b.data))
+            else:
+                sampler.feed_tally(b.first_game, b.n_games, b.tally)
+    return sampler
 
 
 def box_at(db: Database, name: str, box: int, game_number: int) -> dict[int, int]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import errno
+import socket
+import sys
 from typing import Any
 
 import click
@@ -25,20 +28,6 @@ def _hosts(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -
         raise click.BadParameter(str(e)) from None
 
 
-def lan_address() -> str | None:
-    """The address other devices on the network most likely reach this computer by (the one its
-    traffic leaves from; nothing is sent to find it), or None without a network."""
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        try:
-            s.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed, never sent to
-            address = str(s.getsockname()[0])
-        except OSError:
-            return None
-    return None if address.startswith("127.") or address == "0.0.0.0" else address
-
-
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on (0.0.0.0: every address, for a class on the network); anything but "
@@ -56,9 +45,11 @@ def lan_address() -> str | None:
 @click.option("--allow-host", "allowed", metavar="NAME", multiple=True, callback=_hosts,
               help="Also answer to this host name (repeatable); the server answers only to the loopback "
                    "names and the address it listens on otherwise, so that no other site can borrow it.")
+@click.option("--qr/--no-qr", default=None,
+              help="Draw the play address as a QR code for phones [default: when --host is not 127.0.0.1].")
 @click.pass_obj
 def serve(app: Any, host: str, port: int, open_browser: bool, play_token: str | None, admin_token: str | None,
-          force_tokens: bool, allowed: tuple[str, ...]) -> None:
+          force_tokens: bool, allowed: tuple[str, ...], qr: bool | None) -> None:
     """Show the machine in a browser: the matchbox wall, play, train, learning, the festival console.
 
     Served beyond this computer (--host 0.0.0.0), students need the play token (play and watch) and
@@ -70,13 +61,14 @@ def serve(app: Any, host: str, port: int, open_browser: bool, play_token: str | 
     \b
     Examples:
       menace serve --open
-      menace serve --host 0.0.0.0 --port 8080       prints a play token and an admin token
+      menace serve --host 0.0.0.0 --port 8080       prints the class's addresses, a QR code and both tokens
       menace serve --host 0.0.0.0 --allow-host menace.local
     """
     import logging
     import webbrowser
 
     from menace.app.machines import machine_summary
+    from menace.web import lan
     from menace.web.app import create_app, needs_token
     from menace.web.guard import new_token
     from menace.web.server import MenaceServer, server_config
@@ -97,15 +89,21 @@ def serve(app: Any, host: str, port: int, open_browser: bool, play_token: str | 
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     web = create_app(app.database, app.machine, admin_token, play_token=play_token, bound=host, hosts=allowed,
                      trust_loopback=beyond)
-    server = MenaceServer(server_config(web, host, port, log_level="warning", timeout_graceful_shutdown=2), web)
-    wildcard = host in ("0.0.0.0", "::")
+    sock = listen(host, port)
+    port = sock.getsockname()[1]
+    server = MenaceServer(server_config(web, log_level="warning", timeout_graceful_shutdown=2), web)
+    local = host in ("127.0.0.1", "localhost", "::1")
     shown = f"[{host}]" if ":" in host else host
-    here = f"http://{'127.0.0.1' if wildcard else shown}:{port}/"
-    lan = lan_address() if wildcard else None
-    there = f"http://{lan}:{port}/" if lan else here
+    here = f"http://{'127.0.0.1' if host in lan.EVERY_NETWORK else shown}:{port}/"
+    addresses = [a.url(port) for a in lan.lan_addresses(host)] if not local else []
+    web.state.join_urls = addresses or [here]
+    there = addresses[0] if addresses else here
     click.echo(f"Serving machine {app.machine!r} at {here}  (Ctrl-C to stop)")
-    if lan:
-        click.echo(f"On the network: {there}")
+    if host in lan.EVERY_NETWORK:
+        if addresses:
+            click.echo("The class opens it at " + ", ".join(addresses) + "  (this computer's networks)")
+        else:
+            click.echo("This computer has no network other devices can reach it on: only this computer can open it")
     if play_token is not None:
         made = " (generated)" if "play" in generated else ""
         click.echo(f"Play token:  {play_token}{made}  students: {there}play#token={play_token}  (play and watch)")
@@ -115,6 +113,35 @@ def serve(app: Any, host: str, port: int, open_browser: bool, play_token: str | 
                    f"(train, build, replace, import, recount, stop a game)")
     if beyond:
         click.echo(f"At this computer, {here} needs no token.")
+    play = there + "play" + (f"#token={play_token}" if play_token else "")
+    if addresses and (qr if qr is not None else True):
+        click.echo(f"Scan to play: {play}  (the Join page shows this code too)")
+        lan.print_qr(play, sys.stdout)
+    elif qr:
+        lan.print_qr(play, sys.stdout)
     if open_browser:
         webbrowser.open(here)
-    server.run()
+    server.run(sockets=[sock])
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The listening socket, made before anything is printed: a port in use fails here, in one line."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        if family == socket.AF_INET6 and host == "::":
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise click.ClickException(f"port {port} on {host} is in use (another server?); "
+                                       f"choose another with --port") from None
+        raise click.ClickException(f"cannot listen on {host} port {port}: {exc.strerror or exc}") from None
+    except (socket.gaierror, UnicodeError) as exc:
+        sock.close()
+        raise click.ClickException(f"cannot listen on {host!r}: {exc}") from None
+    sock.set_inheritable(True)
+    return sock

@@ -22,8 +22,10 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute
 
 from menace import __version__
+from menace.app import groups as app_groups
 from menace.app import history as app_history
 from menace.app import machines as app_machines
+from menace.app import opponents as app_opponents
 from menace.app import transfer
 from menace.app import wall as app_wall
 from menace.app.database import Database
@@ -31,11 +33,12 @@ from menace.core.colours import check_marks, format_colours, parse_colours
 from menace.core.errors import ConflictError as MachineBusyError
 from menace.core.errors import NotFoundError
 from menace.core.game import Side
+from menace.core.learner import PRESETS
 from menace.core.names import MachineNameError, check_machine_name, is_machine_name
-from menace.games import DEFAULT_GAME, find_game, game_names
+from menace.games import DEFAULT_GAME, DEFAULT_PRESETS, PRESET_GAMES, find_game, game_names
 from menace.players import all_players
 from menace.render.beads import places_pieces
-from menace.web import downloads, present
+from menace.web import downloads, lan, present
 from menace.web.app import (
     BODY_LIMIT,
     UPLOAD_LIMIT,
@@ -49,6 +52,7 @@ from menace.web.app import (
     state_of,
 )
 from menace.web.guard import Role
+from menace.web.history import history_routes
 from menace.web.play import play_routes
 
 
@@ -138,7 +142,10 @@ async def info(request: Request) -> Response:
     return JSONResponse({
         "machine": st.machine, "token_required": st.tokens.any, "version": __version__,
         "shape": present.shape_json(find_game(DEFAULT_GAME)), "colours": present.colours_json(),
-        "games": game_names(), "training": st.trainer.latest(),
+        "games": game_names(), "game_titles": {g: find_game(g).title for g in game_names()},
+        "game_sides": {g: present.shape_json(find_game(g))["sides"] for g in game_names()},
+        "presets": [{"name": p, "game": PRESET_GAMES.get(p)} for p in PRESETS],
+        "default_presets": DEFAULT_PRESETS, "training": st.trainer.latest(),
         "upload_limit": UPLOAD_LIMIT, "watchers": st.hub.clients,
     })
 
@@ -152,6 +159,15 @@ async def access_info(request: Request) -> Response:
     return JSONResponse({"role": have.role.name.lower(), "token": have.token,
                          "play_needs_token": st.tokens.open_role() < Role.PLAY,
                          "admin_needs_token": st.tokens.open_role() < Role.ADMIN})
+
+
+async def join(request: Request) -> Response:
+    """``GET /api/join``: where the class opens the server (the addresses ``menace serve`` found on
+    this computer's networks, else the one this page was opened at), and the play address as a QR
+    code (SVG)."""
+    urls = list(getattr(request.app.state, "join_urls", None) or [str(request.base_url)])
+    play = urls[0].rstrip("/") + "/play"
+    return JSONResponse({"urls": urls, "play": play, "qr_svg": lan.qr_svg(play)})
 
 
 async def list_machines(request: Request) -> Response:
@@ -190,8 +206,9 @@ async def box_series(request: Request) -> Response:
 
 async def learning(request: Request) -> Response:
     """``GET /api/machines/{name}/learning?points=600&first=&last=&window=``: the learning curve
-    (cumulative reinforcement, rolling win/draw/loss shares) sampled to ``points`` games between
-    ``first`` and ``last``; ask again with a narrower range to zoom in. Read from the stored blocks
+    (cumulative reinforcement from the first game of the history, rolling win/draw/loss shares)
+    sampled to ``points`` games between ``first`` and ``last``; ask again with a narrower range to
+    zoom in (the cumulative goes on from its value there, never starting again at 0). Read from the stored blocks
     each time (their tallies, and the headers of the games where a point falls), in memory bounded
     by ``points``: nothing per game is kept between requests."""
     st = state_of(request)
@@ -200,18 +217,26 @@ async def learning(request: Request) -> Response:
     assert points is not None
     data = await run_in_threadpool(partial(
         app_history.learning_series, st.db, name, query_int(request, "window", None, 1), points,
-        query_int(request, "first", None, 1), query_int(request, "last", None, 1), allow_empty=True))
+        query_int(request, "first", None, 1), query_int(request, "last", None, 1), allow_empty=True,
+        from_start=True))
     return JSONResponse(present.learning_json(data))
 
 
 async def opponents(request: Request) -> Response:
-    """``GET /api/opponents``: every opponent of ``menace opponents`` (``?game=NAME``: only those that
-    play that game), each with the games it plays (null: every game)."""
-    name = request.query_params.get("game")
-    game = find_game(name) if name else None
-    players = [{"name": p.name, "aliases": list(p.aliases), "description": p.description,
-                "games": None if p.games is None else list(p.games)} for p in all_players(game)]
-    return JSONResponse({"players": players})
+    """``GET /api/opponents?machine=NAME``: the opponents that can play that machine's game (the
+    machine shown by default), the other machines of its game (``menace:NAME``) and ``default``, the
+    one to offer first. ``?game=NAME`` instead: every opponent of ``menace opponents`` that plays that
+    game, each with the games it plays (null: every game)."""
+    st = state_of(request)
+    if "game" in request.query_params:
+        game = find_game(request.query_params["game"])
+        every = [{"name": p.name, "aliases": list(p.aliases), "description": p.description,
+                  "games": None if p.games is None else list(p.games)} for p in all_players(game)]
+        return JSONResponse({"players": every})
+    name = machine_name(request.query_params.get("machine") or st.machine)
+    found = await run_in_threadpool(app_opponents.opponents_for, st.db, name)
+    players = [{"name": p.name, "description": p.description, "machine": p.machine} for p in found.players]
+    return JSONResponse({"machine": found.machine, "game": found.game, "default": found.default, "players": players})
 
 
 async def export(request: Request) -> Response:
@@ -319,6 +344,34 @@ async def _confirm_replacing(db: Database, name: str, how: str) -> None:
         f"replacing machine {name!r} loses its {s.games:,} games and the beads of its {s.boxes:,} boxes "
         f"(export it first to keep them); send {how} to replace it",
         {"machine": name, "games": s.games, "boxes": s.boxes})
+
+
+async def create_groups(request: Request) -> Response:
+    """``POST /api/groups``: ``{"count": 6, "game": "tictactoe", "preset": "michie", "prefix": "group",
+    "replace": false}``: one machine per group, ``group-1`` ... ``group-N``, built in one step."""
+    await authorize(request, Role.ADMIN)
+    body = await json_body(request)
+    st = state_of(request)
+    count = field_of(body, "count", int, required=True)
+    prefix = field_of(body, "prefix", str, "group")
+    replace = bool(field_of(body, "replace", bool, False))
+    if replace and any(n in _busy(request) for n in app_groups.group_names(count, prefix)):
+        raise MachineBusyError("a group's machine is in a game or tournament here; stop it first")
+    game = field_of(body, "game", str, DEFAULT_GAME)
+    built = await run_in_threadpool(partial(app_groups.build_groups, st.db, count, game,
+                                            field_of(body, "preset", str), prefix, replace))
+    st.hub.publish("machines", {"created": [s.name for s in built]}, remember=False)
+    return JSONResponse({"machines": [present.summary_json(s) for s in built]}, status_code=201)
+
+
+async def scoreboard(request: Request) -> Response:
+    """``GET /api/scoreboard?prefix=group``: every group's machine (``group-1`` ...) with its
+    learning curve, for the class scoreboard."""
+    prefix = request.query_params.get("prefix") or "group"
+    app_groups.group_names(1, prefix)  # a prefix that cannot name a machine: 400
+    found = await run_in_threadpool(app_groups.scoreboard, state_of(request).db, prefix)
+    return JSONResponse({"prefix": prefix, "groups": [
+        {"machine": present.summary_json(g.summary), "learning": present.learning_json(g.learning)} for g in found]})
 
 
 def _busy(request: Request) -> set[str]:
@@ -434,7 +487,8 @@ async def train_start(request: Request) -> Response:
         raise BadRequestError("'seed' must be from 0 to 2**63 - 1")
     if name in st.tables.busy_machines():
         raise MachineBusyError(f"machine {name!r} is in a game here; finish it first")
-    await run_in_threadpool(app_machines.machine_summary, st.db, name)  # an unknown machine: 404 now
+    summary = await run_in_threadpool(app_machines.machine_summary, st.db, name)  # an unknown machine: 404 now
+    await run_in_threadpool(app_opponents.check_opponent, st.db, summary, opponent)  # a misfit: 400 now
     status = st.trainer.start(st.db, name, opponent, games, seconds, seed, Side[side_text] if side_text else None)
     return JSONResponse(status, status_code=202)
 
@@ -454,6 +508,7 @@ def routes() -> list[BaseRoute]:
         route("/health", health),
         route("/info", info),
         route("/access", access_info),
+        route("/join", join),
         route("/events", events),
         route("/opponents", opponents),
         route("/machines", list_machines),
@@ -468,8 +523,11 @@ def routes() -> list[BaseRoute]:
         route("/machines/{name}/labels.pdf", labels),
         route("/machines/{name}/plots/{kind}.{fmt}", plot),
         route("/import", import_machine, ["POST"]),
+        route("/groups", create_groups, ["POST"]),
+        route("/scoreboard", scoreboard),
         route("/train", train_status),
         route("/train", train_start, ["POST"]),
         route("/train/stop", train_stop, ["POST"]),
         *play_routes(),
+        *history_routes(),
     ]

@@ -16,10 +16,13 @@ PAGES = [
     ("play", "/play", "Play"),
     ("train", "/train", "Train"),
     ("learning", "/learning", "Learning"),
+    ("history", "/history", "Games"),
     ("console", "/console", "Festival console"),
     ("audience", "/audience", "Audience view"),
     ("machines", "/machines", "Machines"),
     ("lesson", "/lesson", "Lesson"),
+    ("scoreboard", "/scoreboard", "Scoreboard"),
+    ("join", "/join", "Join"),
 ]
 
 

@@ -79,6 +79,22 @@ def end_json(t: Table, end: GameEnd) -> JSON:
             "games_played": end.game_number}
 
 
+def win_cells(game: Game, state: State, moves: Sequence[int], winner: Side | None) -> list[int]:
+    """The cells that won the game, to highlight: the line of three in noughts and crosses; in a
+    game whose pieces move, the square the winning move reached."""
+    if winner is None:
+        return []
+    cells = list(state[: game.rows * game.cols])
+    if game.name == "tictactoe":
+        from menace.games.tictactoe import LINES
+
+        for line in LINES:
+            if cells[line[0]] and all(cells[i] == cells[line[0]] for i in line):
+                return list(line)
+        return []  # a resignation: no line
+    return [game.move_cells(moves[-1])[1]] if moves else []
+
+
 def table_json(t: Table) -> JSON:
     """The game as it stands, for the page: board, whose turn, MENACE's turns so far, the end."""
     s: PlaySession = t.session
@@ -95,6 +111,8 @@ def table_json(t: Table) -> JSON:
         "legal_cells": [list(game.move_cells(m)) for m in s.legal_moves()],
         "legal_names": [game.move_text(m) for m in s.legal_moves()],
         "turns": t.turns, "end": t.end, "box_to_open": None, "resigns_on_empty": s.resigns_on_empty,
+        "heartbeat_seconds": t.heartbeat_seconds,
+        "win_cells": win_cells(game, s.state, moves, s.finished.winner) if over and s.finished else [],
     }
     if t.operated and out["menace_to_move"]:
         out["box_to_open"] = open_json(game, s.box_to_open(), t.colours)
@@ -136,10 +154,11 @@ class Play:
         self.tables.publish("table", view)
         return view
 
-    def start(self, machine: str, first: str | None, seed: int | None, operated: bool) -> JSON:
+    def start(self, machine: str, first: str | None, seed: int | None, operated: bool,
+              ticket: str | None = None) -> JSON:
         side = None if first is None else (Side.X if first == "menace" else Side.O)
         holder = f"{'an operated game' if operated else 'a game'} in the browser (menace serve)"
-        t = self.tables.open(machine, holder=holder, menace_side=side, seed=seed, operated=operated)
+        t = self.tables.open(machine, holder=holder, menace_side=side, seed=seed, operated=operated, ticket=ticket)
         with t.lock:
             try:
                 self._menace_turns(t)
@@ -191,6 +210,10 @@ class Play:
         self.tables.publish("table", {"id": t.id, "machine": t.machine, "abandoned": True})
         return {"abandoned": True}
 
+    def alive(self, table_id: str) -> JSON:
+        t = self.tables.alive(table_id)
+        return {"id": t.id, "alive": True, "waiting": self.tables.waiting().get(t.machine, 0)}
+
     def view(self, table_id: str) -> JSON:
         t = self.tables.get(table_id)
         with t.lock:
@@ -221,12 +244,13 @@ async def _start(request: Request, operated: bool) -> Response:
     if first not in (None, "menace", "me"):
         raise BadRequestError("'first' is menace or me")
     seed = field_of(body, "seed", int)
+    ticket = field_of(body, "ticket", str)
     assert st.trainer is not None
     if name in st.trainer.busy_machines():
         from menace.core.errors import ConflictError as MachineBusyError
 
         raise MachineBusyError(f"machine {name!r} is training here; stop the tournament first")
-    view = await run_in_threadpool(_play(request).start, name, first, seed, operated)
+    view = await run_in_threadpool(_play(request).start, name, first, seed, operated, ticket)
     return JSONResponse(view, status_code=201)
 
 
@@ -287,6 +311,70 @@ async def table(request: Request) -> Response:
     return JSONResponse(await run_in_threadpool(_play(request).view, request.path_params["id"]))
 
 
+async def alive(request: Request) -> Response:
+    """``POST /api/play/{id}/alive`` (or ``/api/operate/{id}/alive``): the game's page is still
+    there. A page sends it every ``heartbeat_seconds``; a game whose page has not been heard from
+    for :data:`~menace.web.tables.ORPHAN_SECONDS` is abandoned and the machine goes to the next in
+    its queue."""
+    await authorize(request, Role.PLAY)
+    return JSONResponse(await run_in_threadpool(_play(request).alive, request.path_params["id"]))
+
+
+async def games_in_progress(request: Request) -> Response:
+    """``GET /api/tables``: the games in progress (machine, moves so far, seconds since their page
+    was heard from) and how many wait for each machine."""
+    import time
+
+    tables = state_of(request).tables
+    assert tables is not None
+    now, mono = time.time(), time.monotonic()
+    games = [{"id": t.id, "machine": t.machine, "operated": t.operated, "moves": len(t.session.moves),
+              "seconds": round(now - t.started), "quiet_seconds": round(mono - t.seen)} for t in tables.tables()]
+    return JSONResponse({"games": games, "waiting": tables.waiting()})
+
+
+async def stop_game(request: Request) -> Response:
+    """``POST /api/tables/{id}/stop``: the teacher ends a game in progress, storing nothing; its
+    page is told, and the machine goes to the next in its queue."""
+    await authorize(request)
+    tables = state_of(request).tables
+    assert tables is not None
+    t = await run_in_threadpool(tables.stop, request.path_params["id"], "the teacher stopped it")
+    return JSONResponse({"id": t.id, "machine": t.machine, "stopped": True})
+
+
+async def queue_join(request: Request) -> Response:
+    """``POST /api/queue``: ``{"machine"}``: a place at the end of the machine's queue; answers as
+    ``GET /api/queue/{ticket}``."""
+    from menace.web.api import field_of, json_body, machine_name
+
+    await authorize(request, Role.PLAY)
+    body = await json_body(request)
+    st = state_of(request)
+    assert st.tables is not None
+    name = machine_name(field_of(body, "machine", str, st.machine))
+    ticket = st.tables.join(name)
+    return JSONResponse(st.tables.place(ticket.id), status_code=201)
+
+
+async def queue_place(request: Request) -> Response:
+    """``GET /api/queue/{ticket}``: where the place stands: ``position`` (1: next), ``waiting``,
+    ``busy`` (a game is in progress), ``turn`` (start now, giving ``ticket`` to ``POST /api/play``),
+    ``message``. Asking keeps the place: one not asked about for
+    :data:`~menace.web.tables.ORPHAN_SECONDS` is given up."""
+    tables = state_of(request).tables
+    assert tables is not None
+    return JSONResponse(tables.place(request.path_params["ticket"]))
+
+
+async def queue_leave(request: Request) -> Response:
+    """``POST /api/queue/{ticket}/leave``: give the place up (the page closed)."""
+    tables = state_of(request).tables
+    assert tables is not None
+    tables.leave(request.path_params["ticket"])
+    return JSONResponse({"left": True})
+
+
 def play_routes() -> list[BaseRoute]:
     """The routes of games in progress (play and the festival console)."""
     return [
@@ -294,6 +382,13 @@ def play_routes() -> list[BaseRoute]:
         Route("/play/{id}", table, methods=["GET"]),
         Route("/play/{id}/move", play_move, methods=["POST"]),
         Route("/play/{id}/abandon", abandon, methods=["POST"]),
+        Route("/play/{id}/alive", alive, methods=["POST"]),
+        Route("/operate/{id}/alive", alive, methods=["POST"]),
+        Route("/tables", games_in_progress, methods=["GET"]),
+        Route("/tables/{id}/stop", stop_game, methods=["POST"]),
+        Route("/queue", queue_join, methods=["POST"]),
+        Route("/queue/{ticket}", queue_place, methods=["GET"]),
+        Route("/queue/{ticket}/leave", queue_leave, methods=["POST"]),
         Route("/operate", operate_start, methods=["POST"]),
         Route("/operate/{id}", table, methods=["GET"]),
         Route("/operate/{id}/bead", operate_bead, methods=["POST"]),

@@ -116,8 +116,11 @@ def wall_json(wall: Wall) -> JSON:
 
 def summary_json(s: MachineSummary) -> JSON:
     """A machine as ``menace stats`` shows it."""
+    sides = {side.name: name for side, name in s.game.side_names.items()}
+    side = s.settings.side
     return {
-        "name": s.name, "game": s.game.name, "preset": s.preset,
+        "name": s.name, "game": s.game.name, "game_title": s.game.title, "preset": s.preset,
+        "side_name": sides.get(side, "both" if side == "both" else str(side)),
         "created_at": s.created_at.isoformat(timespec="seconds"),
         "settings": s.settings.describe(), "side": s.settings.side, "boxes": s.boxes,
         "boxes_by_move": s.boxes_by_move, "beads": s.beads, "empty_boxes": s.empty_boxes, "games": s.games,

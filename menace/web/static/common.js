@@ -4,7 +4,10 @@
 const M = (() => {
   const SVG = "http://www.w3.org/2000/svg";
   const body = document.body;
-  let machine = body.dataset.machine;
+  // A page may be opened for one machine (a group's: /play?machine=group-2); else the one shown.
+  const asked = new URLSearchParams(location.search).get("machine");
+  let machine = asked && /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(asked) ? asked : body.dataset.machine;
+  if (machine !== body.dataset.machine) { const b = document.getElementById("machine-name"); if (b) b.textContent = machine; }
 
   // A token is URL-safe (letters, digits, - and _): anything else could never be sent in a header.
   const TOKEN = /^[A-Za-z0-9_-]{1,128}$/;
@@ -81,6 +84,21 @@ const M = (() => {
   function textOn(bead) { return (bead && bead.ink) || "#111111"; }
   const NUMBER = new Intl.NumberFormat("en-GB");
   function fmt(n) { return n < 1000 && n > -1000 && Number.isInteger(n) ? String(n) : NUMBER.format(n); }
+  // A count in at most five characters where room is short: 9,999, 92.5k, 925k, 2.93M, 1.00bn.
+  function short(n) {
+    const a = Math.abs(n);
+    if (a < 10000) return fmt(n);
+    for (const [unit, size] of [["k", 1e3], ["M", 1e6], ["bn", 1e9]]) {
+      const v = n / size;
+      if (Math.abs(v) < 999.5 || unit === "bn") return (Math.abs(v) < 9.995 ? v.toFixed(2) : Math.abs(v) < 99.95 ? v.toFixed(1) : v.toFixed(0)) + unit;
+    }
+    return fmt(n);
+  }
+  // The longest of fmt(n), short(n) that fits `width` pixels as measure(text) says.
+  function fitCount(n, width, measure) {
+    const full = fmt(n);
+    return measure(full) <= width ? full : short(n);
+  }
 
   // One board as SVG, from game-generic data: shape {rows, cols, glyphs}, cells (one value per
   // cell), beads [{to, from, letter, hex, count}] and options {size, clickable, highlight, drawn}.
@@ -123,18 +141,43 @@ const M = (() => {
       svg.append(g);
     }
     if (shape.grid !== false) svg.append(el("svg:path", { class: "grid", d: gridPath(rows, cols, cell) }));
+    // The winning line: its squares shaded and a stroke drawn through them (seen without colour too).
+    const win = opts.win || [];
+    for (const i of win) { const bg = svg.querySelector(`.cell[data-cell="${i}"] .cell-bg`); if (bg) bg.classList.add("win"); }
+    if (win.length && !named(shape)) {
+      const at = (i) => [(i % cols + 0.5) * cell, (Math.floor(i / cols) + 0.5) * cell];
+      const [x1, y1] = at(win[0]), [x2, y2] = at(win[win.length - 1]);
+      if (win.length > 1) svg.append(el("svg:line", { x1, y1, x2, y2, class: "win-line", "stroke-width": cell * 0.12 }));
+      else svg.append(el("svg:circle", { cx: x1, cy: y1, r: cell * 0.44, class: "win-ring", "stroke-width": cell * 0.08 }));
+      svg.dataset.win = win.join(",");
+    }
+    // Several beads may aim at one square (Hexapawn: a pawn's move and a capture): side by side,
+    // smaller, never on top of each other.
+    const sharing = new Map(), placed = new Map();
+    for (const b of beads) sharing.set(b.to, (sharing.get(b.to) || 0) + 1);
     for (const b of beads) {
-      let cx, cy, rad = cell * 0.3;
+      let cx, cy, rad;
       if (named(shape)) { cx = (b.bead + 0.5) * slot; cy = sticksH + capH + slot / 2; rad = slot * 0.3; }
-      else { cx = (b.to % cols + 0.5) * cell; cy = (Math.floor(b.to / cols) + 0.5) * cell; }
+      else {
+        const r = Math.floor(b.to / cols), c = b.to % cols, k = sharing.get(b.to), at = placed.get(b.to) || 0;
+        placed.set(b.to, at + 1);
+        cx = (c + 0.5) * cell + (k > 1 ? (at - (k - 1) / 2) * (cell / k) : 0); cy = (r + 0.5) * cell;
+        // room for the drawn bead's ring (6 wide) as it pulses (12% larger) inside its own cell
+        rad = k > 1 ? Math.min(cell * 0.3, (cell / k) / 2 / 1.12 - 4) : cell * 0.3;
+      }
       const gb = el("svg:g", { class: "bead" + (b.count === 0 ? " none" : "") + (opts.drawn === b.bead ? " drawn" : ""), "data-bead": b.bead });
       if (b.from !== null && b.from !== undefined && !named(shape)) {
         const fr = Math.floor(b.from / cols), fc = b.from % cols;
         gb.append(el("svg:line", { x1: (fc + 0.5) * cell, y1: (fr + 0.5) * cell, x2: cx, y2: cy, stroke: b.hex, "stroke-width": cell * 0.08, class: "arrow" }));
       }
       gb.append(el("svg:circle", { cx, cy, r: rad, fill: b.count === 0 ? "none" : b.hex, stroke: b.count === 0 ? "#8a8a8a" : "#222", "stroke-width": 2, "stroke-dasharray": b.count === 0 ? "4 3" : null }));
-      gb.append(el("svg:text", { x: cx, y: cy - (opts.counts === false ? 0 : rad * 0.18), class: "bead-letter", "font-size": rad * 0.9, fill: b.count === 0 ? "#777" : textOn(b), text: b.letter }));
-      if (opts.counts !== false) gb.append(el("svg:text", { x: cx, y: cy + rad * 0.62, class: "bead-count", "font-size": rad * (String(b.count).length > 3 ? 0.45 : 0.6), fill: b.count === 0 ? "#777" : textOn(b), text: fmt(b.count) }));
+      gb.append(el("svg:text", { x: cx, y: cy - (opts.counts === false ? 0 : rad * 0.3), class: "bead-letter", "font-size": rad * (opts.counts === false ? 0.9 : 0.78), fill: b.count === 0 ? "#777" : textOn(b), text: b.letter }));
+      if (opts.counts !== false) {
+        // the count inside the dot, whole: shortened (925k, 2.93M) when the digits would not fit
+        const room = rad * 1.6, text = fitCount(b.count, room, (t) => t.length * rad * 0.45 * 0.62);
+        const size = Math.min(rad * 0.5, room / (text.length * 0.62));
+        gb.append(el("svg:text", { x: cx, y: cy + rad * 0.5, class: "bead-count", "font-size": size, fill: b.count === 0 ? "#777" : textOn(b), text }));
+      }
       gb.append(el("svg:title", { text: `${b.colour_name} (${b.letter}) → ${b.name}: ${fmt(b.count)} bead${b.count === 1 ? "" : "s"}` }));
       svg.append(gb);
     }
@@ -264,7 +307,7 @@ const M = (() => {
 
   initToken();
   return {
-    api, newest, flash, events, el, board, named, drawBox, fmt, textOn, token, setMachine, confirmed,
+    api, newest, flash, events, el, board, named, drawBox, fmt, short, fitCount, textOn, token, setMachine, confirmed,
     get machine() { return machine; },
   };
 })();

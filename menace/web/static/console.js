@@ -66,6 +66,16 @@
   const bead = (b) => call(`/operate/${table.id}/bead`, { bead: b });
   const other = (cell) => { if (table && !table.over && !table.menace_to_move && !busy) call(`/operate/${table.id}/other`, { move: cell }); };
 
+  // The console says it is still there: a game whose page stops answering is released.
+  setInterval(() => {
+    if (table && !table.over) M.api(`/operate/${table.id}/alive`, { method: "POST" }).catch(() => {});
+  }, 10000);
+  M.events({ table: (t) => {
+    if (table && t.id === table.id && t.abandoned && t.why) {
+      table = null; card.hidden = true; endEl.hidden = true; abandonBtn.hidden = true; boardEl.replaceChildren();
+      statusEl.textContent = `The game was stopped (${t.why}): the twin is unchanged. Put the drawn beads back in their boxes.`;
+    }
+  } });
   document.getElementById("new-game").addEventListener("click", start);
   document.getElementById("new-game").disabled = false;
   document.body.dataset.ready = "1";

@@ -12,7 +12,7 @@ const G = (() => {
     const clickable = opts.clickable && !table.over && !table.menace_to_move;
     if (M.named(table.shape)) return namedBoard(table, opts, clickable);
     if (moves(table)) return pieceBoard(table, opts, clickable);
-    const svg = M.board(table.shape, table.cells, [], { size: opts.size || 300, clickable, highlight: table.last_move, label: "the game's board" });
+    const svg = M.board(table.shape, table.cells, [], { size: opts.size || 300, clickable, highlight: table.last_move, win: table.win_cells, label: "the game's board" });
     if (clickable && opts.onMove) {
       svg.querySelectorAll(".cell.clickable").forEach((g) => {
         const go = () => opts.onMove(Number(g.dataset.cell));
@@ -38,7 +38,7 @@ const G = (() => {
   }
 
   function pieceBoard(table, opts, clickable) {
-    const svg = M.board(table.shape, table.cells, [], { size: opts.size || 300, highlight: table.last_move, label: "the game's board" });
+    const svg = M.board(table.shape, table.cells, [], { size: opts.size || 300, highlight: table.last_move, win: table.win_cells, label: "the game's board" });
     if (!clickable || !opts.onMove) return svg;
     const legal = table.legal.map((move, i) => ({ move, from: table.legal_cells[i][0], to: table.legal_cells[i][1] }));
     const froms = new Set(legal.map((m) => m.from));
@@ -91,6 +91,21 @@ const G = (() => {
     return out;
   }
 
+  // Every MENACE turn of the game so far, small, in order: the box, its beads, the bead drawn.
+  function turnStrip(table, opts = {}) {
+    return table.turns.map((t, i) => {
+      const card = M.el("figure", { class: "mini-turn" + (i === table.turns.length - 1 ? " latest" : "") });
+      if (t.box_number === null || t.box_number === undefined) {
+        card.append(M.el("figcaption", { text: `Move ${i + 1}: forced, ${t.move_name}` }));
+        return card;
+      }
+      const b = t.beads.find((x) => x.bead === t.bead);
+      card.append(M.board(opts.shape || table.shape, t.cells, t.beads, { size: opts.size || 150, drawn: t.bead, label: `box ${t.box_number}` }),
+        M.el("figcaption", {}, M.el("b", { text: `Box ${t.box_number}` }), t.resigned ? ": empty, MENACE resigns" : b ? ` drew ${b.letter} ${b.colour_name}: ${t.move_name}` : ""));
+      return card;
+    });
+  }
+
   function ledger(end, opts = {}) {
     const words = opts.operated ? { win: "MENACE wins.", draw: "A draw.", loss: "MENACE loses." } : { win: "MENACE wins.", draw: "A draw.", loss: "You win!" };
     const out = [M.el("h3", { class: "result", text: words[end.result] || end.result })];
@@ -113,5 +128,5 @@ const G = (() => {
     return `${who === "You" ? "Your" : "The other side's"} move (${table.person_side}).`;
   }
 
-  return { shape, board, moves, turnCard, ledger, status };
+  return { shape, board, moves, turnCard, turnStrip, ledger, status };
 })();

@@ -10,18 +10,15 @@
   let curveTimer = null, lastCurve = 0;
   let shown = { server: null, update: 0 };
 
+  // Only the opponents that can play this machine's game, and the server's first choice for it.
   async function loadOpponents() {
-    // Only the players of this machine's game, and the other machines of the same game.
-    const ms = await M.api("/machines");
-    const me = ms.machines.find((m) => m.name === M.machine);
-    const o = await M.api("/opponents" + (me ? `?game=${encodeURIComponent(me.game)}` : ""));
+    const o = await M.api(`/opponents?machine=${encodeURIComponent(M.machine)}`);
     const sel = document.getElementById("opponent");
-    for (const p of o.players) { sel.append(M.el("option", { value: p.name, text: p.name })); descriptions[p.name] = p.description; }
-    for (const m of ms.machines) if (m.name !== M.machine && (!me || m.game === me.game)) { const v = "menace:" + m.name; sel.append(M.el("option", { value: v, text: v })); descriptions[v] = `another machine in this database, '${m.name}'; it learns too`; }
-    const names = o.players.map((p) => p.name);
-    sel.value = names.includes("smart") ? "smart" : names.includes("perfect") ? "perfect" : names[0];
+    sel.replaceChildren(...o.players.map((p) => M.el("option", { value: p.name, text: p.name })));
+    for (const p of o.players) descriptions[p.name] = p.description;
+    sel.value = o.default;
     const help = () => { document.getElementById("opponent-help").textContent = descriptions[sel.value] || ""; };
-    sel.addEventListener("change", help); help();
+    sel.onchange = help; help();
   }
 
   const curve = M.newest(() => {
@@ -72,7 +69,7 @@
     stopBtn.disabled = true;
     try { show(await M.api("/train/stop", { method: "POST" })); } catch (err) { M.flash(err.message); stopBtn.disabled = false; }
   });
-  M.events({ train: show, machine: (m) => { M.setMachine(m.machine); curve().catch((err) => M.flash(err.message)); } });
+  M.events({ train: show, machine: (m) => { M.setMachine(m.machine); loadOpponents().catch((err) => M.flash(err.message)); curve().catch((err) => M.flash(err.message)); } });
   loadOpponents().catch((err) => M.flash(err.message));
   M.api("/train").then(show).catch(() => {});
   curve().catch((err) => M.flash(err.message));

@@ -101,7 +101,7 @@
       g.cols = cols;
       const rows = Math.ceil(g.boxes.length / cols);
       const need = Math.ceil(rows / CHUNK_ROWS);
-      while (g.chunks.length > need) g.chunks.pop().remove();
+      while (g.chunks.length > need) { const gone = g.chunks.pop(); seen.unobserve(gone.canvas); gone.canvas.remove(); }
       while (g.chunks.length < need) {
         const canvas = M.el("canvas", { class: "wall-canvas", role: "img" });
         const chunk = { canvas, first: 0, rows: 0, drawn: false, group: g };
@@ -189,9 +189,18 @@
     }
     // the box's number and its beads
     ctx.textBaseline = "alphabetic"; ctx.textAlign = "left"; ctx.fillStyle = "#111"; ctx.font = "bold 14px system-ui, sans-serif";
-    for (const t of items) ctx.fillText(String(t.box.number), t.x + PAD_X, t.y + 20);
+    const numberW = new Map();
+    for (const t of items) { const n = String(t.box.number); numberW.set(t, ctx.measureText(n).width); ctx.fillText(n, t.x + PAD_X, t.y + 20); }
     ctx.textAlign = "right"; ctx.font = "13px system-ui, sans-serif"; ctx.fillStyle = "#4a3d25";
-    for (const t of items) if (!t.box.empty) ctx.fillText(`${M.fmt(t.box.total)} ${t.box.total === 1 ? "bead" : "beads"}`, t.x + TILE_W - PAD_X, t.y + 20);
+    for (const t of items) {
+      if (t.box.empty) continue;
+      // the total beside the box's number, never over it: 2,925,021 beads, else 2.93M beads, else 2.93M
+      const room = TILE_W - 2 * PAD_X - numberW.get(t) - 8, word = t.box.total === 1 ? "bead" : "beads";
+      let text = `${M.fmt(t.box.total)} ${word}`;
+      if (ctx.measureText(text).width > room) text = `${M.short(t.box.total)} ${word}`;
+      if (ctx.measureText(text).width > room) text = M.short(t.box.total);
+      ctx.fillText(text, t.x + TILE_W - PAD_X, t.y + 20);
+    }
     ctx.font = "bold 13px system-ui, sans-serif"; ctx.fillStyle = "#7a1600";
     for (const t of items) if (t.box.empty) ctx.fillText("EMPTY", t.x + TILE_W - PAD_X, t.y + 20);
     // the board: grid and pieces
@@ -269,7 +278,7 @@
         } else {
           none.moveTo(cx + least, cy - dy); none.arc(cx, cy - dy, least, 0, Math.PI * 2);
         }
-        letters.push([b, cx, cy - dy, bottom]);
+        letters.push([b, cx, cy - dy, bottom, (named ? slot : cell / k) - 3]);
       }
     }
     ctx.lineWidth = 3;
@@ -280,8 +289,19 @@
     const letterCell = named ? slot : cell;  // the letters and counts as big as the dots they sit on
     ctx.textAlign = "center"; ctx.textBaseline = "middle"; ctx.font = `bold ${Math.round(letterCell * 0.3)}px system-ui, sans-serif`;
     for (const [b, cx, dot] of letters) { ctx.fillStyle = b.count > 0 ? M.textOn(b) : "#555"; ctx.fillText(b.letter, cx, dot + 0.5); }
-    ctx.textBaseline = "alphabetic"; ctx.font = `bold ${Math.round(letterCell * 0.27)}px system-ui, sans-serif`; ctx.fillStyle = "#111";
-    for (const [b, cx, , bottom] of letters) ctx.fillText(M.fmt(b.count), cx, bottom);
+    // each count under its dot, within its own share of the cell: shortened (925k, 2.93M) when the
+    // digits would run into the next count, and smaller still if need be
+    const countFont = Math.round(letterCell * 0.27);
+    ctx.textBaseline = "alphabetic"; ctx.font = `bold ${countFont}px system-ui, sans-serif`; ctx.fillStyle = "#111";
+    const measure = (text) => ctx.measureText(text).width;
+    for (const [b, cx, , bottom, room] of letters) {
+      const text = M.fitCount(b.count, room, measure), w = measure(text);
+      if (w > room) {
+        ctx.font = `bold ${Math.max(6, Math.floor(countFont * room / w))}px system-ui, sans-serif`;
+        ctx.fillText(text, cx, bottom);
+        ctx.font = `bold ${countFont}px system-ui, sans-serif`;
+      } else ctx.fillText(text, cx, bottom);
+    }
   }
 
   function redrawBox(number) {
@@ -304,6 +324,19 @@
 
   async function pick(g, chunk, e) {
     const b = boxAt(g, chunk, e); if (!b) return;
+    await openBox(b);
+  }
+
+  // By keyboard (or for a box far down the wall): open a box by its number.
+  document.getElementById("open-box").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const n = Number(document.getElementById("open-box-number").value);
+    const b = data && data.boxes[n - 1];
+    if (!b) { M.flash(data ? `No box ${n}: the boxes are numbered 1 to ${data.boxes.length}.` : "The wall is still loading."); return; }
+    M.flash(""); openBox(b);
+  });
+
+  async function openBox(b) {
     const dlg = document.getElementById("box-detail");
     document.getElementById("detail-title").textContent = `Box ${b.number} · MENACE's move ${b.move} (${b.side} to play)`;
     const drawing = document.getElementById("detail-drawing");
@@ -354,27 +387,40 @@
     redrawBox(b.number); say();
   }
 
+  // At most one refetch in flight: events that come meanwhile (a tournament sends several a second)
+  // ask for one more after it, never a new request that would make the one in flight stale. On a
+  // busy machine an answer can take longer than the events' interval; it is drawn all the same.
+  const REFETCH_MS = 800;
+  let refetching = false, refetchAgain = false;
   function scheduleRefetch() {
+    if (refetching) { refetchAgain = true; return; }
     if (refetchTimer) return;
-    const wait = Math.max(0, 1000 - (performance.now() - lastFetch));
-    refetchTimer = setTimeout(async () => {
-      refetchTimer = null;
-      try {
-        if (loading) { refetchAfterLoad = true; return; }
-        if (!data) return;
-        const mine = ++fetches;
-        const fresh = expand(await M.api(`/machines/${encodeURIComponent(M.machine)}/boxes`));
-        if (mine !== fetches) return;
-        lastFetch = performance.now();
-        if (fresh.boxes.length !== data.boxes.length) { data = fresh; layout(); return; }
-        const changed = [];
-        fresh.boxes.forEach((b, i) => { if (JSON.stringify(b.beads) !== JSON.stringify(data.boxes[i].beads)) changed.push(b.number); });
-        data = fresh;
-        for (const g of groups) g.boxes = g.boxes.map((b) => data.boxes[b.number - 1]);
-        changed.forEach(redrawBox); say();
-        wallEl.dataset.games = String(data.games_played);
-      } catch (err) { M.flash(err.message); }
-    }, wait);
+    const wait = Math.max(0, REFETCH_MS - (performance.now() - lastFetch));
+    refetchTimer = setTimeout(refetch, wait);
+  }
+
+  async function refetch() {
+    refetchTimer = null;
+    if (loading) { refetchAfterLoad = true; return; }
+    if (!data) return;
+    refetching = true;
+    lastFetch = performance.now();
+    try {
+      const mine = ++fetches;
+      const fresh = expand(await M.api(`/machines/${encodeURIComponent(M.machine)}/boxes`));
+      if (mine !== fetches) return;  // a whole load (another machine) started meanwhile draws
+      if (fresh.boxes.length !== data.boxes.length) { data = fresh; layout(); return; }
+      const changed = [];
+      fresh.boxes.forEach((b, i) => { if (JSON.stringify(b.beads) !== JSON.stringify(data.boxes[i].beads)) changed.push(b.number); });
+      data = fresh;
+      for (const g of groups) g.boxes = g.boxes.map((b) => data.boxes[b.number - 1]);
+      changed.forEach(redrawBox); say();
+      wallEl.dataset.games = String(data.games_played);
+    } catch (err) { M.flash(err.message); }
+    finally {
+      refetching = false;
+      if (refetchAgain) { refetchAgain = false; scheduleRefetch(); }
+    }
   }
 
   // A finished game: change the boxes of its ledger at once, no round trip.
@@ -410,10 +456,16 @@
 
   // For tests and the benchmark: a box as the wall holds it now.
   window.menaceWallBox = (n) => (data ? data.boxes[n - 1] : null);
-  let width = 0;
+  let width = 0, trainGames = 0;
   new ResizeObserver(() => { if (data && wallEl.clientWidth !== width) { width = wallEl.clientWidth; drawAll(); } }).observe(wallEl);
   const source = M.events({
-    train: (s) => { if (s.machine === M.machine) scheduleRefetch(); },
+    // a tournament's state: refetch once games have been stored since the last one (its first
+    // state, before any game, has nothing new), and at its end
+    train: (s) => {
+      if (s.machine !== M.machine || (s.running && s.games === trainGames)) return;
+      trainGames = s.games; scheduleRefetch();
+    },
+    wall: (w) => { if (w.machine === M.machine) scheduleRefetch(); },  // beads changed (a game undone)
     turn: onTurn,
     end: applyLedger,
     beads: applyBeads,

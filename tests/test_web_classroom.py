@@ -1,0 +1,568 @@
+"""The web front end in a classroom and on a festival projector, in Chromium at a phone's, a
+laptop's and a projector's size: the wall when the window widens, live training on a busy machine,
+games whose browser died, the queue, players that fit the game, the audience view's size, legible
+counts in the millions, charts on a phone."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from conftest import Invoke, owner, wait_until
+from web_browser_helpers import RECORD_TEXT, SVG_TEXT, launch_browser, text_collisions
+
+from menace.web.server import BackgroundServer
+
+pytestmark = pytest.mark.browser
+
+PHONE, LAPTOP, PROJECTOR = (390, 844), (1366, 768), (1920, 1080)
+SIZES = [PHONE, LAPTOP, PROJECTOR]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    yield from launch_browser()
+
+
+@contextmanager
+def page_at(browser: Any, size: tuple[int, int], count: int = 1) -> Iterator[list[Any]]:
+    """``count`` pages of ``size`` in a context of their own; a script error on any fails the test."""
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    context.set_default_timeout(15_000)
+    errors: list[str] = []
+    made = [context.new_page() for _ in range(count)]
+    for pg in made:
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        yield made
+    finally:
+        context.close()
+    assert not errors, errors
+
+
+@pytest.fixture
+def machine(sqlite_menace: Invoke, sqlite_url: str) -> str:
+    sqlite_menace("init")
+    return sqlite_url
+
+
+# -- 1. the wall when the window gets wider ---------------------------------------------------------
+@pytest.mark.parametrize("narrow", [900, 1280, 1366])
+def test_the_wall_lays_out_again_when_the_window_widens(machine: str, browser: Any, narrow: int) -> None:
+    with BackgroundServer(machine, "menace") as srv, page_at(browser, (narrow, 800)) as [page]:
+        page.goto(srv.base + "/")
+        page.wait_for_selector("#wall[data-ready='1']")
+        page.set_viewport_size({"width": 1920, "height": 1080})
+        page.wait_for_function("document.getElementById('wall').clientWidth > 1700")
+        # every canvas of a group is as wide as the group's row of boxes, none left squashed
+        page.wait_for_function("""(() => {
+            const groups = [...document.querySelectorAll('section.wall-group')];
+            return groups.every((g) => { const cs = [...g.querySelectorAll('canvas')];
+              const width = (c) => c.getBoundingClientRect().width;
+              return cs.length && cs.every((c) => width(c) === width(cs[0]))
+                && cs[0].getBoundingClientRect().width > 1500; }); })()""")
+        page.set_viewport_size({"width": narrow, "height": 800})
+        page.wait_for_function(f"document.getElementById('wall').clientWidth < {narrow}")
+        page.evaluate("window.menaceWallDrawAll()")
+
+
+# -- 2. the wall follows a tournament live on a busy machine ----------------------------------------
+@contextmanager
+def busy_loops(n: int = 2) -> Iterator[None]:
+    """``n`` processes spinning beside the server, as on a busy two-core laptop."""
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+    try:
+        yield
+    finally:
+        for p in loops:
+            p.kill()
+            p.wait()
+
+
+RECORD_WALL_REDRAWS = """
+window.wallRedraws = [];
+new MutationObserver(() => {
+  const w = document.getElementById("wall");
+  if (w && w.dataset.games && w.dataset.games !== window.lastWallGames) {
+    window.lastWallGames = w.dataset.games; window.wallRedraws.push([performance.now(), Number(w.dataset.games)]);
+  }
+}).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-games"] });
+"""
+
+# A busy machine's server, made certain: each answer with the boxes comes 1.2 s after it is asked
+# for, longer than a tournament's progress events are apart (0.2 s) and than the refetch's pace.
+SLOW_BOXES = """
+const fetchBoxes = window.fetch;
+window.fetch = async (...args) => {
+  const answer = await fetchBoxes(...args);
+  if (String(args[0]).endsWith("/boxes")) await new Promise((resolve) => setTimeout(resolve, 1200));
+  return answer;
+};
+"""
+
+
+def test_the_wall_redraws_during_training_when_answers_are_slow(machine: str, browser: Any) -> None:
+    with BackgroundServer(machine, "menace") as srv, page_at(browser, LAPTOP) as [page], busy_loops(2):
+        page.add_init_script(RECORD_WALL_REDRAWS)
+        page.add_init_script(SLOW_BOXES)
+        page.goto(srv.base + "/")
+        page.wait_for_selector("#wall[data-live='1']")
+        page.wait_for_selector("#wall[data-ready='1']")
+        status = page.request.post(srv.base + "/api/train", data={"opponent": "random", "seconds": 8})
+        assert status.status == 202, status.text()
+        trainer = srv.app.state.menace.trainer
+        wait_until(lambda: not trainer.running, "the tournament to end", timeout=120)
+        played = trainer.status.total_games
+        page.wait_for_function(f"document.getElementById('wall').dataset.games === '{played}'")
+        redraws = page.evaluate("window.wallRedraws")
+        during = [games for _t, games in redraws if 0 < games < played]
+        # every answer is drawn (8 s of answers 1.2 s long: about 6), none is dropped as stale
+        assert len(during) >= 3, redraws
+        assert during == sorted(during)
+
+
+# -- 4. the train page offers the players that fit the machine's game -------------------------------
+def test_the_train_page_of_a_hexapawn_machine_offers_hexapawn_players_and_trains(
+        sqlite_menace: Invoke, sqlite_url: str, browser: Any) -> None:
+    sqlite_menace("-m", "her", "init", "--game", "hexapawn")
+    with BackgroundServer(sqlite_url, "her") as srv, page_at(browser, PHONE) as [page]:
+        page.goto(srv.base + "/train")
+        page.wait_for_selector("#opponent option[value='random']", state="attached")
+        offered = page.eval_on_selector_all("#opponent option", "os => os.map(o => o.value)")
+        assert "smart" not in offered
+        page.fill("#games", "30")
+        page.click("#train-start")
+        page.wait_for_function("""(() => { const e = document.getElementById('train-state');
+            return e.dataset.running === '0' && e.textContent.startsWith('Finished'); })()""")
+        assert page.get_attribute("#flash", "hidden") is not None
+
+
+# -- 3. a queue, a page that died, the teacher's stop --------------------------------------------------
+def test_a_queue_a_dead_page_released_and_the_teacher_stopping_a_game(machine: str, browser: Any) -> None:
+    with BackgroundServer(machine, "menace") as srv, page_at(browser, PHONE, 3) as [first, second, teacher]:
+        tables = srv.app.state.menace.tables
+        tables.orphan_seconds = 1.5  # ORPHAN_SECONDS (45 s) in a real server
+        tables.heartbeat_seconds = 0.3  # HEARTBEAT_SECONDS (10 s): a page that is there keeps its game
+        first.goto(srv.base + "/play")
+        first.wait_for_selector("body[data-ready='1']")
+        first.click("#new-game")
+        first.wait_for_selector("#turn h3")
+        second.goto(srv.base + "/play")
+        second.wait_for_selector("body[data-ready='1']")
+        first.route("**/api/**", lambda route: route.abort())  # its browser died: it answers no more
+        second.click("#new-game")
+        second.wait_for_selector("#queue:not([hidden])")
+        assert "you are next; a game is in progress" in second.inner_text("#queue")
+        # the quiet game is released and the one waiting gets the machine, with no click
+        second.wait_for_selector("#turn h3", timeout=30_000)
+        assert second.get_attribute("body", "data-queue") is None
+        assert tables.busy_machines() == {"menace"}
+        teacher.goto(srv.base + "/machines")
+        teacher.wait_for_selector("#games-table tbody tr button.stop-game")
+        teacher.click("#games-table tbody tr button.stop-game")
+        second.wait_for_function("document.getElementById('status').textContent.includes('the teacher stopped it')")
+        assert tables.busy_machines() == set()
+        teacher.wait_for_selector("#games-none:not([hidden])")
+
+
+# -- 10. the machines page: a game column, each game's own sides, every preset of init ---------------
+def test_the_machines_page_names_games_and_sides_and_builds_michie_1961(
+        sqlite_menace: Invoke, sqlite_url: str, browser: Any) -> None:
+    sqlite_menace("init")
+    sqlite_menace("-m", "her", "init", "--game", "hexapawn")
+    with BackgroundServer(sqlite_url, "menace") as srv, page_at(browser, LAPTOP) as [page]:
+        page.goto(srv.base + "/machines")
+        page.wait_for_selector("#machine-table tbody tr[data-name='her']")
+        heads = page.eval_on_selector_all("#machine-table thead th", "ths => ths.map(t => t.textContent)")
+        row = page.eval_on_selector_all("#machine-table tbody tr[data-name='her'] td",
+                                        "tds => tds.map(t => t.textContent)")
+        cells = dict(zip(heads, row))
+        assert cells["game"] == "Hexapawn"
+        assert cells["MENACE plays"] == "Black" and "X" not in row and "O" not in row
+        page.wait_for_selector("#create-preset option[value='michie-1961']", state="attached")
+        page.fill("#create-form input[name=name]", "exact")
+        page.select_option("#create-preset", "michie-1961")
+        page.click("#create-form button[type=submit]")
+        page.wait_for_selector("#machine-table tbody tr[data-name='exact']")
+        assert "michie-1961" in page.inner_text("#machine-table tbody tr[data-name='exact']")
+        page.select_option("#create-game", "hexapawn")
+        presets = page.eval_on_selector_all("#create-preset option", "os => os.map(o => o.value)")
+        assert "gardner" in presets and "michie-1961" not in presets
+        sides = page.eval_on_selector_all("#create-side option", "os => os.map(o => o.textContent)")
+        assert "White (moves first)" in sides and "Black (moves second)" in sides
+
+
+# -- 8. charts on a phone ---------------------------------------------------------------------------
+@pytest.fixture
+def trained(sqlite_menace: Invoke, sqlite_url: str) -> str:
+    sqlite_menace("init")
+    sqlite_menace("tournament", "--vs", "random", "-n", "3000", "--seed", "2")
+    return sqlite_url
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["phone", "laptop", "projector"])
+def test_the_learning_charts_text_is_whole_and_apart(trained: str, browser: Any, size: tuple[int, int]) -> None:
+    with BackgroundServer(trained, "menace") as srv, page_at(browser, size) as [page]:
+        page.add_init_script(RECORD_TEXT)
+        page.goto(srv.base + "/learning")
+        page.wait_for_function("document.getElementById('learning-chart').dataset.games === '3000'")
+        page.wait_for_function("document.getElementById('growth-caption').textContent.startsWith('Box 1')")
+        boxes = page.evaluate("window.textBoxes")
+        assert text_collisions(boxes) == []
+        texts = {b["text"] for b in boxes if b["canvas"] == "learning-chart"}
+        assert {"wins", "draws", "losses"} <= texts, texts  # the series are named, on a phone too
+        assert any("reinforcement" in t for t in texts) and "3,000" in texts
+        growth = page.evaluate("""(async () => { const d = await M.api('/machines/menace/boxes/1/series?points=50');
+            return beadChartData(d).panels[0].series.map((s) => Boolean(s.step)); })()""")
+        assert growth and not any(growth)  # the counts where the history knows them, not held flat between
+
+
+# -- 6. the turn card's drawing: no bead cut off, none on top of another ----------------------------
+BEAD_CIRCLES = """(root) => {
+  // every bead's dot under root, at the peak of its pulse, with its ring, against its drawing
+  for (const a of document.getAnimations()) { a.pause(); a.currentTime = 350; }
+  const out = [];
+  document.querySelectorAll(root + " svg.board").forEach((svg) => {
+    const s = svg.getBoundingClientRect();
+    svg.querySelectorAll(".bead circle").forEach((c) => {
+      const r = c.getBoundingClientRect(), ring = Number(getComputedStyle(c).strokeWidth.replace("px", "")) / 2 * 1.12;
+      out.push({ bead: c.parentNode.dataset.bead, drawn: c.parentNode.classList.contains("drawn"),
+        x0: r.left - ring - s.left, y0: r.top - ring - s.top, x1: r.right + ring - s.left, y1: r.bottom + ring - s.top,
+        w: s.width, h: s.height });
+    });
+  });
+  return out;
+}"""
+
+
+def _overlap(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return min(a["x1"], b["x1"]) - max(a["x0"], b["x0"]) > 0.5 and min(a["y1"], b["y1"]) - max(a["y0"], b["y0"]) > 0.5
+
+
+def _draws_corner_bead(route: Any) -> None:
+    """MENACE's first turn as the server gives it, but with a bead aimed at the far corner drawn
+    (box 1's drawing has its beads on a1, b1 and b2 only, up to symmetry)."""
+    answer = route.fetch()
+    table = answer.json()
+    turn = table["turns"][0]
+    corner = turn["beads"][0]
+    corner["to"] = 8  # c3, the bottom right corner
+    turn["bead"] = corner["bead"]
+    route.fulfill(response=answer, json=table)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["phone", "laptop", "projector"])
+def test_the_drawn_bead_at_a_corner_is_whole(machine: str, browser: Any, size: tuple[int, int]) -> None:
+    with BackgroundServer(machine, "menace") as srv, page_at(browser, size) as [page]:
+        page.route("**/api/play", _draws_corner_bead)
+        page.goto(srv.base + "/play")
+        page.wait_for_selector("body[data-ready='1']")
+        page.click("#new-game")
+        page.wait_for_selector("#turn .bead.drawn")
+        dots = page.evaluate(BEAD_CIRCLES, "#turn")
+        assert any(d["drawn"] for d in dots)
+        for d in dots:
+            assert d["x0"] >= 0 and d["y0"] >= 0 and d["x1"] <= d["w"] and d["y1"] <= d["h"], d
+
+
+def test_hexapawn_beads_aimed_at_one_square_are_side_by_side(sqlite_menace: Invoke, sqlite_url: str,
+                                                             browser: Any) -> None:
+    sqlite_menace("-m", "her", "init", "--game", "hexapawn")
+
+    def two_aim_at_one_square(route: Any) -> None:
+        # a box where a pawn's advance and a capture end on one square, as later positions have
+        answer = route.fetch()
+        table = answer.json()
+        beads = table["turns"][-1]["beads"]
+        beads[1]["to"] = beads[0]["to"]
+        route.fulfill(response=answer, json=table)
+
+    with BackgroundServer(sqlite_url, "her") as srv, page_at(browser, PHONE) as [page]:
+        page.route("**/api/play/*/move", two_aim_at_one_square)
+        page.goto(srv.base + "/play")
+        page.wait_for_selector("body[data-ready='1']")
+        page.click("#new-game")
+        page.click("#board .cell[data-cell='7']")  # White's middle pawn, b1-b2
+        page.click("#board .cell[data-cell='4']")
+        page.wait_for_selector("#turn svg.board .bead")
+        dots = page.evaluate(BEAD_CIRCLES, "#turn")
+        assert len(dots) >= 2
+        together = [(a, b) for i, a in enumerate(dots) for b in dots[i + 1:] if _overlap(a, b)]
+        assert together == []
+        for d in dots:
+            assert d["x0"] >= 0 and d["y0"] >= 0 and d["x1"] <= d["w"] and d["y1"] <= d["h"], d
+
+
+# -- 7. counts up to a billion stay legible --------------------------------------------------------
+BIG = [999_999_999, 2_925_021, 1_237_392, 925_021, 12, 0, 100_000_000, 1_000_000_000]
+
+
+def _big_wall(route: Any) -> None:
+    answer = route.fetch()
+    wall = answer.json()
+    for i, box in enumerate(wall["boxes"]):
+        for j, bead in enumerate(box[4]):
+            bead[1] = BIG[(i + j) % len(BIG)]
+    route.fulfill(response=answer, json=wall)
+
+
+def _big_series(route: Any) -> None:
+    answer = route.fetch()
+    s = answer.json()
+    for j, col in enumerate(s["series"]):
+        col["counts"] = [BIG[(k + j) % len(BIG)] for k in range(len(col["counts"]))]
+        col["count"] = col["counts"][-1]
+    route.fulfill(response=answer, json=s)
+
+
+def _big_turn(route: Any) -> None:
+    answer = route.fetch()
+    table = answer.json()
+    for t in table["turns"]:
+        for j, b in enumerate(t["beads"]):
+            b["count"] = BIG[j % len(BIG)]
+    route.fulfill(response=answer, json=table)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["phone", "laptop", "projector"])
+def test_counts_up_to_a_billion_never_run_into_each_other(machine: str, browser: Any, size: tuple[int, int]) -> None:
+    with BackgroundServer(machine, "menace") as srv, page_at(browser, size) as [page]:
+        page.add_init_script(RECORD_TEXT)
+        page.route("**/api/machines/menace/boxes", _big_wall)
+        page.route("**/api/machines/menace/boxes/*/series*", _big_series)
+        page.route("**/api/play", _big_turn)
+        page.goto(srv.base + "/")
+        page.wait_for_selector("#wall[data-ready='1']")
+        page.evaluate("window.menaceWallDrawAll()")
+        drawn = page.evaluate("window.textBoxes")
+        assert any(b["text"] in ("1.00bn", "1,000,000,000") for b in drawn)
+        assert text_collisions(drawn) == []
+        page.locator("canvas.wall-canvas").first.click(position={"x": 40, "y": 60})
+        page.wait_for_function("document.getElementById('detail-caption').textContent.startsWith('Its beads')")
+        assert text_collisions(page.evaluate("window.textBoxes")) == []  # the box's chart
+        assert text_collisions(page.evaluate(SVG_TEXT, "#detail-drawing")) == []
+        page.goto(srv.base + "/play")
+        page.wait_for_selector("body[data-ready='1']")
+        page.click("#new-game")
+        page.wait_for_selector("#turn svg.board .bead")
+        assert text_collisions(page.evaluate(SVG_TEXT, "#turn")) == []
+
+
+# -- 5. the audience view on a projector ------------------------------------------------------------
+ALL_ON_SCREEN = """() => {
+  const out = [];
+  for (const e of document.querySelectorAll("main *")) {
+    const r = e.getBoundingClientRect();
+    if (!r.width || !r.height || getComputedStyle(e).visibility === "hidden") continue;
+    if (r.left < -0.5 || r.top < -0.5 || r.right > innerWidth + 0.5 || r.bottom > innerHeight + 0.5) {
+      const at = [r.left, r.top, r.right, r.bottom].map(Math.round).join(",");
+      out.push(`${e.tagName.toLowerCase()}#${e.id}.${e.className.baseVal ?? e.className} at ${at}`);
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("size", [PROJECTOR, (1280, 720)], ids=["1920x1080", "1280x720"])
+def test_the_audience_view_fits_a_projector_with_large_type(trained: str, browser: Any, size: tuple[int, int]) -> None:
+    with BackgroundServer(trained, "menace") as srv, page_at(browser, size, 2) as [audience, play]:
+        audience.add_init_script(RECORD_TEXT)
+        audience.goto(srv.base + "/audience")
+        audience.wait_for_selector("body[data-ready='1']")
+        play.goto(srv.base + "/play")
+        play.wait_for_selector("body[data-ready='1']")
+        play.click("#new-game")
+        play.wait_for_selector("#turn h3")
+        for _ in range(6):
+            if play.get_attribute("body", "data-over") == "1":
+                break
+            with play.expect_response(lambda r: r.url.endswith("/move")):
+                play.locator("#board .cell.clickable").first.click()
+            play.wait_for_function("document.body.dataset.over === '1' || "
+                                   "!document.querySelector('#board .cell.clickable') "
+                                   "|| document.querySelectorAll('#board .mark-x, #board .mark-o').length % 2 === 1")
+        audience.wait_for_function("document.body.dataset.over === '1'")
+        audience.wait_for_function("document.getElementById('learning-caption').textContent.includes('3,001 games')")
+        assert audience.evaluate(ALL_ON_SCREEN) == []
+        assert audience.evaluate("document.documentElement.scrollHeight") <= size[1]
+        status = audience.evaluate("parseFloat(getComputedStyle(document.getElementById('status')).fontSize)")
+        board = audience.evaluate("document.querySelector('#board svg').getBoundingClientRect().width")
+        assert status >= size[1] / 30, status  # 36 px on 1080 lines
+        assert board >= size[1] * 0.45, board
+        chart_text = [b["y1"] - b["y0"] for b in audience.evaluate("window.textBoxes")
+                      if b["canvas"] == "learning-chart"
+                      and b["text"].replace(",", "").isdigit()]
+        assert chart_text and min(chart_text) >= size[1] / 80  # the tick numbers' digits, 13 px on 1080 lines
+        # the whole game's MENACE turns stay on screen, and the winning line is drawn
+        turns = int(audience.get_attribute("body", "data-turns") or 0)
+        assert turns >= 2 and audience.locator("#turns .mini-turn").count() == turns
+        result = audience.inner_text("#last-result")
+        if result != "A draw.":
+            assert audience.get_attribute("#board svg", "data-win")
+
+
+# -- every page at the three sizes ------------------------------------------------------------------
+READY = {
+    "/": "#wall[data-ready='1']", "/play": "body[data-ready='1']", "/train": "#opponent option[value='random']",
+    "/learning": "#learning-chart[data-games='3000']", "/console": "body[data-ready='1']",
+    "/audience": "body[data-ready='1']", "/machines": "#machine-table tbody tr", "/join": "body[data-ready='1']",
+    "/scoreboard": "body[data-ready='1']", "/history": "body[data-ready='1']",
+}
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["phone", "laptop", "projector"])
+def test_every_page_at_every_size_without_a_script_error_or_sideways_scroll(
+        trained: str, browser: Any, size: tuple[int, int]) -> None:
+    from menace.web.pages import PAGES
+
+    assert {path for _name, path, _title in PAGES} == set(READY)
+    with BackgroundServer(trained, "menace") as srv, page_at(browser, size) as [page]:
+        for path, ready in READY.items():
+            page.goto(srv.base + path)
+            page.wait_for_selector(ready, state="attached")
+            wide = page.evaluate("document.documentElement.scrollWidth")
+            assert wide <= size[0], (path, wide)
+            assert serious_violations(page) == [], path
+
+
+def serious_violations(page: Any) -> list[str]:
+    """axe-core's serious and critical findings on the page as it is now."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = Axe().run(page).response["violations"]
+    return [f"{v['id']}: {[n['target'] for n in v['nodes']][:3]}" for v in found
+            if v["impact"] in ("serious", "critical")]
+
+
+# -- by keyboard alone -------------------------------------------------------------------------------
+def test_a_game_and_a_box_by_keyboard_alone(machine: str, browser: Any) -> None:
+    with BackgroundServer(machine, "menace") as srv, page_at(browser, LAPTOP) as [page]:
+        page.goto(srv.base + "/")
+        page.wait_for_selector("#wall[data-ready='1']")
+        page.focus("#open-box-number")
+        page.keyboard.type("12")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#box-detail[open]")
+        assert "Box 12" in page.inner_text("#detail-title")
+        page.wait_for_function("document.getElementById('detail-caption').textContent.startsWith('Its beads')")
+        assert serious_violations(page) == []
+        page.keyboard.press("Escape")
+        page.wait_for_selector("#box-detail:not([open])", state="attached")
+        page.goto(srv.base + "/play")
+        page.wait_for_selector("body[data-ready='1']")
+        page.focus("#new-game")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#turn h3")
+        for _ in range(6):
+            if page.get_attribute("body", "data-over") == "1":
+                break
+            marks = page.locator("#board .mark-x, #board .mark-o").count()
+            page.focus("#board .cell.clickable")  # reached with Tab as well: each free square takes the focus
+            page.keyboard.press("Enter")
+            page.wait_for_function(f"document.body.dataset.over === '1' || "
+                                   f"document.querySelectorAll('#board .mark-x, #board .mark-o').length > {marks + 1}")
+        page.wait_for_selector("body[data-over='1']")
+        page.wait_for_selector("#end h3.result")
+        assert serious_violations(page) == []
+
+
+# -- projector mode for Play: every MENACE turn kept, the winning line, the next game by itself -------
+def test_play_in_projector_mode_keeps_every_turn_and_starts_the_next_game(machine: str, browser: Any) -> None:
+    with BackgroundServer(machine, "menace") as srv, page_at(browser, PROJECTOR) as [page]:
+        page.goto(srv.base + "/play?projector=1&next=1")
+        page.wait_for_selector("body[data-ready='1'].projector")
+        page.click("#new-game")
+        page.wait_for_selector("#turn .mini-turn")
+        first_game = page.get_attribute("body", "data-game")
+        for _ in range(6):
+            if page.get_attribute("body", "data-over") == "1":
+                break
+            turns = page.locator("#turn .mini-turn").count()
+            with page.expect_response(lambda r: r.url.endswith("/move")) as answer:
+                page.locator("#board .cell.clickable").first.click()
+            table = answer.value.json()
+            page.wait_for_function(f"document.querySelectorAll('#turn .mini-turn').length === {len(table['turns'])}")
+            assert len(table["turns"]) >= turns
+        assert page.locator("#turn .mini-turn").count() >= 3  # all of the game's turns, not the last only
+        board = page.evaluate("document.querySelector('#board svg').getBoundingClientRect().width")
+        assert board >= 500
+        if page.inner_text("#end h3.result") != "A draw.":
+            assert page.get_attribute("#board svg", "data-win")
+        page.wait_for_function(f"document.body.dataset.game !== '{first_game}' && document.body.dataset.over === '0'")
+
+
+# -- groups: built from the machines page, each plays its own, the class scoreboard -----------------
+def test_a_class_in_groups_from_build_to_scoreboard(machine: str, browser: Any) -> None:
+    with BackgroundServer(machine, "menace") as srv, page_at(browser, LAPTOP, 2) as [teacher, group]:
+        teacher.goto(srv.base + "/machines")
+        teacher.wait_for_selector("#groups-preset option", state="attached")
+        teacher.fill("#groups-form input[name=count]", "4")
+        teacher.click("#groups-form button[type=submit]")
+        teacher.wait_for_selector("#groups-result.ok a[href='/play?machine=group-4']")
+        group.goto(srv.base + "/play?machine=group-2")
+        group.wait_for_selector("body[data-ready='1']")
+        assert group.inner_text("#machine-name") == "group-2"
+        group.click("#new-game")
+        group.wait_for_selector("#turn h3")
+        for _ in range(6):
+            if group.get_attribute("body", "data-over") == "1":
+                break
+            with group.expect_response(lambda r: r.url.endswith("/move")):
+                group.locator("#board .cell.clickable").first.click()
+            group.wait_for_function("document.body.dataset.over === '1' || document.querySelectorAll('#board .mark-x, "
+                                    "#board .mark-o').length % 2 === 1")
+        group.wait_for_selector("body[data-over='1']")
+        teacher.goto(srv.base + "/scoreboard")
+        teacher.wait_for_selector("body[data-ready='1']")
+        names = teacher.eval_on_selector_all(".score-card", "cs => cs.map(c => c.dataset.name)")
+        assert names == ["group-1", "group-2", "group-3", "group-4"]
+        assert "1 game (most)" in teacher.inner_text(".score-card[data-name='group-2']")
+        assert teacher.inner_text(".score-card[data-name='group-1'] .big") == "0"
+
+
+# -- the games: history, replay, undo in the browser -----------------------------------------------
+def test_the_games_page_lists_replays_and_undoes_the_last_game(trained: str, browser: Any) -> None:
+    from menace.app.machines import machine_summary
+
+    with BackgroundServer(trained, "menace") as srv, page_at(browser, PHONE) as [page]:
+        page.goto(srv.base + "/history")
+        page.wait_for_selector("body[data-ready='1']")
+        listed = page.eval_on_selector_all("#games-list tbody tr", "rs => rs.map(r => r.dataset.game)")
+        assert listed[:2] == ["3000", "2999"]
+        page.click("#games-list tbody tr[data-game='2999'] button")
+        page.wait_for_selector("#replay:not([hidden])")
+        plies = int(page.get_attribute("#replay", "data-step") or 0)
+        assert plies >= 5 and "Game 2,999" in page.inner_text("#replay-title")
+        page.click("#replay-prev")
+        page.wait_for_selector(f"#replay[data-step='{plies - 1}']")
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_selector(f"#replay[data-step='{plies - 2}']")
+        for _ in range(plies):
+            page.keyboard.press("ArrowLeft")
+        page.wait_for_selector("#replay[data-step='0']")
+        page.keyboard.press("ArrowRight")
+        page.wait_for_selector("#replay[data-step='1']")
+        assert "MENACE opened box 1" in page.inner_text("#replay-box")  # it moves first
+        asked: list[str] = []
+        page.on("dialog", lambda d: (asked.append(d.message), d.accept()))
+        page.click("#undo")
+        page.wait_for_selector("#undo-result.ok")
+        assert "Undo game 3,000" in asked[0] and "beads it moved go back" in asked[0]
+        assert "Game 3000 undone" in page.inner_text("#undo-result")
+        page.wait_for_function("document.querySelector('#games-list tbody tr').dataset.game === '2999'")
+        assert machine_summary(owner(trained), "menace").games == 2999
+
+
+def test_the_audience_view_follows_a_training_run(machine: str, browser: Any) -> None:
+    with BackgroundServer(machine, "menace") as srv, page_at(browser, PROJECTOR) as [audience]:
+        audience.goto(srv.base + "/audience")
+        audience.wait_for_selector("body[data-ready='1']")
+        status = audience.request.post(srv.base + "/api/train", data={"opponent": "random", "games": 500})
+        assert status.status == 202, status.text()
+        audience.wait_for_function(
+            "document.getElementById('learning-caption').textContent.includes('after 500 games')", timeout=60_000)
+        assert audience.evaluate(ALL_ON_SCREEN) == []
