@@ -78,7 +78,7 @@ def test_every_network_prints_the_addresses_the_class_can_use(sqlite_menace: Inv
             set(app.state.join_urls) == {f"http://{ip}:8123/" for ip in addresses}
     else:
         assert any("no network other devices can reach" in x for x in lines)
-    assert "Access token (generated)" in result.output
+    assert "Play token:" in result.output and "Admin token:" in result.output and "(generated)" in result.output
 
 
 def test_loopback_prints_no_qr_unless_asked(sqlite_menace: Invoke, served: list[Any]) -> None:

@@ -86,7 +86,7 @@ def test_commands_on_damaged_box_rows_say_so_in_one_line(db: Path, damage: str, 
     _sql(db, BOX_DAMAGE[damage])
     before = db.read_bytes()
     code, out = _menace("--db", str(db), *command)
-    _one_line_error(code, out, "damaged", "menace check")
+    _one_line_error(code, out, "damaged", " check' to see what is damaged")
     assert db.read_bytes() == before
 
 

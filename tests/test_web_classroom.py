@@ -410,7 +410,7 @@ READY = {
     "/": "#wall[data-ready='1']", "/play": "body[data-ready='1']", "/train": "#opponent option[value='random']",
     "/learning": "#learning-chart[data-games='3000']", "/console": "body[data-ready='1']",
     "/audience": "body[data-ready='1']", "/machines": "#machine-table tbody tr", "/join": "body[data-ready='1']",
-    "/scoreboard": "body[data-ready='1']", "/history": "body[data-ready='1']",
+    "/scoreboard": "body[data-ready='1']", "/history": "body[data-ready='1']", "/lesson": "article.lesson h1",
 }
 
 

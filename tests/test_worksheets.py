@@ -128,7 +128,8 @@ def test_a_folder_that_does_not_exist_is_one_line(tmp_path: Path) -> None:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(f"sqlite:///{tmp_path / 'menace.db'}", "menace"), base_url="http://127.0.0.1:8000") as client:
+    url = f"sqlite:///{tmp_path / 'menace.db'}"
+    with TestClient(create_app(url, "menace"), base_url="http://127.0.0.1:8000") as client:
         yield client
 
 
@@ -141,8 +142,8 @@ def test_menace_serve_shows_the_lesson_from_the_package(server: TestClient) -> N
     lesson = html[html.index('<article class="lesson">'):html.index("</article>")]
     assert 'href="/lesson/worksheets.pdf"' in lesson, "the lesson's own link points at this server"
     assert "http://" not in lesson and "https://" not in lesson, "nothing the page needs is elsewhere"
-    assert "http://testserver/" in html and "https://" not in html
-    assert '<pre><code class="language-sh">menace worksheets' in html
+    assert "http://127.0.0.1:8000/" in html and "https://" not in html
+    assert '<pre tabindex="0"><code class="language-sh">menace worksheets' in html
     assert 'href="/lesson"' in server.get("/").text, "the lesson is in every page's menu"
 
 

@@ -9,7 +9,7 @@ storage.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Protocol, TypeVar
@@ -178,6 +178,12 @@ class Game(Protocol):
 
     def caption(self, state: State) -> str:
         """Words under the position's drawing: "" for a board, "13 sticks" for Nim's heap."""
+        ...
+
+    def winning_cells(self, state: State, moves: Sequence[Move]) -> tuple[int, ...]:
+        """The cells to highlight on a won board ``state`` reached by ``moves``: noughts and crosses'
+        line of three; the square a winning move reached; none where the game has no board cells
+        or was won by a resignation."""
         ...
 
     def colour_slot(self, position: State, move: Move) -> int: ...

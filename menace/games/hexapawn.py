@@ -29,6 +29,7 @@ move's name needs no position; it fits in a byte.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from menace.core.game import IllegalMoveError, Move, Outcome, Side, State, Symmetry
 
@@ -231,6 +232,9 @@ class Hexapawn:
 
     def caption(self, state: State) -> str:
         return ""
+
+    def winning_cells(self, state: State, moves: Sequence[Move]) -> tuple[int, ...]:
+        return (self.move_cells(moves[-1])[1],) if moves else ()
 
     def colour_slot(self, position: State, move: Move) -> int:
         """A box's moves are coloured in order, as Gardner coloured the arrows on his boxes."""

@@ -30,6 +30,7 @@ A move is ``take - 1`` (``0`` takes one stick); people type the number of sticks
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from menace.core.errors import InvalidInputError
@@ -176,6 +177,9 @@ class Nim:
     def caption(self, state: State) -> str:
         left = self.sticks(state)
         return f"{left} stick{'' if left == 1 else 's'}"
+
+    def winning_cells(self, state: State, moves: Sequence[Move]) -> tuple[int, ...]:
+        return ()
 
     def move_cells(self, move: Move) -> tuple[int | None, int]:
         """Not drawn (:attr:`moves_on_board` is false); the first cells, to keep the contract."""

@@ -12,7 +12,7 @@ as in the Ruby Quiz MENACE) or ``1``..``9`` (row by row).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from menace.core.game import IllegalMoveError, Move, Outcome, Side, State, Symmetry
 
@@ -154,6 +154,12 @@ class TicTacToe:
 
     def caption(self, state: State) -> str:
         return ""
+
+    def winning_cells(self, state: State, moves: Sequence[Move]) -> tuple[int, ...]:
+        for line in LINES:
+            if state[line[0]] and all(state[i] == state[line[0]] for i in line):
+                return tuple(line)
+        return ()  # a resignation: no line
 
     def colour_slot(self, position: State, move: Move) -> int:
         """A bead's colour is its square: the same nine colours in every box."""

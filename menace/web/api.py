@@ -2,18 +2,14 @@
 
 Reads are open to every visitor; a write (``POST``, JSON from the server's own pages, see
 :mod:`menace.web.guard`) needs the play token (playing) or the admin token (everything else) when
-the server has them (see :func:`menace.web.app.authorize`). Blocking library calls run in
+the server has them (see :func:`menace.web.boundary.authorize`). Blocking library calls run in
 Starlette's thread pool.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
-import re
 from collections.abc import AsyncIterator
 from functools import partial
-from typing import Any
 
 import anyio
 from starlette.concurrency import run_in_threadpool
@@ -34,101 +30,33 @@ from menace.core.errors import ConflictError as MachineBusyError
 from menace.core.errors import NotFoundError
 from menace.core.game import Side
 from menace.core.learner import PRESETS
-from menace.core.names import MachineNameError, check_machine_name, is_machine_name
+from menace.core.names import is_machine_name
 from menace.games import DEFAULT_GAME, DEFAULT_PRESETS, PRESET_GAMES, find_game, game_names
 from menace.players import all_players
 from menace.render.beads import places_pieces
 from menace.web import downloads, lan, present
-from menace.web.app import (
-    BODY_LIMIT,
+from menace.web.boundary import (
     UPLOAD_LIMIT,
     BadRequestError,
     ConfirmationNeededError,
-    RequestTimeoutError,
-    TooLargeError,
     access,
     authorize,
+    field_of,
+    json_body,
+    machine_name,
+    query_int,
+    read_body,
     route,
     state_of,
+)
+from menace.web.boundary import (
+    busy_machines as _busy,
 )
 from menace.web.guard import Role
 from menace.web.history import history_routes
 from menace.web.play import play_routes
 
 
-# -- reading requests ----------------------------------------------------------------------------
-async def read_body(request: Request, limit: int) -> bytes:
-    """The request's body, refused with :class:`TooLargeError` once it passes ``limit`` bytes, and
-    with :class:`RequestTimeoutError` when it pauses for longer than the server allows."""
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise TooLargeError(f"the upload is over the limit of {limit // (1024 * 1024) or 1} MB")
-    chunks: list[bytes] = []
-    size = 0
-    pieces = request.stream()
-    wait = state_of(request).body_timeout
-    while True:
-        try:
-            chunk = await asyncio.wait_for(anext(pieces), wait)
-        except StopAsyncIteration:
-            break
-        except TimeoutError:
-            raise RequestTimeoutError(f"the request's body stopped coming for {wait:g} s; send it again") from None
-        size += len(chunk)
-        if size > limit:
-            raise TooLargeError(f"the upload is over the limit of {limit // (1024 * 1024) or 1} MB")
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-async def json_body(request: Request) -> dict[str, Any]:
-    """The request's JSON object (an empty body is ``{}``)."""
-    raw = await read_body(request, BODY_LIMIT)
-    if not raw.strip():
-        return {}
-    try:
-        body = json.loads(raw)
-    except (ValueError, RecursionError):  # JSONDecodeError, UnicodeDecodeError, an integer of 4,300 digits or more
-        raise BadRequestError("the request body is not valid JSON (or holds a number too long to read)") from None
-    if not isinstance(body, dict):
-        raise BadRequestError("the request body must be a JSON object")
-    return body
-
-
-def field_of(body: dict[str, Any], name: str, kind: type, default: Any = None, *, required: bool = False) -> Any:
-    """``body[name]`` checked to be of ``kind`` (an int is not a bool here)."""
-    value = body.get(name, default)
-    if value is None:
-        if required:
-            raise BadRequestError(f"give {name!r}")
-        return None
-    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise BadRequestError(f"{name!r} must be a whole number")
-    if kind is float and (isinstance(value, bool) or not isinstance(value, (int, float))):
-        raise BadRequestError(f"{name!r} must be a number")
-    if kind in (str, bool) and not isinstance(value, kind):
-        raise BadRequestError(f"{name!r} must be {'text' if kind is str else 'true or false'}")
-    return value
-
-
-def machine_name(text: str) -> str:
-    """A machine name from a request, checked as the CLI checks ``-m``."""
-    try:
-        return check_machine_name(text)
-    except MachineNameError as exc:
-        raise BadRequestError(exc.message) from None
-
-
-def query_int(request: Request, name: str, default: int | None, low: int = 0, high: int = 2**62) -> int | None:
-    text = request.query_params.get(name)
-    if text is None or text == "":
-        return default
-    if not re.fullmatch(r"\d{1,19}", text) or not low <= int(text) <= high:
-        raise BadRequestError(f"{name!r} must be a whole number from {low:,} to {high:,}")
-    return int(text)
-
-
-# -- reading ------------------------------------------------------------------------------------
 async def health(request: Request) -> Response:
     """``GET /api/health``: ``{"ok": true}`` once the server answers (tests wait for it)."""
     return JSONResponse({"ok": True, "version": __version__})
@@ -347,7 +275,7 @@ async def _confirm_replacing(db: Database, name: str, how: str) -> None:
 
 
 async def create_groups(request: Request) -> Response:
-    """``POST /api/groups``: ``{"count": 6, "game": "tictactoe", "preset": "michie", "prefix": "group",
+    """``POST /api/groups``: ``{"count": 6, "game": NAME, "preset": NAME, "prefix": "group",
     "replace": false}``: one machine per group, ``group-1`` ... ``group-N``, built in one step."""
     await authorize(request, Role.ADMIN)
     body = await json_body(request)
@@ -374,12 +302,6 @@ async def scoreboard(request: Request) -> Response:
         {"machine": present.summary_json(g.summary), "learning": present.learning_json(g.learning)} for g in found]})
 
 
-def _busy(request: Request) -> set[str]:
-    st = state_of(request)
-    assert st.trainer is not None and st.tables is not None
-    return st.trainer.busy_machines() | st.tables.busy_machines()
-
-
 async def switch_machine(request: Request) -> Response:
     """``POST /api/machines/current``: ``{"name"}``: the machine every page (and the audience
     screen) shows from now on. Admin token."""
@@ -395,7 +317,7 @@ async def switch_machine(request: Request) -> Response:
 
 async def import_machine(request: Request) -> Response:
     """``POST /api/import?as=NAME&replace=1``: the body is a machine file (``menace import``), at
-    most :data:`~menace.web.app.UPLOAD_LIMIT` bytes; a damaged file is refused and changes nothing.
+    most :data:`~menace.web.boundary.UPLOAD_LIMIT` bytes; a damaged file is refused and changes nothing.
     Replacing a machine that has games needs ``&confirm=1`` too. Admin token."""
     await authorize(request, Role.ADMIN)
     st = state_of(request)

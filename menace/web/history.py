@@ -16,13 +16,21 @@ from menace.core.colours import parse_colours
 from menace.core.errors import ConflictError
 from menace.render.text import rule_text
 from menace.web import present
-from menace.web.app import BadRequestError, authorize, state_of
+from menace.web.boundary import (
+    BadRequestError,
+    authorize,
+    busy_machines,
+    field_of,
+    json_body,
+    machine_name,
+    query_int,
+    state_of,
+)
 
 JSON = dict[str, Any]
 
 
 def _name(request: Request) -> str:
-    from menace.web.api import machine_name
 
     return machine_name(request.path_params["name"])
 
@@ -30,7 +38,6 @@ def _name(request: Request) -> str:
 async def games(request: Request) -> Response:
     """``GET /api/machines/{name}/games?last=20``: the last games (``menace history``): number,
     opponent, result for MENACE, the moves by name."""
-    from menace.web.api import query_int
 
     last = query_int(request, "last", 20, 1, 500)
     found = await run_in_threadpool(partial(app_history.list_games, state_of(request).db, _name(request), last=last))
@@ -69,7 +76,6 @@ async def undo(request: Request) -> Response:
     """``POST /api/machines/{name}/undo``: ``{"games": 1}``: take back the last games and their
     reinforcement exactly (``menace undo``). Refused (409) while the machine is in a game or a
     tournament here."""
-    from menace.web.api import _busy, field_of, json_body
 
     await authorize(request)
     body = await json_body(request)
@@ -78,7 +84,7 @@ async def undo(request: Request) -> Response:
     n = field_of(body, "games", int, 1)
     if not 1 <= n <= 1_000_000:
         raise BadRequestError("'games' must be from 1 to 1,000,000")
-    if name in _busy(request):
+    if name in busy_machines(request):
         raise ConflictError(f"machine {name!r} is in a game or tournament here; undo afterwards")
     done = await run_in_threadpool(app_history.undo_games, st.db, name, n)
     st.hub.publish("wall", {"machine": name, "reason": "undo"}, remember=False)

@@ -37,7 +37,8 @@ def lesson_html() -> str:
     text = "\n".join(line for line in text.splitlines() if not line.startswith("--8<--"))
     html: str = markdown.markdown(text, extensions=["fenced_code", "tables", "admonition", "attr_list", "toc"],
                                   output_format="html")
-    return html
+    # A block of code may scroll sideways on a phone: reachable by keyboard too.
+    return html.replace("<pre>", '<pre tabindex="0">')
 
 
 def worksheets_pdf(paper: str, games: int) -> bytes:

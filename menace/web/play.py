@@ -20,7 +20,14 @@ from menace.core.colours import BeadColour
 from menace.core.game import Game, IllegalMoveError, Side, State
 from menace.core.turns import LedgerLine
 from menace.web import present
-from menace.web.app import BadRequestError, authorize, state_of
+from menace.web.boundary import (
+    BadRequestError,
+    authorize,
+    field_of,
+    json_body,
+    machine_name,
+    state_of,
+)
 from menace.web.guard import Role
 from menace.web.tables import GameTables, Table
 
@@ -84,15 +91,7 @@ def win_cells(game: Game, state: State, moves: Sequence[int], winner: Side | Non
     game whose pieces move, the square the winning move reached."""
     if winner is None:
         return []
-    cells = list(state[: game.rows * game.cols])
-    if game.name == "tictactoe":
-        from menace.games.tictactoe import LINES
-
-        for line in LINES:
-            if cells[line[0]] and all(cells[i] == cells[line[0]] for i in line):
-                return list(line)
-        return []  # a resignation: no line
-    return [game.move_cells(moves[-1])[1]] if moves else []
+    return list(game.winning_cells(state, moves))
 
 
 def table_json(t: Table) -> JSON:
@@ -234,7 +233,6 @@ def _move_of(body: dict[str, Any]) -> int | str:
 
 
 async def _start(request: Request, operated: bool) -> Response:
-    from menace.web.api import field_of, json_body, machine_name
 
     await authorize(request, Role.PLAY)
     body = await json_body(request)
@@ -270,7 +268,6 @@ async def play_move(request: Request) -> Response:
     """``POST /api/play/{id}/move`` (or ``/api/operate/{id}/other``): ``{"move": 4}`` or
     ``{"move": "b2"}``: the person's (other side's) move, then MENACE's reply; at the end the
     ledger (stored)."""
-    from menace.web.api import json_body
 
     await authorize(request, Role.PLAY)
     move = _move_of(await json_body(request))
@@ -282,7 +279,6 @@ async def operate_bead(request: Request) -> Response:
     """``POST /api/operate/{id}/bead``: ``{"bead": 4}``: the bead the operator shook out of the box
     (409 if the twin says none of that colour is left: send ``"confirm_empty": true`` to record the
     real machine's bead as a correction); ``{"resign": true}`` when the real box is empty too."""
-    from menace.web.api import json_body
 
     await authorize(request, Role.PLAY)
     body = await json_body(request)
@@ -346,7 +342,6 @@ async def stop_game(request: Request) -> Response:
 async def queue_join(request: Request) -> Response:
     """``POST /api/queue``: ``{"machine"}``: a place at the end of the machine's queue; answers as
     ``GET /api/queue/{ticket}``."""
-    from menace.web.api import field_of, json_body, machine_name
 
     await authorize(request, Role.PLAY)
     body = await json_body(request)

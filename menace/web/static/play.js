@@ -98,7 +98,7 @@
   }
 
   function leaveQueue(tell) {
-    if (tell && ticket) navigator.sendBeacon(`/api/queue/${ticket}/leave`);
+    if (tell && ticket) M.api(`/queue/${ticket}/leave`, { json: {}, keepalive: true }).catch(() => {});
     ticket = null; clearInterval(queueTimer); queueTimer = null;
     queueEl.hidden = true; delete document.body.dataset.queue;
   }
