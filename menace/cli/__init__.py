@@ -41,6 +41,8 @@ COMMANDS = {
     "arena": ("menace.cli.arena:arena", "Play every player against every other and print who beat whom."),
     "sweep": ("menace.cli.sweep:sweep", "Train many machines from scratch, in parallel, and compare settings."),
     "puzzle": ("menace.cli.puzzle:puzzle", "Two puzzles: McLean's MAGIC and the pegboard triangle."),
+    "experiment": ("menace.cli.experiment:experiment",
+                   "Run Michie's published 1963 Pegasus experiments again, with a figure beside the paper."),
     "serve": ("menace.cli.serve:serve", "Show the machine in a browser: wall, play, train, learning, console."),
 }
 """Every command: where it lives and its one-line help (listed without importing it)."""
