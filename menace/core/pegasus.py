@@ -226,6 +226,18 @@ class Memory:
         return Fraction(self.mu, GRID)
 
 
+def multiply_chances(chances: Sequence[Fraction], move: int, m: Fraction) -> list[Fraction]:
+    """The chances after one move's odds ``p / (1 - p)`` are multiplied by ``m`` while the other moves
+    keep their ratios (the paper's worked example):
+
+    >>> multiply_chances([Fraction(2, 5), Fraction(3, 5)], 0, Fraction(2))
+    [Fraction(4, 7), Fraction(3, 7)]
+    """
+    p = chances[move]
+    total = m * p + (1 - p)
+    return [(m * c if i == move else c) / total for i, c in enumerate(chances)]
+
+
 def chances(odds: Sequence[Odds], log_a: float) -> list[float]:
     """Each move's chance of being chosen, from its odds (``log_a``: the natural log of A)."""
     if not odds:
@@ -267,7 +279,7 @@ class PegasusLearner:
         if longest > rule.longest:
             raise PegasusSettingsError(f"{game.name} plays can last {longest} moves; the rule was set for "
                                        f"{rule.longest}")
-        self.factor = [0, 0] + [int(rule.exponent(n) * self.scale) for n in range(2, longest + 1)]
+        self.factor = [0, 0] + [int(rule.exponent(n) * (self.scale // GRID)) for n in range(2, longest + 1)]
         """Per distance n from the end, ``B ** (8 - n)`` in log units per 1/2**32 of a power."""
         self.weights: list[list[float]] = [[0.0] * width for _ in self.boxes]
         self.cands: list[tuple[int, ...]] = [()] * len(self.boxes)
