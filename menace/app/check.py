@@ -23,6 +23,7 @@ from datetime import datetime
 from sqlalchemy import Connection, func, inspect, select, text
 from sqlalchemy import exc as sa_exc
 
+from menace.app import pegasus_history
 from menace.app.machines import CHECKPOINT_GAMES
 from menace.core.game import IllegalMoveError, canonical
 from menace.core.learner import DRAWN, SIDE_CHOICES, EmptyPolicy, Scope, SettingsError, build_boxes, parse_numbers
@@ -179,6 +180,9 @@ def _check_machine(s: Connection, name: str, report: CheckReport, full: bool) ->
                               f"{exp.move_number}")
             if exp.side is not box.side:
                 faults.append(f"{where}: stored for side {box.side.name}, but it is {exp.side.name}'s box")
+    if stored.rule is not None:
+        _check_pegasus(s, name, stored, report)
+        return out
     fixes = repo.corrections(s, stored.id)
     trusted_at = None if full else s.scalar(
         select(func.max(block_table.c.first_game)).where(block_table.c.machine_id == stored.id,
@@ -200,6 +204,19 @@ def _check_machine(s: Connection, name: str, report: CheckReport, full: bool) ->
     if any(f.startswith(f"{name}:") for f in faults):
         out.extras = [(i, n, b, None) for i, n, b, _ in out.extras]  # nothing verified when anything is wrong
     return out
+
+
+def _check_pegasus(s: Connection, name: str, stored: repo.StoredMachine, report: CheckReport) -> None:
+    """A Pegasus machine: every game replayed from even odds gives back its stored odds exactly."""
+    try:
+        with gc_paused():
+            learner, games = pegasus_history.replay_to(s, stored)
+    except pegasus_history.PegasusHistoryError as exc:
+        report.faults.append(f"{name}: {exc}")
+        return
+    report.games += games
+    report.replayed += games
+    report.faults.extend(pegasus_history.odds_faults(name, stored, learner))
 
 
 def _corrections_text(fixes: list[repo.Correction], lo: int, hi: int) -> str:
@@ -239,7 +256,7 @@ def _replay(s: Connection, name: str, machine_id: int, r: Replayer, fixes: list[
                     r.resume(b.last_game, counts)
                 else:
                     raw = unpack_block(b.data)
-                    end = r.apply_packed(raw, 0, b.n_games, settle_end=False)
+                    end = r.apply_packed(raw, 0, b.n_games, settle_end=False, learn=not b.frozen)
                     if r.games != b.last_game or end != len(raw):
                         faults.append(f"{name}: the block of games {b.first_game:,} to {b.last_game:,} holds "
                                       f"{'fewer' if r.games != b.last_game else 'more'} games than it says")

@@ -17,7 +17,7 @@ from itertools import islice
 
 from sqlalchemy import Connection
 
-from menace.app import series
+from menace.app import pegasus_history, series
 from menace.core.errors import DamagedError, InvalidInputError, NotFoundError
 from menace.core.game import Game, Move, Result, State
 from menace.core.learner import Box, GameRecord
@@ -85,7 +85,7 @@ def advance(s: Connection, machine_id: int, r: Replayer, stop: int) -> None:
                 r.resume(b.last_game, unpack_beads(b.beads, r.layout(), r.learner.game.move_count))
             else:
                 raw = unpack_block(b.data)
-                r.apply_packed(raw, skip_games(raw, r.games + 1 - b.first_game), stop - r.games)
+                r.apply_packed(raw, skip_games(raw, r.games + 1 - b.first_game), stop - r.games, learn=not b.frozen)
             if r.games >= stop:
                 return
     if r.games < stop:
@@ -230,7 +230,7 @@ def replay_game(url: str, name: str, number: int) -> ReplayedGame:
             raise SummarizedGameError(_summary_message(summary, f"game {number:,} cannot be shown move by move"))
         with closing(hrepo.stream_games(s, stored.id, start=number, stop=number)) as found:
             one = next(found)
-        detail = next_game_detail(replay_to(s, stored, number - 1), one.record)
+        detail = next_game_detail(replay_to(s, stored, number - 1), one.record, not one.frozen)
     return ReplayedGame(find_game(stored.game), name, one, detail, rule_text(stored.settings), stored.colours,
                         stored.boxes)
 
@@ -257,6 +257,8 @@ class UndoResult:
     seconds: float
     colours: str | None = None
     boxes: list[Box] = field(default_factory=list)
+    odds: list[pegasus_history.OddsChange] = field(default_factory=list)
+    """A Pegasus machine's chances that changed (its beads never do)."""
 
 
 def _undo_bounds(s: Connection, name: str, n: int) -> tuple[repo.StoredMachine, int, int]:
@@ -299,18 +301,27 @@ def undo_games(url: str, name: str, n: int = 1) -> UndoResult:
         # Refused while a tournament or a game holds the machine: it would write its beads back.
         with session_scope(db, write=True) as s:
             lease = acquire_lease(s, repo.machine_id(s, name), name, "an undo")
+        odds_shown: list[pegasus_history.OddsChange] = []
         try:
             with session_scope(db) as s:
                 stored, played, keep = _undo_bounds(s, name, n)  # again: a writer may have been before us
-                replayer = replay_to(s, stored, keep)
+                if stored.rule is None:
+                    replayer = replay_to(s, stored, keep)
+                else:
+                    learner, _ = pegasus_history.replay_to(s, stored, keep)
             changes: list[BeadChange] = []
             updates: list[tuple[int, int, int]] = []
-            for d in compare(stored.boxes, replayer.counts):
-                changes.append(BeadChange(d.box_number, d.bead, d.stored, d.replayed))
-                updates.append((stored.box_ids[d.box_number - 1], d.bead, d.replayed))
+            if stored.rule is None:
+                for d in compare(stored.boxes, replayer.counts):
+                    changes.append(BeadChange(d.box_number, d.bead, d.stored, d.replayed))
+                    updates.append((stored.box_ids[d.box_number - 1], d.bead, d.replayed))
             with session_scope(db, write=True) as s:
                 lease.prove(s)
-                hrepo.write_beads(s, updates)
+                if stored.rule is None:
+                    hrepo.write_beads(s, updates)
+                else:
+                    writes, odds_shown = pegasus_history.changes(stored, learner)
+                    repo.write_odds(s, stored, writes, pegasus_history.memory_of(learner))
                 removed = hrepo.remove_last_games(s, stored.id, n)
         finally:
             with session_scope(db, write=True) as s:
@@ -318,7 +329,7 @@ def undo_games(url: str, name: str, n: int = 1) -> UndoResult:
     finally:
         db.dispose()
     return UndoResult(find_game(stored.game), name, removed, changes, keep, time.perf_counter() - start,
-                      stored.colours, stored.boxes)
+                      stored.colours, stored.boxes, odds_shown)
 
 
 # -- the series behind the plots ----------------------------------------------------------------
@@ -411,10 +422,10 @@ def _beads_by_replay(s: Connection, stored: repo.StoredMachine, index: int, at: 
             raw = unpack_block(b.data)
             i = skip_games(raw, r.games + 1 - b.first_game)
             while goal is not None and goal <= b.last_game:
-                i = r.apply_packed(raw, i, goal - r.games)
+                i = r.apply_packed(raw, i, goal - r.games, learn=not b.frozen)
                 _record(out, r.games, row)
                 goal = next(want, None)
-            r.apply_packed(raw, i)
+            r.apply_packed(raw, i, learn=not b.frozen)
 
 
 def _beads_from_checkpoints(s: Connection, stored: repo.StoredMachine, index: int, at: list[int],

@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
+from dataclasses import replace as dataclass_replace
 from datetime import datetime
 
 from sqlalchemy import Connection
@@ -27,6 +28,16 @@ from menace.core.learner import (
     parse_schedule,
 )
 from menace.core.match import MenacePlayer
+from menace.core.pegasus import (
+    Memory,
+    Odds,
+    PegasusLearner,
+    PegasusRule,
+    PegasusSettingsError,
+    Refinement,
+    longest_play,
+    parse_fraction,
+)
 from menace.core.records import GameBuffer, pack_beads
 from menace.core.replay import bead_layout
 from menace.games import DEFAULT_PRESETS, PRESET_GAMES, find_game
@@ -80,6 +91,9 @@ class MachineSummary:
     wins: int = 0
     draws: int = 0
     losses: int = 0
+    rule: PegasusRule | None = None
+    """The Pegasus rule it learns by (None: Michie's beads)."""
+    memory: Memory | None = None
 
 
 def summarize(stored: repo.StoredMachine, boxes: Sequence[Box]) -> MachineSummary:
@@ -91,8 +105,40 @@ def summarize(stored: repo.StoredMachine, boxes: Sequence[Box]) -> MachineSummar
     return MachineSummary(
         find_game(stored.game), stored.name, stored.settings, stored.preset, stored.created_at, len(boxes),
         dict(sorted(by_move.items())), sum(beads_by_move.values()), dict(sorted(beads_by_move.items())),
-        [b.number for b in boxes if b.total == 0],
+        [b.number for b in boxes if b.total == 0] if stored.rule is None else [], rule=stored.rule,
+        memory=stored.memory,
     )
+
+
+def pegasus_rule_for(game: Game, a: str = "1.025", b: str = "2", refinement: str = "none",
+                     decay: str = "0.5") -> PegasusRule:
+    """The Pegasus rule from its options given as text, for machines of ``game``;
+    :class:`PegasusSettingsError` for anything that makes no sense."""
+    try:
+        how = Refinement(refinement)
+    except ValueError:
+        raise PegasusSettingsError(f"the refinement must be one of {', '.join(r.value for r in Refinement)}, "
+                                   f"not {refinement!r}") from None
+    return PegasusRule(a=parse_fraction(a, "A"), b=parse_fraction(b, "B"), refinement=how,
+                       decay=parse_fraction(decay, "the decay D"), longest=longest_play(game))
+
+
+def pegasus_settings(settings: Settings) -> Settings:
+    """A machine's bead settings as a Pegasus machine keeps them: its shape (side, symmetry, moves) and
+    one bead per move, which never changes (the odds do the learning)."""
+    return dataclass_replace(settings, schedule=(1,), win=0, draw=0, loss=0, empty_policy=EmptyPolicy.RESTOCK,
+                             scope=Scope.EVERY)
+
+
+class PhysicalOperationError(InvalidInputError):
+    """A physical operation (counting beads, printing bead labels) on a machine that has no beads."""
+
+
+def refuse_pegasus(stored: repo.StoredMachine, what: str) -> None:
+    """:class:`PhysicalOperationError` when ``stored`` learns by the Pegasus rule: it has odds, not beads."""
+    if stored.rule is not None:
+        raise PhysicalOperationError(f"{stored.name!r} learns by the Pegasus rule: it holds odds, not beads, "
+                                     f"so {what} makes no sense for it")
 
 
 SIDE_WORDS = {"x": "X", "o": "O", "both": "both", "first": "X", "second": "O", "white": "X", "black": "O",
@@ -143,15 +189,20 @@ def settings_for(game: str = "tictactoe", preset: str | None = None, *, side: st
 
 
 def init_machine(url: str, name: str, settings: Settings, preset: str | None, replace: bool = False,
-                 game: Game | None = None, colours: str | None = None) -> MachineSummary:
-    """Create the database if need be and build a machine of ``game`` (tic-tac-toe by default) in it."""
+                 game: Game | None = None, colours: str | None = None, rule: PegasusRule | None = None,
+                 ) -> MachineSummary:
+    """Create the database if need be and build a machine of ``game`` (tic-tac-toe by default) in it;
+    with ``rule``, a machine that learns by the Pegasus rule (``settings`` then give only its shape)."""
     game = game or find_game("tictactoe")
+    if rule is not None:
+        settings = pegasus_settings(settings)
+        preset = "pegasus"
     db = open_database(url, create=True)
     try:
         with session_scope(db, write=True) as s:
             if replace and name in repo.machine_names(s):
                 acquire_lease(s, repo.machine_id(s, name), name, "a rebuild of the machine")
-            stored = repo.create_machine(s, name, game, settings, preset, replace, colours)
+            stored = repo.create_machine(s, name, game, settings, preset, replace, colours, rule)
         return summarize(stored, stored.boxes)
     finally:
         db.dispose()
@@ -170,6 +221,14 @@ class OpenMachine:
         """Held while this machine may be written; every write proves it (None: read only)."""
         self.stored = stored
         self.game = find_game(stored.game)
+        self.pegasus: PegasusLearner | None = None
+        """The machine's learner when it learns by the Pegasus rule (then :attr:`learner` is its
+        bead twin, which never changes)."""
+        if stored.rule is not None and stored.odds is not None:
+            self.pegasus = PegasusLearner(self.game, stored.settings, stored.rule, stored.boxes, stored.odds,
+                                          stored.memory)
+            self._saved_odds = self.pegasus.snapshot_odds()
+            self._saved_memory = Memory(self.pegasus.memory.mu, self.pegasus.memory.plays, self.pegasus.memory.total)
         self.learner = Learner(self.game, stored.settings, stored.boxes)
         self._saved = self.learner.snapshot()
         self.layout = bead_layout(stored.boxes)
@@ -190,9 +249,10 @@ class OpenMachine:
             self.lease.prove(s)
             yield s
 
-    def start_run(self, kind: str, opponent: str, seed: int | None) -> int:
+    def start_run(self, kind: str, opponent: str, seed: int | None, frozen: bool = False) -> int:
+        """A new run of games; ``frozen``: the machine plays them without learning."""
         with self.writing() as s:
-            return repo.start_run(s, self.stored.id, kind, opponent, seed)
+            return repo.start_run(s, self.stored.id, kind, opponent, seed, frozen)
 
     def changed_beads(self) -> list[tuple[int, int, int]]:
         out: list[tuple[int, int, int]] = []
@@ -212,6 +272,9 @@ class OpenMachine:
         checkpoint (see the history policy in :mod:`menace.app.tournament`).
         """
         n = records.games if isinstance(records, GameBuffer) else len(records)
+        if self.pegasus is not None:
+            self._save_pegasus(run_id, records, n, end_run)
+            return
         checkpoint = None
         if n and (not kept or self.games_played + n - self._checkpoint_game >= CHECKPOINT_GAMES):
             checkpoint = pack_beads(self.learner.counts, self.layout)
@@ -235,6 +298,20 @@ class OpenMachine:
             self._checkpoint_game = self.games_played
         self._saved = self.learner.snapshot()
 
+    def _save_pegasus(self, run_id: int, records: Sequence[GameRecord] | GameBuffer, n: int, end_run: bool) -> None:
+        """A Pegasus machine's games (every one kept: no checkpoints of odds) and the odds they changed."""
+        peg = self.pegasus
+        assert peg is not None
+        changed = [(b, m, peg.odds(b)[m]) for b, m in peg.changed_since(self._saved_odds)]
+        with self.writing() as s:
+            repo.save_games(s, self.stored.id, run_id, self.games_played + 1, records, [])
+            repo.write_odds(s, self.stored, changed, peg.memory)
+            if end_run:
+                repo.end_run(s, run_id)
+        self.games_played += n
+        self._saved_odds = peg.snapshot_odds()
+        self._saved_memory = Memory(peg.memory.mu, peg.memory.plays, peg.memory.total)
+
     def correct(self, box: int, counts: dict[int, int], reason: str) -> list[tuple[int, int, int]]:
         """Set box ``box`` (an index)'s counts by hand, recorded as corrections in the history.
 
@@ -255,6 +332,8 @@ class OpenMachine:
 
     def discard_unsaved(self) -> None:
         """Forget bead changes not yet saved (an abandoned game)."""
+        if self.pegasus is not None:
+            self.pegasus.restore(self._saved_odds, self._saved_memory)
         for counts, saved in zip(self.learner.counts, self._saved):
             counts[:] = saved
         self.learner.counts_changed()

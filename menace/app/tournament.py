@@ -16,6 +16,7 @@ from menace.core.errors import InvalidInputError, UnavailableError
 from menace.core.game import Side
 from menace.core.learner import DRAWN, Learner, TreeOpponent, play_learners
 from menace.core.match import MenacePlayer, play_game
+from menace.core.pegasus import PegasusLearner
 from menace.core.records import GameBuffer
 from menace.players import Player, RulePlayer, find_player, split_name
 from menace.storage.database import DatabaseBusyError
@@ -140,6 +141,7 @@ def run_tournament(
     handle_signals: bool = False,
     keep_games: int | None = KEEP_GAMES,
     waiting: Waiting | None = None,
+    frozen: bool = False,
 ) -> TournamentResult:
     """Play ``games`` games (or for ``seconds``) against ``opponent``, saving every second.
 
@@ -149,6 +151,7 @@ def run_tournament(
     have begun; while the opponent prepares (``td`` trains itself first) they raise
     :class:`Interrupted`: no game has been played, nothing is stored. Every game of the run's
     first ``keep_games`` is stored, then per-block summaries (see :data:`KEEP_GAMES`); None keeps all.
+    ``frozen``: the machine plays without learning; the run is marked so in the history.
     A save that meets a busy database waits and tries again (see :func:`save_with_retry`), telling
     ``waiting``; ``progress`` hears only of games already stored.
     """
@@ -158,6 +161,8 @@ def run_tournament(
     rng = random.Random(seed)
     learner = machine.learner
     sides = (side,) if side is not None else learner.settings.sides
+    if machine.pegasus is not None:
+        keep_games = None  # odds have no checkpoints: every game is kept, for replays and undo
     if any(s not in learner.settings.sides for s in sides):
         raise InvalidInputError(f"machine {machine.name!r} has no boxes for {side.name if side else ''}")
     base, param = split_name(opponent)
@@ -168,17 +173,22 @@ def run_tournament(
             player = find_player(opponent, machine.game).create(machine.game, rng, param)
     stop = stop or StopFlag()
     signals = stop_on_signals(stop) if handle_signals else nullcontext(stop)
+    if (frozen or machine.pegasus is not None) and not isinstance(player, RulePlayer):
+        how = "without learning" if frozen else "under the Pegasus rule"
+        raise InvalidInputError(f"a machine plays {how} only against a player that chooses by the position "
+                                f"alone ({opponent} learns or looks ahead); choose random, smart, perfect, ...")
     with signals:
         return _play_tournament(machine, player, opponent, seed, rng, sides, games, seconds, stop, progress,
-                                flush_seconds, keep_games, waiting)
+                                flush_seconds, keep_games, waiting, frozen)
 
 
 def _play_tournament(
     machine: OpenMachine, player: Player, opponent: str, seed: int, rng: random.Random, sides: tuple[Side, ...],
     games: int | None, seconds: float | None, stop: StopFlag, progress: Callable[[Progress], None] | None,
     flush_seconds: float, keep_games: int | None = KEEP_GAMES, waiting: Waiting | None = None,
+    frozen: bool = False,
 ) -> TournamentResult:
-    learner = machine.learner
+    learner: Learner | PegasusLearner = machine.learner if machine.pegasus is None else machine.pegasus
     table = learner.opponent_table(player.options, sides) if isinstance(player, RulePlayer) else None
     # Fast loops for the players that cannot be tabulated: another machine, and any player that can
     # move by tree position (td). Decided once here, not per game.
@@ -191,7 +201,7 @@ def _play_tournament(
     pending = GameBuffer()
     wins = draws = losses = 0
     runs: list[int] = []
-    save_with_retry(lambda: runs.append(machine.start_run("tournament", opponent, seed)), 0, waiting)
+    save_with_retry(lambda: runs.append(machine.start_run("tournament", opponent, seed, frozen)), 0, waiting)
     run_id = runs[0]
     start = last_flush = last_report = time.perf_counter()
     gap = min(FIRST_FLUSH_SECONDS, flush_seconds)
@@ -205,13 +215,13 @@ def _play_tournament(
             batch = CHECK_EVERY if games is None else min(CHECK_EVERY, games - done)
             if batch <= 0:
                 break
-            if table is not None and nsides == 1:
-                stopped = _fast_batch(learner, sides[0], table, rng, batch, pending, stop)
+            if table is not None and nsides == 1 and not (frozen and isinstance(learner, Learner)):
+                stopped = _fast_batch(learner, sides[0], table, rng, batch, pending, stop, not frozen)
             else:
                 for i in range(batch):
                     s = sides[(done + i) % nsides]
                     if table is not None:
-                        res, moves = play_table(s, table, rng)
+                        res, moves = play_table(s, table, rng, not frozen)
                     elif partner is not None:
                         if nsides > 1:
                             partner.side = s.other
@@ -260,8 +270,8 @@ def _play_tournament(
     )
 
 
-def _fast_batch(learner: Learner, side: Side, table: list[tuple[int, ...]], rng: random.Random, batch: int,
-                pending: GameBuffer, stop: StopFlag) -> str | None:
+def _fast_batch(learner: Learner | PegasusLearner, side: Side, table: list[tuple[int, ...]], rng: random.Random,
+                batch: int, pending: GameBuffer, stop: StopFlag, learn: bool = True) -> str | None:
     """``batch`` games against a tabulated opponent, packed into ``pending`` as they finish.
 
     This is the loop a tournament spends its night in: :meth:`Learner.play_batch` plays and packs
@@ -269,7 +279,10 @@ def _fast_batch(learner: Learner, side: Side, table: list[tuple[int, ...]], rng:
     """
     played = 0
     while played < batch:
-        played += learner.play_batch(side, table, rng, batch - played, pending.data, pending.outcomes, stop)
+        if isinstance(learner, PegasusLearner):
+            played += learner.play_batch(side, table, rng, batch - played, pending.data, pending.outcomes, stop, learn)
+        else:
+            played += learner.play_batch(side, table, rng, batch - played, pending.data, pending.outcomes, stop)
         if stop.requested:
             return stop.signal_name or "stopped"
         if played < batch and learner.opening_empty(side):
@@ -277,7 +290,7 @@ def _fast_batch(learner: Learner, side: Side, table: list[tuple[int, ...]], rng:
     return None
 
 
-def _why_stop(learner: Learner, side: Side, res: int, moves: list[int], stop: StopFlag,
+def _why_stop(learner: Learner | PegasusLearner, side: Side, res: int, moves: list[int], stop: StopFlag,
               player: Player | None = None) -> str | None:
     """After a game: stop if a signal asked, or if a machine resigned at its first move and will
     go on doing so (MENACE, or a MENACE opponent)."""

@@ -77,7 +77,8 @@ def history(app: AppContext, opponent: str | None, result: str | None, first: in
         return
     width = max(len(f"{found.games[-1].number:,}"), 4)
     opp_width = max(8, *(len(g.opponent) for g in found.games))
-    click.echo(f"{'game':>{width}}  {'run':<10}  {'opponent':<{opp_width}}  side  result  moves")
+    run_width = max(10, *(len(_run_label(g)) for g in found.games))
+    click.echo(f"{'game':>{width}}  {'run':<{run_width}}  {'opponent':<{opp_width}}  side  result  moves")
     fixes = iter(found.corrections)
     fix: ShownCorrection | None = next(fixes, None)
     while fix is not None and fix.after_game == 0:  # made before the first game
@@ -88,7 +89,7 @@ def history(app: AppContext, opponent: str | None, result: str | None, first: in
         if ended_by_resignation(found.game, g.record):
             moves += " (MENACE resigns)"
         side = found.game.side_names[g.record.menace_side]
-        click.echo(f"{g.number:>{width},}  {g.kind:<10}  {g.opponent:<{opp_width}}  {side:<5} "
+        click.echo(f"{g.number:>{width},}  {_run_label(g):<{run_width}}  {g.opponent:<{opp_width}}  {side:<5} "
                    f"{_result_word(g.record):<6}  {moves}")
         while fix is not None and fix.after_game <= g.number:
             click.echo(_correction_line(found.game, fix, colours))
@@ -99,6 +100,11 @@ def history(app: AppContext, opponent: str | None, result: str | None, first: in
     shown = len(found.games)
     click.echo(f"{plural(shown, 'game')} shown; {found.machine!r} has played {found.played:,}. "
                f"See one move by move with: menace replay {found.games[-1].number}")
+
+
+def _run_label(g: Any) -> str:
+    """The run column: ``tournament``, or ``tournament, no learning`` for a game played frozen."""
+    return f"{g.kind}, no learning" if g.frozen else str(g.kind)
 
 
 def _correction_line(game: Game, fix: ShownCorrection, colours: Sequence[BeadColour]) -> str:
@@ -170,6 +176,9 @@ def replay(app: AppContext, number: int) -> None:
     if d.resigned_box is not None:
         click.echo(f"MENACE opens box {d.resigned_box}, finds it empty and resigns.")
     words = {Result.WIN: "MENACE wins", Result.DRAW: "a draw", Result.LOSS: "MENACE loses"}
+    if d.frozen:
+        click.echo(f"Result: {words[d.result]}. Played without learning: no box changed.")
+        return
     each = "on the last bead drawn" if d.last_only else "per bead drawn"
     click.echo(f"Result: {words[d.result]}. Learning rule {shown.rule}: {signed(d.delta)} {each}.")
     if not d.reinforcement:
@@ -214,13 +223,21 @@ def undo(app: AppContext, count: int) -> None:
     if len(done.removed) > SHOW_AT_MOST:
         click.echo(f"... and {len(done.removed) - SHOW_AT_MOST:,} earlier games "
                    f"(from game {done.removed[0].number:,})")
-    if done.changes:
+    if done.odds:
+        click.echo("Chances restored (the machine learns by the Pegasus rule):")
+        for o in done.odds[: SHOW_AT_MOST * 2]:
+            click.echo(f"  box {o.box_number:>4}: {done.game.move_name(o.move)} {o.before:.1%} -> {o.after:.1%}")
+        if len(done.odds) > SHOW_AT_MOST * 2:
+            click.echo(f"  ... and {len(done.odds) - SHOW_AT_MOST * 2:,} more chances")
+    elif done.changes:
         click.echo("Beads restored:")
         for c in done.changes[: SHOW_AT_MOST * 2]:
             colour = colours[done.game.colour_slot(done.boxes[c.box_number - 1].position, c.bead) % len(colours)]
             click.echo(f"  box {c.box_number:>4}: {colour.name} ({colour.letter}) {c.before} -> {c.after}")
         if len(done.changes) > SHOW_AT_MOST * 2:
             click.echo(f"  ... and {len(done.changes) - SHOW_AT_MOST * 2:,} more bead counts")
+    elif all(g.frozen for g in done.removed):
+        click.echo("Nothing to restore: the machine played those games without learning.")
     else:
         click.echo("No bead count changed (no beads were drawn, or the changes cancelled out).")
     click.echo(f"{printable(done.machine)!r} has played {plural(done.played, 'game')} now.")

@@ -26,7 +26,7 @@ from menace.core.learner import (
     parse_reinforcement,
     parse_schedule,
 )
-from menace.games import game_names
+from menace.games import find_game, game_names
 from menace.players import training_opponent
 from menace.render.beads import places_pieces
 from menace.render.text import beads_text, board_lines, box_lines, chances, paint, use_colour
@@ -82,12 +82,22 @@ SIDE_WORDS = {"x": "X", "o": "O", "both": "both", "first": "X", "second": "O", "
 @click.option("--colours", callback=colours_option, metavar="LIST",
               help="Your bead colours, kept with the machine (see menace colours).")
 @click.option("--replace", is_flag=True, help="Rebuild the machine if one of that name exists (its games go too).")
+@click.option("--rule", type=click.Choice(["michie", "pegasus"]), default="michie", show_default=True,
+              help="michie: beads added and taken. pegasus: the 1963 Pegasus program's rule, each move's odds "
+                   "multiplied by M_n = A^(B^(8-n)) after a win, divided after a defeat.")
+@click.option("--a", "rule_a", metavar="A", help="Pegasus rule: A, the smallest multiplier M_8 [default: 1.025].")
+@click.option("--b", "rule_b", metavar="B", help="Pegasus rule: B [default: 2].")
+@click.option("--refine", type=click.Choice(["none", "per-100", "per-play"]),
+              help="Pegasus rule: Table 3's refinement by the decayed average of past outcomes, applied per set "
+                   "of 100 plays (Michie's approximation) or after every play (the ideal) [default: none].")
+@click.option("--decay", metavar="D", help="Pegasus rule, Table 3: the decay factor D [default: 0.5].")
 @where_options
 @pass_app
 def init(app: AppContext, game: str, preset: str | None, side: str | None, schedule: str | None,
          reinforcement: str | None, scope: str | None, all_squares: bool | None,
          symmetry: bool | None, empty_box: str | None, colours: tuple[BeadColour, ...] | None,
-         replace: bool) -> None:
+         replace: bool, rule: str, rule_a: str | None, rule_b: str | None, refine: str | None,
+         decay: str | None) -> None:
     """Build a machine: one matchbox per position where MENACE is to move.
 
     \b
@@ -98,8 +108,24 @@ def init(app: AppContext, game: str, preset: str | None, side: str | None, sched
       menace init -m ruby --preset rubyquiz        the Ruby Quiz MENACE
       menace init -m exact --preset michie-1961    Michie's exact rules: may stop at an empty box
       menace init -m her --game hexapawn           Gardner's HER: 19 boxes, plays Black
+      menace init -m pegasus --rule pegasus        Michie and Martin's 1963 program: odds, not beads
     """
-    from menace.app.machines import init_machine, settings_for
+    from menace.app.machines import init_machine, pegasus_rule_for, settings_for
+    from menace.core.pegasus import PegasusSettingsError
+
+    pegasus = None
+    if rule == "pegasus":
+        for flag, value in (("--preset", preset), ("--beads", schedule), ("--reinforce", reinforcement),
+                            ("--scope", scope), ("--empty-box", empty_box)):
+            if value is not None:
+                raise click.UsageError(f"{flag} sets beads, and a machine with --rule pegasus has odds, not beads")
+        try:
+            pegasus = pegasus_rule_for(find_game(game), rule_a or "1.025", rule_b or "2", refine or "none",
+                                       decay or "0.5")
+        except PegasusSettingsError as exc:
+            raise click.UsageError(str(exc)) from None
+    elif any(v is not None for v in (rule_a, rule_b, refine, decay)):
+        raise click.UsageError("--a, --b, --refine and --decay are the Pegasus rule's: add --rule pegasus")
 
     chosen, settings, label = settings_for(
         game, preset, side=side, schedule=schedule, reinforcement=reinforcement, scope=scope,
@@ -109,12 +135,15 @@ def init(app: AppContext, game: str, preset: str | None, side: str | None, sched
         machine_colours(None, colours, needed=chosen.colours)  # enough of them for the game
     try:
         summary = init_machine(app.url, app.machine, settings, label, replace, game=chosen,
-                               colours=None if colours is None else format_colours(colours))
+                               colours=None if colours is None else format_colours(colours), rule=pegasus)
     except SettingsError as exc:  # a schedule that does not fit the game's moves is a bad --beads
         raise click.BadParameter(str(exc), param_hint="'--beads'") from None
     click.echo(f"Built machine {summary.name!r} ({chosen.title}, {label}) in {app.where}:")
     click.echo(f"  {plural(summary.boxes, 'box', 'boxes')} ({by_move(summary.boxes_by_move)} by move)")
-    click.echo(f"  {plural(summary.beads, 'bead')} ({by_move(summary.beads_by_move)} by move)")
+    if summary.rule is not None:
+        click.echo(f"  odds: every distinct move of a box as likely as the others; {summary.rule.describe()['rule']}")
+    else:
+        click.echo(f"  {plural(summary.beads, 'bead')} ({by_move(summary.beads_by_move)} by move)")
     click.echo(f"Next: menace {app.m_flag()}play, or menace {app.m_flag()}tournament --vs "
                f"{training_opponent(chosen)} -n 2000")
 

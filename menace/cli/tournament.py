@@ -74,10 +74,13 @@ class DurationType(click.ParamType):  # type: ignore[type-arg]
 @click.option("--keep-all", is_flag=True,
               help="Store every game, however long the run [default: every game of the first 10 million, "
                    "then a summary per block].")
+@click.option("--no-learning", "frozen", is_flag=True,
+              help="Play without learning: the games are stored, marked as played without learning, and the "
+                   "machine's beads (or odds) stay exactly as they are. To measure a trained machine.")
 @where_options
 @pass_app
 def tournament(app: AppContext, opponent: str | None, games: int | None, duration: float | None, seed: int | None,
-               side: str | None, keep_all: bool) -> None:
+               side: str | None, keep_all: bool, frozen: bool) -> None:
     """Train the machine against an opponent, saving every second.
 
     Ctrl-C (or SIGTERM) stops after the current game and keeps every finished game (exit
@@ -90,6 +93,7 @@ def tournament(app: AppContext, opponent: str | None, games: int | None, duratio
     Examples:
       menace tournament --vs smart -n 2000 --seed 1
       menace tournament --vs random --for 8h          overnight
+      menace tournament --vs perfect -n 500 --no-learning   measure it, unchanged
     """
     from menace.app.machines import learning_partner, open_machine
     from menace.app.tournament import KEEP_GAMES, OPENING_EMPTY, PARTNER_EMPTY, Interrupted, run_tournament
@@ -140,7 +144,7 @@ def tournament(app: AppContext, opponent: str | None, games: int | None, duratio
                     m, opponent, games=games, seconds=duration, seed=seed,
                     side=Side[side] if side else None, progress=bar, resolve=resolve, handle_signals=True,
                     keep_games=None if keep_all else KEEP_GAMES,
-                    waiting=bar.waiting,
+                    waiting=bar.waiting, frozen=frozen,
                 )
             except PlayerParamError as exc:
                 raise click.BadParameter(str(exc), param_hint="'--vs'") from None
@@ -150,6 +154,8 @@ def tournament(app: AppContext, opponent: str | None, games: int | None, duratio
                 leave(EXIT_SIGINT if stop.signal_name == "SIGINT" else EXIT_SIGTERM)
     bar.close()
     rate = result.games / result.seconds if result.seconds > 0 else 0.0
+    if frozen:
+        click.echo("Played without learning: the machine is as it was.")
     click.echo(f"{plural(result.games, 'game')} against {opponent} in {result.seconds:.2f} s "
                f"({rate:,.0f} games/s, seed {result.seed}): {result.wins:,} won, {result.draws:,} drawn, "
                f"{result.losses:,} lost.")

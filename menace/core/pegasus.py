@@ -37,13 +37,13 @@ from __future__ import annotations
 import enum
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import NamedTuple
 
 from menace.core.errors import InvalidInputError
-from menace.core.game import Game, IllegalMoveError, Move, Side
+from menace.core.game import Game, IllegalMoveError, Move, Side, State
 from menace.core.learner import (
     DRAWN,
     O_WINS,
@@ -167,6 +167,25 @@ def _decimal(value: Fraction) -> str:
     return f"{float(value):.{digits}f}" if digits <= 15 else str(value)
 
 
+def rule_params_text(rule: PegasusRule) -> str:
+    """The rule as stored with a machine: ``a=41/40 b=2 refinement=none decay=1/2 longest=9``."""
+    return (f"a={rule.a} b={rule.b} refinement={rule.refinement.value} decay={rule.decay} "
+            f"longest={rule.longest}")
+
+
+def parse_rule_params(text: str) -> PegasusRule:
+    """The inverse of :func:`rule_params_text`; :class:`PegasusSettingsError` on anything else."""
+    try:
+        fields = dict(part.split("=", 1) for part in text.split())
+        if set(fields) != {"a", "b", "refinement", "decay", "longest"}:
+            raise ValueError
+        return PegasusRule(a=Fraction(fields["a"]), b=Fraction(fields["b"]),
+                           refinement=Refinement(fields["refinement"]), decay=Fraction(fields["decay"]),
+                           longest=int(fields["longest"]))
+    except (ValueError, ZeroDivisionError):
+        raise PegasusSettingsError(f"the Pegasus rule's parameters {text[:80]!r} cannot be read") from None
+
+
 TRIAL_RUNS = PegasusRule()
 """The rule of the paper's trial runs (Figs. 7 to 9): A = 1.025, B = 2, no refinement."""
 
@@ -274,7 +293,7 @@ class PegasusLearner:
             self.set_odds(odds)
         tree = game_tree(game)
         self.states, self.index, self.root = tree.states, tree.index, tree.root
-        self.result, self.kids = tree.result, tree.kids
+        self.result, self.kids, self.to_move = tree.result, tree.kids, tree.to_move
         longest = _longest(game)
         if longest > rule.longest:
             raise PegasusSettingsError(f"{game.name} plays can last {longest} moves; the rule was set for "
@@ -342,6 +361,31 @@ class PegasusLearner:
         self.cands[b] = tuple(cands)
         self.totals[b] = total
 
+    def opening_empty(self, side: Side) -> bool:
+        """Never: a box of odds cannot run out (a :class:`Learner`'s question, asked by tournaments)."""
+        return False
+
+    def snapshot_odds(self) -> list[tuple[list[int], list[int]]]:
+        """Every box's levels and logs, copied (to see later what changed)."""
+        return [(list(lv), list(lg)) for lv, lg in zip(self.levels, self.logs)]
+
+    def changed_since(self, snapshot: Sequence[tuple[list[int], list[int]]]) -> list[tuple[int, Move]]:
+        """The ``(box, move)`` whose odds differ from ``snapshot``."""
+        out = []
+        for b, (lv, lg) in enumerate(snapshot):
+            now_lv, now_lg = self.levels[b], self.logs[b]
+            if now_lv != lv or now_lg != lg:
+                out.extend((b, m) for m in self.colours[b] if now_lv[m] != lv[m] or now_lg[m] != lg[m])
+        return out
+
+    def restore(self, snapshot: Sequence[tuple[list[int], list[int]]], memory: Memory) -> None:
+        """Put back the odds and memory of a snapshot (an abandoned game)."""
+        for b, (lv, lg) in enumerate(snapshot):
+            self.levels[b][:] = lv
+            self.logs[b][:] = lg
+            self._settle(b)
+        self.memory = Memory(memory.mu, memory.plays, memory.total)
+
     # -- learning ---------------------------------------------------------------------------
     def power(self, outcome: int) -> int:
         """The power (in 1/2**32) the multipliers are raised to after a play with this outcome
@@ -396,6 +440,15 @@ class PegasusLearner:
             if r < 0:
                 break
         return m
+
+    def opponent_table(self, options: Callable[[State], Sequence[Move]], sides: Collection[Side],
+                       ) -> list[tuple[int, ...]]:
+        """A stateless opponent's choices (``options(state)``) wherever it is to move against this
+        machine playing one of ``sides`` (for :meth:`play_table` and :meth:`play_batch`)."""
+        movers = {side.other for side in sides}
+        to_move, result = self.to_move, self.result
+        return [tuple(options(s)) if not result[i] and to_move[i] in movers else ()
+                for i, s in enumerate(self.states)]
 
     def _opponent_rows(self, opponent: Sequence[tuple[int, ...]]) -> list[OpponentRow]:
         if self._opponent is None or self._opponent[0] is not opponent:

@@ -194,8 +194,9 @@ class Replayer:
             self._settle()
         return drawn
 
-    def learn(self, record: GameRecord) -> list[tuple[int, Move]]:
-        """Play ``record`` on the boxes and learn from it, without the corrections that follow it."""
+    def learn(self, record: GameRecord, learn: bool = True) -> list[tuple[int, Move]]:
+        """Play ``record`` on the boxes and learn from it (unless ``learn`` is false: a game played
+        without learning), without the corrections that follow it."""
         e = self.learner
         e.counts_changed()
         refill = e.refill
@@ -220,7 +221,8 @@ class Replayer:
             if k < 0:
                 raise ReplayError(f"game {self.games + 1}: move {ply + 1} ({move}) is not legal")
         # The engine's own learning loop, so that replay and play cannot drift apart.
-        e.apply(drawn, self.delta(record))
+        if learn:
+            e.apply(drawn, self.delta(record))
         self.games += 1
         return drawn
 
@@ -256,13 +258,15 @@ class Replayer:
         """Apply the corrections made after the games applied so far (see ``settle_end``)."""
         self._settle()
 
-    def apply_packed(self, raw: bytes, start: int = 0, limit: int | None = None, settle_end: bool = True) -> int:
+    def apply_packed(self, raw: bytes, start: int = 0, limit: int | None = None, settle_end: bool = True,
+                     learn: bool = True) -> int:
         """Learn from the games packed in ``raw`` (a block's bytes, decompressed) from byte ``start``,
         ``limit`` games at most; the byte where it stopped.
 
         The same learning as :meth:`apply`, straight from the stored bytes: no object per game, and a
         game met before is looked up, not walked again. With ``settle_end`` false, the corrections made
-        after the last game applied wait for :meth:`settle` (a checkpoint is taken before them).
+        after the last game applied wait for :meth:`settle` (a checkpoint is taken before them). With
+        ``learn`` false the games were played without learning: only empty boxes' refills apply.
         """
         e = self.learner
         e.counts_changed()
@@ -296,7 +300,9 @@ class Replayer:
                             counts[:] = initial[b]
                 if last_only:
                     drawn = drawn[-1:]
-                if delta >= 0:
+                if not learn:
+                    pass
+                elif delta >= 0:
                     for counts, m, _ in drawn:
                         counts[m] += delta
                 elif keep_last:
@@ -454,9 +460,11 @@ class GameDetail:
     """The empty box MENACE resigned on, if the game ended that way."""
     last_only: bool = False
     """True when the rule reinforces only the bead of MENACE's last move (Gardner's scope)."""
+    frozen: bool = False
+    """Played without learning: nothing was reinforced."""
 
 
-def _detail(r: Replayer, record: GameRecord, number: int) -> GameDetail:
+def _detail(r: Replayer, record: GameRecord, number: int, learn: bool = True) -> GameDetail:
     e = r.learner
     game = e.game
     state = game.initial()
@@ -482,7 +490,7 @@ def _detail(r: Replayer, record: GameRecord, number: int) -> GameDetail:
         found = e.box_for(state)
         resigned = None if found is None else found[0] + 1
     counts_before = [list(c) for c in e.counts]
-    drawn = r.learn(record)  # not apply: a correction made after this game is not its learning
+    drawn = r.learn(record, learn)  # not apply: a correction made after this game is not its learning
     last_only = r.settings.scope is Scope.LAST
     if last_only:
         drawn = drawn[-1:]
@@ -495,6 +503,8 @@ def _detail(r: Replayer, record: GameRecord, number: int) -> GameDetail:
         # After a restock the count before learning is the initial one, not the empty box's.
         before_learning = e.initial[b][m] if e.refill[b] and not any(counts_before[b]) else counts_before[b][m]
         ledger.append(LedgerLine(b + 1, m, before_learning, e.counts[b][m]))
+    if not learn:
+        return GameDetail(number, record, plies, record.result, 0, [], resigned, last_only, frozen=True)
     return GameDetail(number, record, plies, record.result, r.delta(record), ledger, resigned, last_only)
 
 
@@ -514,6 +524,7 @@ def game_detail(
     raise GameNotFoundError(f"no game {number}: the machine has played {r.games:,} games")
 
 
-def next_game_detail(r: Replayer, record: GameRecord) -> GameDetail:
-    """The game after the ``r.games`` that ``r`` has learnt from, move by move (and learnt from)."""
-    return _detail(r, record, r.games + 1)
+def next_game_detail(r: Replayer, record: GameRecord, learn: bool = True) -> GameDetail:
+    """The game after the ``r.games`` that ``r`` has learnt from, move by move (and learnt from,
+    unless it was played without learning)."""
+    return _detail(r, record, r.games + 1, learn)

@@ -57,6 +57,10 @@ machine_table = Table(
     Column("forced_boxes", Boolean, nullable=False, server_default=false(),
            doc="Boxes also for positions with one legal move."),
     Column("colours", Text, doc="The builder's bead colours as given to ``--colours``; None: the standard set."),
+    Column("rule", String(16), nullable=False, server_default="michie",
+           doc="How it learns: ``michie`` (beads added and taken) or ``pegasus`` (odds multiplied)."),
+    Column("rule_params", Text, doc="The Pegasus rule's parameters (see :func:`menace.core.pegasus.rule_text`)."),
+    Column("memory", Text, doc="The Pegasus rule's Table 3 memory: mu, plays of the set, their sum."),
 )
 """A MENACE machine: its name and the settings it was built with."""
 
@@ -82,6 +86,14 @@ bead_table = Table(
 )
 """One bead colour in a box: the move it stands for (in the box's frame) and how many."""
 
+odds_table = Table(
+    "odds", metadata,
+    Column("box_id", Integer, ForeignKey("boxes.id", ondelete="CASCADE"), primary_key=True),
+    Column("move", Integer, primary_key=True),
+    Column("value", Text, nullable=False, doc="Exact odds: ``level log`` (see :class:`menace.core.pegasus.Odds`)."),
+)
+"""A Pegasus-rule machine's odds for one move of a box (its weight is ``M_1**level * A**log``)."""
+
 run_table = Table(
     "runs", metadata,
     Column("id", Integer, primary_key=True),
@@ -91,6 +103,8 @@ run_table = Table(
     Column("seed", BigInteger),
     Column("started_at", DateTime, nullable=False),
     Column("ended_at", DateTime),
+    Column("frozen", Boolean, nullable=False, server_default=false(),
+           doc="The machine played without learning: its games are history, not reinforcement."),
 )
 """A session of games: a tournament, a game at the terminal, an operated game, ..."""
 

@@ -23,10 +23,19 @@ from menace.core.learner import (
     parse_numbers,
 )
 from menace.core.names import check_machine_name
+from menace.core.pegasus import EVEN, Memory, Odds, PegasusRule, parse_rule_params, rule_params_text
 from menace.core.records import GameBuffer
 from menace.games import find_game
 from menace.storage.database import DatabaseDamagedError
-from menace.storage.models import bead_table, block_table, box_table, correction_table, machine_table, run_table
+from menace.storage.models import (
+    bead_table,
+    block_table,
+    box_table,
+    correction_table,
+    machine_table,
+    odds_table,
+    run_table,
+)
 
 DEFAULT_MACHINE = "menace"
 
@@ -54,6 +63,16 @@ class StoredMachine:
     """Row id of each box, in box-number order."""
     colours: str | None = None
     """The builder's bead colours, as given to ``--colours`` (None: the standard set)."""
+    rule: PegasusRule | None = None
+    """The Pegasus rule it learns by; None: Michie's beads."""
+    odds: list[dict[int, Odds]] | None = None
+    """Per box, the Pegasus rule's exact odds by move (None for a bead machine)."""
+    memory: Memory | None = None
+    """The Pegasus rule's Table 3 memory (None for a bead machine)."""
+
+    @property
+    def pegasus(self) -> bool:
+        return self.rule is not None
 
 
 def settings_of(row: Row[Any]) -> Settings:
@@ -112,12 +131,16 @@ def insert_row(conn: Connection, table: Table, **values: Any) -> int:
 
 def create_machine(
     conn: Connection, name: str, game: Game, settings: Settings, preset: str | None,
-    replace: bool = False, colours: str | None = None,
+    replace: bool = False, colours: str | None = None, rule: PegasusRule | None = None,
 ) -> StoredMachine:
-    """Build a machine's boxes and store them (all rows in bulk)."""
+    """Build a machine's boxes and store them (all rows in bulk).
+
+    With a Pegasus ``rule`` each box's moves get even odds (the bead rows then only list the moves,
+    one bead each, and never change)."""
     check_machine_name(name)
     boxes = build_boxes(game, settings)
-    check_schedule(settings, boxes)
+    if rule is None:
+        check_schedule(settings, boxes)
     existing = conn.scalar(select(machine_table.c.id).where(machine_table.c.name == name))
     if existing is not None:
         if not replace:
@@ -131,6 +154,9 @@ def create_machine(
         all_squares=settings.all_squares, symmetry=settings.symmetry,
         empty_policy=settings.empty_policy.value, preset=preset, created_at=created_at,
         scope=settings.scope.value, forced_boxes=settings.forced_boxes, colours=colours,
+        rule="michie" if rule is None else "pegasus",
+        rule_params=None if rule is None else rule_params_text(rule),
+        memory=None if rule is None else Memory().text(),
     )
     box_rows = [
         {"machine_id": mid, "number": b.number, "position": game.encode(b.position),
@@ -143,7 +169,15 @@ def create_machine(
         for box_id, box in zip(ids, boxes)
         for move, count in box.beads.items()
     ])
-    return StoredMachine(mid, name, game.name, settings, preset, created_at, boxes, ids, colours)
+    odds = None
+    if rule is not None:
+        odds = [{m: EVEN for m in box.initial} for box in boxes]
+        conn.execute(insert(odds_table), [
+            {"box_id": box_id, "move": move, "value": EVEN.text()}
+            for box_id, box in zip(ids, boxes) for move in box.initial
+        ])
+    return StoredMachine(mid, name, game.name, settings, preset, created_at, boxes, ids, colours, rule, odds,
+                         None if rule is None else Memory())
 
 
 def load_machine(conn: Connection, name: str) -> StoredMachine:
@@ -173,10 +207,64 @@ def load_machine(conn: Connection, name: str) -> StoredMachine:
             number, game.decode(position), Side[side], move_number,
             initial={m: i for m, _, i in rows}, beads={m: c for m, c, _ in rows},
         ))
+    rule, odds, memory = None, None, None
+    if row.rule == "pegasus":
+        rule, memory = parse_rule_params(row.rule_params or ""), _memory_of(row, name)
+        odds = load_odds(conn, row.id, [r[0] for r in box_rows], boxes, name)
+    elif row.rule != "michie":
+        raise DatabaseDamagedError(f"{name!r} learns by an unknown rule {row.rule[:20]!r}; "
+                                   f"run 'menace check' to see what is damaged")
     return StoredMachine(
         row.id, row.name, row.game, settings_of(row), row.preset, row.created_at, boxes,
-        [r[0] for r in box_rows], row.colours,
+        [r[0] for r in box_rows], row.colours, rule, odds, memory,
     )
+
+
+def _memory_of(row: Row[Any], name: str) -> Memory:
+    try:
+        return Memory.parse(row.memory or "")
+    except ValueError:
+        raise DatabaseDamagedError(f"the Pegasus rule's memory of {name!r} cannot be read; "
+                                   f"run 'menace check' to see what is damaged") from None
+
+
+def load_odds(conn: Connection, machine_id: int, box_ids: Sequence[int], boxes: Sequence[Box],
+              name: str) -> list[dict[int, Odds]]:
+    """Every box's odds by move, in box order; :class:`DatabaseDamagedError` when one is missing or unreadable."""
+    o = odds_table.c
+    found: dict[int, dict[int, Odds]] = {}
+    for box_id, move, value in conn.execute(
+        select(o.box_id, o.move, o.value).join(box_table, box_table.c.id == o.box_id)
+        .where(box_table.c.machine_id == machine_id)
+    ):
+        try:
+            found.setdefault(box_id, {})[move] = Odds.parse(value)
+        except (ValueError, ZeroDivisionError):
+            raise DatabaseDamagedError(f"odds {value[:40]!r} in a box of {name!r} cannot be read; "
+                                       f"run 'menace check' to see what is damaged") from None
+    out = []
+    for box_id, box in zip(box_ids, boxes):
+        have = found.get(box_id, {})
+        if set(have) != set(box.initial):
+            raise DatabaseDamagedError(f"box {box.number} of {name!r} lacks odds for some of its moves; "
+                                       f"run 'menace check' to see what is damaged")
+        out.append(have)
+    return out
+
+
+def write_odds(conn: Connection, machine: StoredMachine, odds: Sequence[tuple[int, int, Odds]],
+               memory: Memory) -> None:
+    """Set odds by box index and move, and the rule's memory, in one executemany each."""
+    if odds:
+        done = conn.execute(
+            update(odds_table)
+            .where(odds_table.c.box_id == bindparam("b_box"), odds_table.c.move == bindparam("b_move"))
+            .values(value=bindparam("b_value")),
+            [{"b_box": machine.box_ids[b], "b_move": m, "b_value": o.text()} for b, m, o in odds])
+        if done.rowcount != len(odds):
+            raise DatabaseDamagedError(f"{len(odds) - done.rowcount} odds to write have no row in the database; "
+                                       f"run 'menace check' to see what is damaged")
+    conn.execute(update(machine_table).where(machine_table.c.id == machine.id).values(memory=memory.text()))
 
 
 def delete_machine(conn: Connection, name: str) -> None:
@@ -184,9 +272,10 @@ def delete_machine(conn: Connection, name: str) -> None:
     conn.execute(delete(machine_table).where(machine_table.c.id == row.id))
 
 
-def start_run(conn: Connection, machine_id: int, kind: str, opponent: str, seed: int | None) -> int:
+def start_run(conn: Connection, machine_id: int, kind: str, opponent: str, seed: int | None,
+              frozen: bool = False) -> int:
     return insert_row(conn, run_table, machine_id=machine_id, kind=kind, opponent=opponent, seed=seed,
-                      started_at=datetime.now())
+                      started_at=datetime.now(), frozen=frozen)
 
 
 def end_run(conn: Connection, run_id: int) -> None:
@@ -268,6 +357,8 @@ class StoredGame:
     kind: str
     opponent: str
     record: GameRecord
+    frozen: bool = False
+    """Played without learning (its run was frozen)."""
 
 
 # -- corrections ------------------------------------------------------------------------------------
