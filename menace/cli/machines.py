@@ -138,7 +138,7 @@ def init(app: AppContext, game: str, preset: str | None, side: str | None, sched
                                colours=None if colours is None else format_colours(colours), rule=pegasus)
     except SettingsError as exc:  # a schedule that does not fit the game's moves is a bad --beads
         raise click.BadParameter(str(exc), param_hint="'--beads'") from None
-    click.echo(f"Built machine {summary.name!r} ({chosen.title}, {label}) in {app.where}:")
+    click.echo(f"Built machine {summary.name!r} ({chosen.title}, {summary.preset or label}) in {app.where}:")
     click.echo(f"  {plural(summary.boxes, 'box', 'boxes')} ({by_move(summary.boxes_by_move)} by move)")
     if summary.rule is not None:
         click.echo(f"  odds: every distinct move of a box as likely as the others; {summary.rule.describe()['rule']}")
@@ -161,14 +161,24 @@ def stats(app: AppContext) -> None:
     s = machine_summary(app.url, app.machine)
     click.echo(f"Machine {printable(s.name)!r} ({s.game.title}, {s.preset or 'custom'}), built "
                f"{s.created_at:%Y-%m-%d %H:%M}")
-    for key, value in s.settings.describe().items():
-        if key == "side":
-            value = " and ".join(s.game.side_names[side] for side in s.settings.sides)
-        click.echo(f"  {key:<14} {value}")
-    click.echo(f"  {'matchboxes':<14} {s.boxes:,} ({by_move(s.boxes_by_move)} by move)")
-    click.echo(f"  {'beads now':<14} {s.beads:,} ({by_move(s.beads_by_move)} by move)")
-    empties = ", ".join(map(str, s.empty_boxes[:20])) + (" ..." if len(s.empty_boxes) > 20 else "")
-    click.echo(f"  {'empty boxes':<14} {len(s.empty_boxes)}" + (f": {empties}" if s.empty_boxes else ""))
+    sides = " and ".join(s.game.side_names[side] for side in s.settings.sides)
+    if s.rule is not None:
+        click.echo(f"  {'side':<14} {sides}")
+        for key, value in s.rule.describe().items():
+            click.echo(f"  {key:<14} {value}")
+        shape = s.settings.describe()
+        click.echo(f"  {'odds on':<14} {shape['beads on']}")
+        click.echo(f"  {'boxes':<14} {shape['boxes']}")
+        if s.rule.refinement.value != "none" and s.memory is not None:
+            click.echo(f"  {'mu':<14} {float(s.memory.mean):+.4f} (the decayed average of past outcomes)")
+        click.echo(f"  {'matchboxes':<14} {s.boxes:,} ({by_move(s.boxes_by_move)} by move)")
+    else:
+        for key, value in s.settings.describe().items():
+            click.echo(f"  {key:<14} {sides if key == 'side' else value}")
+        click.echo(f"  {'matchboxes':<14} {s.boxes:,} ({by_move(s.boxes_by_move)} by move)")
+        click.echo(f"  {'beads now':<14} {s.beads:,} ({by_move(s.beads_by_move)} by move)")
+        empties = ", ".join(map(str, s.empty_boxes[:20])) + (" ..." if len(s.empty_boxes) > 20 else "")
+        click.echo(f"  {'empty boxes':<14} {len(s.empty_boxes)}" + (f": {empties}" if s.empty_boxes else ""))
     if s.games:
         pct = [100 * v / s.games for v in (s.wins, s.draws, s.losses)]
         click.echo(f"  {'games':<14} {s.games:,}: {s.wins:,} won, {s.draws:,} drawn, {s.losses:,} lost "

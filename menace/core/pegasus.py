@@ -148,7 +148,7 @@ class PegasusRule:
         else:
             how = ("mu decays once per 100 plays (Michie's approximation)" if self.refinement
                    is Refinement.PER_HUNDRED else "mu decays after every play (the ideal)")
-            out["refinement"] = f"Table 3, {how}, D = {_decimal(self.decay)}"
+            out["refinement"] = f"Table 3 ({self.refinement.value}): {how}, D = {_decimal(self.decay)}"
         return out
 
 
