@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -38,6 +39,7 @@ from menace.core.pegasus import (
     longest_play,
     parse_fraction,
 )
+from menace.core.pegasus import chances as box_chances
 from menace.core.records import GameBuffer, pack_beads
 from menace.core.replay import bead_layout
 from menace.games import DEFAULT_PRESETS, PRESET_GAMES, find_game
@@ -435,6 +437,17 @@ class BoxView:
     """The machine's own bead colours (None: the standard set)."""
     at: int | None = None
     """The game after which the box's beads are shown (None: now)."""
+    odds: dict[int, Odds] | None = None
+    """A Pegasus machine's odds for the box's moves (its beads mean nothing then)."""
+    chances: dict[int, float] | None = None
+    """A Pegasus machine's chance of each move, 0 to 1."""
+
+
+def _with_odds(view: BoxView, stored: repo.StoredMachine, odds: dict[int, Odds]) -> BoxView:
+    assert stored.rule is not None
+    moves = sorted(odds)
+    share = box_chances([odds[m] for m in moves], math.log(stored.rule.a))
+    return replace(view, odds=odds, chances=dict(zip(moves, share)))
 
 
 def find_box(url: str, name: str, which: str, at: int | None = None) -> BoxView:
@@ -448,6 +461,23 @@ def find_box(url: str, name: str, which: str, at: int | None = None) -> BoxView:
     finally:
         db.dispose()
     view = _find_box(stored, name, which)
+    if stored.odds is not None:
+        index = view.box.number - 1
+        if at is None:
+            return _with_odds(view, stored, stored.odds[index])
+        from menace.app import pegasus_history
+
+        db = open_database(url)
+        try:
+            with session_scope(db) as s:
+                learner, played = pegasus_history.replay_to(s, stored, at)
+        finally:
+            db.dispose()
+        if played < at:
+            from menace.core.replay import GameNotFoundError
+
+            raise GameNotFoundError(f"no game {at:,}: the history ends at game {played:,}")
+        return replace(_with_odds(view, stored, learner.odds(index)), at=at)
     if at is None:
         return view
     from menace.app.history import box_at
@@ -643,6 +673,7 @@ class Recount:
 def recount(url: str, name: str, box_number: int, holder: str) -> Iterator[Recount]:
     """Read box ``box_number`` of a machine to be recounted; ``holder`` takes the machine to write it."""
     with open_machine(url, name) as m:
+        refuse_pegasus(m.stored, "counting its beads")
         with session_scope(m.db) as s:  # a busy machine is refused before anyone counts
             refuse_if_held(s, m.stored.id, name)
         boxes = m.learner.boxes

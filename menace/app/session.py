@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
 
-from menace.app.machines import OpenMachine, PendingCorrection, open_machine
+from menace.app.machines import OpenMachine, PendingCorrection, open_machine, refuse_pegasus
 from menace.app.shelf import shelf_place
 from menace.core.errors import ConflictError, InvalidInputError
 from menace.core.game import Game, IllegalMoveError, Move, Result, Side, State
@@ -92,6 +92,8 @@ class PlaySession:
     rng: random.Random
     operated: bool = False
     listeners: list[Listener] = field(default_factory=list)
+    frozen: bool = False
+    """The machine plays without learning: the game is stored, marked so, and changes nothing."""
     _closer: Callable[[], None] | None = None
     _fixes: list[PendingCorrection] = field(default_factory=list)
     _end: GameEnd | None = None
@@ -102,7 +104,7 @@ class PlaySession:
     # -- opening and closing ------------------------------------------------------------------
     @classmethod
     def open(cls, url: str, machine: str, *, holder: str, menace_side: Side | None = None,
-             seed: int | None = None, operated: bool = False) -> PlaySession:
+             seed: int | None = None, operated: bool = False, frozen: bool = False) -> PlaySession:
         """Take the machine's lease and start a game; :meth:`close` gives the lease back.
 
         ``menace_side`` is needed only for a machine that plays both sides; for a one-sided
@@ -112,6 +114,8 @@ class PlaySession:
         context = open_machine(url, machine, holder=holder)
         opened = context.__enter__()
         try:
+            if operated:
+                refuse_pegasus(opened.stored, "operating a physical machine")
             sides = opened.learner.settings.sides
             if menace_side is None:
                 if len(sides) > 1:
@@ -138,7 +142,7 @@ class PlaySession:
         def closer() -> None:
             context.__exit__(None, None, None)
 
-        return cls(opened, menace_side, random.Random(seed), operated, _closer=closer)
+        return cls(opened, menace_side, random.Random(seed), operated, _closer=closer, frozen=frozen)
 
     def close(self) -> None:
         """Give the machine back; an unfinished game is abandoned (nothing stored)."""
@@ -197,8 +201,26 @@ class PlaySession:
         return move
 
     def menace_move(self) -> MenaceMove:
-        """MENACE opens its box, draws a bead and plays (or resigns on an empty box)."""
+        """MENACE opens its box, draws a bead and plays (or resigns on an empty box); a Pegasus
+        machine chooses by its odds."""
+        pegasus = self.machine.pegasus
+        if pegasus is not None:
+            opened = self.turns.box_to_open()
+            bead = 0 if opened is None else pegasus.choose(opened[0], self.rng.random())
+            return self._named(self.turns.operator_move(bead))
         return self._named(self.turns.menace_move())
+
+    def chances(self) -> dict[Move, float] | None:
+        """A Pegasus machine's chance of each move in the box it opens now (real moves); None for a
+        bead machine, or when no box is opened."""
+        pegasus = self.machine.pegasus
+        if pegasus is None or self.over or not self.menace_to_move:
+            return None
+        found = self.machine.learner.box_for(self.state)
+        if found is None:
+            return None
+        index, real = found
+        return {real[m]: c for m, c in pegasus.chances(index).items()}
 
     def other_move(self, move: Move) -> None:
         """The other side's move (a person's, or typed by an operator)."""
@@ -270,8 +292,15 @@ class PlaySession:
         ledger = self.turns.finish()
         record = self.turns.record()
         m = self.machine
+        if self.frozen:
+            m.discard_unsaved()  # nothing learnt: the counts (or odds) as they were before the game
+            ledger = []
+        elif m.pegasus is not None:
+            m.pegasus.learn(record)
+            ledger = []
         try:
-            run = m.start_run("operate" if self.operated else "play", "operator" if self.operated else "person", None)
+            run = m.start_run("operate" if self.operated else "play", "operator" if self.operated else "person", None,
+                              self.frozen)
             m.save(run, [record], end_run=True, corrections=self._fixes)
         except BaseException:
             m.discard_unsaved()

@@ -104,9 +104,10 @@ def labels(obj: AppContext, out: Path, fmt: str, paper: str, label_size: LabelSi
         check_readable(label)
     except LabelLayoutError as exc:
         raise click.BadParameter(str(exc), param_hint="'--label-size'") from None
-    from menace.app.machines import load_stored
+    from menace.app.machines import load_stored, refuse_pegasus
 
     stored = load_stored(obj.url, obj.machine)
+    refuse_pegasus(stored, "printing its kit of labels and bead counts")
     boxes = stored.boxes
     game = find_game(stored.game)
     palette = machine_colours(stored.colours, colours, places_pieces(game), game.colours)

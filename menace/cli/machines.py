@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -212,6 +213,16 @@ def show(app: AppContext, box: str, at: int | None) -> None:
     colours = machine_colours(view.colours, None, places_pieces(game))
     colour = use_colour(sys.stdout.isatty())
     when = "" if at is None else f" after game {at:,}" + (" (as built)" if at == 0 else "")
+    if view.chances is not None and view.odds is not None:
+        click.echo(f"Box {b.number} of {printable(view.machine)!r}{when}: MENACE's move {b.move_number}, "
+                   f"{game.side_names[b.side]} to play; odds, not beads (the Pegasus rule)")
+        if view.matched_from is not None and view.symmetry != "as it is":
+            click.echo(f"(your position matches this box when you {view.symmetry})")
+        for line in board_lines(game, b.position):
+            click.echo("  " + line)
+        for m, share in view.chances.items():
+            click.echo(f"  {game.move_name(m):<6} {share:7.2%}   odds {odds_words(view.odds[m])}")
+        return
     click.echo(f"Box {b.number} of {printable(view.machine)!r}{when}: MENACE's move {b.move_number}, "
                f"{game.side_names[b.side]} to play, {plural(b.total, 'bead')}")
     if view.matched_from is not None and view.symmetry != "as it is":
@@ -226,6 +237,14 @@ def show(app: AppContext, box: str, at: int | None) -> None:
         click.echo(f"  {paint(c.letter, c, colour)} {c.name:<10} {game.move_name(m):<6} {count:>5,} "
                    f"({share[m]:5.1f}%)  started with {b.initial[m]}")
     click.echo(f"  beads: {beads_text(game, b.position, b.beads, colours, colour)}")
+
+
+def odds_words(odds: Any) -> str:
+    """A move's exact odds for people: ``A^3/2``, ``certain (M_1^1) x A^2``."""
+    log = "1" if odds.log == 0 else f"A^{odds.log}" if odds.log.denominator == 1 else f"A^({odds.log})"
+    if odds.level == 0:
+        return log
+    return f"M_1^{odds.level} x {log}" + (" (certain)" if odds.level > 0 else " (never)")
 
 
 @click.command()

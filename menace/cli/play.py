@@ -43,12 +43,18 @@ def _colour_of(s: PlaySession, colours: tuple[BeadColour, ...], position: Any, b
     return colours[s.game.colour_slot(position, bead) % len(colours)]
 
 
-def _show_menace_move(s: PlaySession, mv: MenaceMove, colours: tuple[BeadColour, ...], colour: bool) -> None:
+def _show_menace_move(s: PlaySession, mv: MenaceMove, colours: tuple[BeadColour, ...], colour: bool,
+                      odds: dict[int, float] | None = None) -> None:
     t = mv.turn
     if t.box_number is None:
         click.echo(f"MENACE's move is forced: {mv.move_name}.")
         return
     assert t.box_position is not None
+    if odds is not None:
+        shares = ", ".join(f"{s.game.move_name(m)} {c:.1%}" for m, c in sorted(odds.items(), key=lambda x: -x[1]))
+        click.echo(f"MENACE opens box {t.box_number}; its chances (Pegasus rule): {shares}.")
+        click.echo(f"  It plays {mv.move_name}.")
+        return
     click.echo(f"MENACE opens box {t.box_number}. To match its drawing, {t.symmetry}:")
     for line in box_lines(s.game, t.box_position, t.beads, colours, colour):
         click.echo("    " + line)
@@ -95,9 +101,11 @@ def _check_first(app: AppContext, first: str | None, sides: tuple[Side, ...]) ->
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), help="Seed for MENACE's draws, to repeat a game exactly.")
 @click.option("--games", "count", type=click.IntRange(min=1), help="Play this many games, then stop [default: ask "
               "after each game].")
+@click.option("--no-learning", "frozen", is_flag=True,
+              help="MENACE plays without learning: the games are stored, marked so, and change nothing.")
 @where_options
 @pass_app
-def play(app: AppContext, first: str | None, seed: int | None, count: int | None) -> None:
+def play(app: AppContext, first: str | None, seed: int | None, count: int | None, frozen: bool) -> None:
     """Play a game against the machine at the terminal; it learns from the result.
 
     Type moves as the board names them: a1..c3 or 1..9 in noughts and crosses, a2-b3 in
@@ -109,6 +117,7 @@ def play(app: AppContext, first: str | None, seed: int | None, count: int | None
     Examples:
       menace play
       menace play --games 3
+      menace play --no-learning       try it without changing it
     """
     from menace.app.session import PlaySession
 
@@ -120,14 +129,15 @@ def play(app: AppContext, first: str | None, seed: int | None, count: int | None
         side = _choose_side(sides, first, lambda: ask(
             lambda: click.prompt("Who starts?", type=click.Choice(["me", "menace"]), default="menace"), ABANDONED))
         with PlaySession.open(app.url, app.machine, holder="a game at the terminal (menace play)",
-                              menace_side=side, seed=None if seed is None else seed + played) as s:
+                              menace_side=side, seed=None if seed is None else seed + played, frozen=frozen) as s:
             colours = machine_colours(s.machine.stored.colours, None, places_pieces(s.game))
             g = s.game
             click.echo(f"You are {g.side_names[s.menace_side.other]}; MENACE ({printable(app.machine)!r}) is "
                        f"{g.side_names[s.menace_side]}.")
             while not s.over:
                 if s.menace_to_move:
-                    _show_menace_move(s, s.menace_move(), colours, colour)
+                    odds = s.chances()
+                    _show_menace_move(s, s.menace_move(), colours, colour, odds)
                     continue
                 _board(s)
                 _other_move(s, "Your move", ABANDONED)
@@ -135,6 +145,10 @@ def play(app: AppContext, first: str | None, seed: int | None, count: int | None
             end = _finish_or_keep(s)
         words = {"win": "MENACE wins.", "draw": "A draw.", "loss": "You win!"}
         click.echo(f"{words[end.result.value]} (game {end.game_number:,})")
+        if frozen:
+            click.echo("Played without learning: the machine is as it was.")
+        elif s.machine.pegasus is not None:
+            click.echo("Its odds are multiplied (Pegasus rule) and stored; see them with: menace show BOX")
         if end.ledger:
             click.echo("Reinforcement (stored):")
             for line in end.ledger:
