@@ -216,6 +216,17 @@ class ReplayedGame:
     """The machine's boxes (for their positions)."""
 
 
+def replay_pegasus_game(url: str, name: str, number: int) -> pegasus_history.PegasusGame | None:
+    """``menace replay`` of a Pegasus machine: game ``number`` on the odds it met; None for a bead machine."""
+    with _reading(url, name) as (s, stored):
+        if stored.rule is None:
+            return None
+        played = repo.games_played(s, stored.id)
+        if not 1 <= number <= played:
+            raise GameNotFoundError(f"no game {number}: {name!r} has played {played:,} game{'s' if played != 1 else ''}")
+        return pegasus_history.game_detail(s, stored, number)
+
+
 def replay_game(url: str, name: str, number: int) -> ReplayedGame:
     """``menace replay``: game ``number`` move by move, on the beads it met."""
     with _reading(url, name) as (s, stored):

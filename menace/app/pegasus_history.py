@@ -133,3 +133,64 @@ def changes(stored: repo.StoredMachine, learner: PegasusLearner) -> tuple[list[t
 
 def memory_of(learner: PegasusLearner) -> Memory:
     return Memory(learner.memory.mu, learner.memory.plays, learner.memory.total)
+
+
+@dataclass(frozen=True)
+class PegasusPly:
+    """One move of a replayed game; for the machine's moves from a box, the box and its chances."""
+
+    number: int
+    by_menace: bool
+    move: Move
+    box_number: int | None = None
+    before: dict[Move, float] | None = None
+    """Each real move's chance in the box before the play."""
+    after: dict[Move, float] | None = None
+    """... and after the play's reinforcement."""
+
+
+@dataclass(frozen=True)
+class PegasusGame:
+    """A stored game of a Pegasus machine, move by move, with the chances it met and left."""
+
+    number: int
+    record: GameRecord
+    plies: list[PegasusPly]
+    frozen: bool
+
+
+def game_detail(s: Connection, stored: repo.StoredMachine, number: int) -> PegasusGame:
+    """Game ``number`` replayed on the odds it met (the games before it learnt from first)."""
+    learner, _ = replay_to(s, stored, number - 1)
+    found = [(f, r) for n, f, r in replay_records(s, stored, number) if n == number]
+    if not found:
+        from menace.core.replay import GameNotFoundError
+
+        raise GameNotFoundError(f"no game {number:,}")
+    frozen, record = found[0]
+    drawn = learner.drawn_in(record)
+    game = find_game(stored.game)
+    real_of: dict[int, tuple[int, dict[Move, float], tuple[int, ...]]] = {}
+    state = game.initial()
+    for ply, move in enumerate(record.moves):
+        for b, _, p in drawn:
+            if p == ply:
+                box = learner.boxes[b]
+                ent = learner.fast[record.menace_side][learner.index[state]]
+                real = ent[1] if ent is not None and len(ent) == 3 else ()  # type: ignore[misc]
+                real_of[ply] = (box.number, {real[m]: c for m, c in learner.chances(b).items()}, real)
+        state = game.play(state, move)
+    if not frozen:
+        learner.reinforce(drawn, len(record.moves), 0 if record.winner == 3 else
+                          1 if record.winner == int(record.menace_side) else -1)
+    plies = []
+    for ply, move in enumerate(record.moves):
+        if ply in real_of:
+            number_, before, real = real_of[ply]
+            b = number_ - 1
+            after = {real[m]: c for m, c in learner.chances(b).items()}
+            plies.append(PegasusPly(ply + 1, True, move, number_, before, after))
+        else:
+            mine = (ply % 2 == 0) == (record.menace_side.name == "X")
+            plies.append(PegasusPly(ply + 1, mine, move))
+    return PegasusGame(number, record, plies, frozen)

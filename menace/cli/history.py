@@ -136,8 +136,12 @@ def replay(app: AppContext, number: int) -> None:
 
     Example: menace replay 1
     """
-    from menace.app.history import replay_game
+    from menace.app.history import replay_game, replay_pegasus_game
 
+    odds = replay_pegasus_game(app.url, app.machine, number)
+    if odds is not None:
+        _replay_pegasus(app, odds)
+        return
     shown = replay_game(app.url, app.machine, number)
     g, d, game = shown.stored, shown.detail, shown.game
     colours = machine_colours(shown.colours, None, places_pieces(game))
@@ -189,6 +193,27 @@ def replay(app: AppContext, number: int) -> None:
             else " (the box's last bead stays)"
         click.echo(f"  box {line.box_number:>4}: {colour.name} ({paint(colour.letter, colour, tty)}) {line.before} "
                    f"-> {line.after} ({line.change:+d}){note}")
+
+
+def _replay_pegasus(app: AppContext, shown: Any) -> None:
+    from menace.app.machines import machine_header
+
+    game, _ = machine_header(app.url, app.machine)
+    record = shown.record
+    side = game.side_names[record.menace_side]
+    click.echo(f"Game {shown.number:,} of {printable(app.machine)!r}; MENACE plays {side} and learns by the "
+               f"Pegasus rule (each move's chance in its box, before and after the play).")
+    for ply in shown.plies:
+        who = "MENACE" if ply.by_menace else "the other side"
+        line = f"{ply.number}. {who} plays {game.move_name(ply.move)}"
+        if ply.box_number is None:
+            click.echo(line + ("  (forced, no box)" if ply.by_menace else ""))
+            continue
+        chance = ply.before[ply.move]
+        after = ply.after[ply.move]
+        click.echo(f"{line} from box {ply.box_number}: its chance was {chance:.1%}, now {after:.1%}")
+    click.echo(f"Result for MENACE: {record.result.value}."
+               + (" Played without learning: no odds changed." if shown.frozen else ""))
 
 
 # -- menace undo ---------------------------------------------------------------------------------
