@@ -35,7 +35,10 @@ O_ONLY = Settings(side="O", schedule=(1,))
 WON = GameRecord(Side.X, [4, 0, 8, 1, 2, 6, 5], X_WINS)
 
 
-def learner(rule: PegasusRule = PegasusRule(), settings: Settings = X_ONLY) -> PegasusLearner:
+TRIAL = PegasusRule()
+
+
+def learner(rule: PegasusRule = TRIAL, settings: Settings = X_ONLY) -> PegasusLearner:
     return PegasusLearner(GAME, settings, rule, build_boxes(GAME, settings))
 
 

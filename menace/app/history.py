@@ -223,7 +223,8 @@ def replay_pegasus_game(url: str, name: str, number: int) -> pegasus_history.Peg
             return None
         played = repo.games_played(s, stored.id)
         if not 1 <= number <= played:
-            raise GameNotFoundError(f"no game {number}: {name!r} has played {played:,} game{'s' if played != 1 else ''}")
+            raise GameNotFoundError(f"no game {number}: {name!r} has played {played:,} "
+                                    f"game{'s' if played != 1 else ''}")
         return pegasus_history.game_detail(s, stored, number)
 
 

@@ -38,12 +38,15 @@ from menace.core.errors import DamagedError
 from menace.core.game import Game, IllegalMoveError
 from menace.core.learner import MAX_BEADS, SIDE_CHOICES, EmptyPolicy, Scope, Settings, SettingsError, format_numbers
 from menace.core.names import is_machine_name, safe_text
+from menace.core.pegasus import Memory, Odds, PegasusSettingsError, parse_rule_params, pegasus_settings_of
 from menace.games import find_game, game_names
 from menace.storage.transfer_repo import BlockDump, BoxDump, CorrectionDump, MachineDump, RunDump
 
 FORMAT = "menace-machine"
-VERSION = 2
-"""2: a block may carry the beads after its last game (``beads``) and be a summary (``kept`` false)."""
+VERSION = 3
+"""2: a block may carry the beads after its last game (``beads``) and be a summary (``kept`` false).
+3: a machine may learn by the Pegasus rule (``machine.rule``, each box's ``odds``) and a run may have been
+played without learning (``frozen``); a file without either is written as version 2."""
 MAX_FILE_BYTES = 1 << 30
 """A machine file larger than 1 GiB is refused before it is read."""
 MAX_DIGITS = 30
@@ -611,10 +614,23 @@ def _boxes(value: Any, game: Game) -> list[BoxDump]:
             bead = _obj(bead, f"{where}.beads.{name}", ("initial", "count"))
             by_move[mv] = (mv, _int(bead["initial"], f"{where}.beads.{name}.initial", 0, MAX_BEADS),
                            _int(bead["count"], f"{where}.beads.{name}.count", 0, MAX_COUNT))
+        odds: dict[int, str] | None = None
+        if "odds" in b:
+            odds = {}
+            for name, value in _obj(b["odds"], f"{where}.odds", ()).items():
+                mv = _move(game, name, f"{where}.odds key")
+                text = _text(value, f"{where}.odds.{name}", 200) or ""
+                try:
+                    Odds.parse(text)
+                except (ValueError, ZeroDivisionError):
+                    raise _fail(f"{where}.odds.{name}", f"is {safe_text(repr(text))[:60]}, not two fractions") from None
+                odds[mv] = text
+            if set(odds) != set(by_move):
+                raise _fail(f"{where}.odds", "are not for the box's moves")
         boxes.append(BoxDump(
             _int(b["number"], f"{where}.number", 1, 100_000), _text(b["position"], f"{where}.position", 64) or "",
             _choice(b["side"], f"{where}.side", ["X", "O"]), _int(b["move"], f"{where}.move", 1, 64),
-            sorted(by_move.values()),
+            sorted(by_move.values()), odds,
         ))
         if boxes[-1].number != i + 1:
             raise _fail(f"{where}.number", f"is {boxes[-1].number}, not {i + 1}: boxes are numbered 1, 2, 3, ...")
@@ -654,7 +670,8 @@ def check_machine_content(body: dict[str, Any], rename: str | None = None,
         started = _time(r["started_at"], f"{where}.started_at")
         assert started is not None
         runs.append(RunDump(_text(r["kind"], f"{where}.kind", 40) or "", _text(r["opponent"], f"{where}.opponent", 200)
-                            or "", seed, started, _time(r["ended_at"], f"{where}.ended_at", optional=True)))
+                            or "", seed, started, _time(r["ended_at"], f"{where}.ended_at", optional=True),
+                            _bool(r.get("frozen", False), f"{where}.frozen")))
     source = h["blocks"]
     blocks = CheckedBlocks(source if isinstance(source, StreamedBlocks) else
                            _list(source, "history.blocks", MAX_BLOCKS), len(runs), declared)
@@ -674,10 +691,27 @@ def check_machine_content(body: dict[str, Any], rename: str | None = None,
     created_at = _time(m["created_at"], "machine.created_at")
     assert created_at is not None
     preset = _text(m.get("preset"), "machine.preset", 40, optional=True)
+    rule, params, memory = "michie", None, None
+    if "rule" in m:
+        r = _obj(m["rule"], "machine.rule", ("name", "params", "memory"))
+        rule = _choice(r["name"], "machine.rule.name", ["pegasus"])
+        params = _text(r["params"], "machine.rule.params", 400) or ""
+        memory = _text(r["memory"], "machine.rule.memory", 200) or ""
+        try:
+            parse_rule_params(params)
+            Memory.parse(memory)
+        except (ValueError, PegasusSettingsError) as exc:
+            raise _fail("machine.rule", f"cannot be read: {exc}") from None
+        if any(b.odds is None for b in boxes):
+            raise _fail("boxes", "of a Pegasus machine need their odds")
+        if settings != pegasus_settings_of(settings):
+            raise _fail("machine.settings", "of a Pegasus machine hold bead settings it does not use")
+    elif any(b.odds is not None for b in boxes):
+        raise _fail("boxes", "hold odds, but the machine learns by beads")
     dump = MachineDump(
         name, game.name, settings.side, format_numbers(settings.schedule), settings.win, settings.draw,
         settings.loss, settings.all_squares, settings.symmetry, settings.empty_policy.value, preset, created_at,
-        boxes, runs, [], fixes, settings.scope.value, settings.forced_boxes, colours,
+        boxes, runs, [], fixes, settings.scope.value, settings.forced_boxes, colours, rule, params, memory,
     )
     return dump, settings, blocks
 

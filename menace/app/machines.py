@@ -7,7 +7,6 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
-from dataclasses import replace as dataclass_replace
 from datetime import datetime
 
 from sqlalchemy import Connection
@@ -38,6 +37,7 @@ from menace.core.pegasus import (
     Refinement,
     longest_play,
     parse_fraction,
+    pegasus_settings_of,
 )
 from menace.core.pegasus import chances as box_chances
 from menace.core.records import GameBuffer, pack_beads
@@ -126,10 +126,8 @@ def pegasus_rule_for(game: Game, a: str = "1.025", b: str = "2", refinement: str
 
 
 def pegasus_settings(settings: Settings) -> Settings:
-    """A machine's bead settings as a Pegasus machine keeps them: its shape (side, symmetry, moves) and
-    one bead per move, which never changes (the odds do the learning)."""
-    return dataclass_replace(settings, schedule=(1,), win=0, draw=0, loss=0, empty_policy=EmptyPolicy.RESTOCK,
-                             scope=Scope.EVERY)
+    """See :func:`menace.core.pegasus.pegasus_settings_of`."""
+    return pegasus_settings_of(settings)
 
 
 class PhysicalOperationError(InvalidInputError):

@@ -177,7 +177,7 @@ def game_detail(s: Connection, stored: repo.StoredMachine, number: int) -> Pegas
             if p == ply:
                 box = learner.boxes[b]
                 ent = learner.fast[record.menace_side][learner.index[state]]
-                real = ent[1] if ent is not None and len(ent) == 3 else ()  # type: ignore[misc]
+                real = ent[1] if ent is not None and len(ent) == 3 else ()
                 real_of[ply] = (box.number, {real[m]: c for m, c in learner.chances(b).items()}, real)
         state = game.play(state, move)
     if not frozen:

@@ -222,7 +222,7 @@ def _play_tournament(
                     s = sides[(done + i) % nsides]
                     if table is not None:
                         res, moves = play_table(s, table, rng, not frozen)
-                    elif partner is not None:
+                    elif partner is not None and isinstance(learner, Learner):
                         if nsides > 1:
                             partner.side = s.other
                         if s is Side.X:
@@ -230,7 +230,7 @@ def _play_tournament(
                         else:
                             res, moves = play_learners(partner.learner, learner, rng)
                         partner.record_game(moves, res)
-                    elif by_tree is not None:
+                    elif by_tree is not None and isinstance(learner, Learner):
                         res, moves = learner.play_against(s, by_tree, rng)
                     else:
                         res, moves = _play_general(machine, player, s, rng)

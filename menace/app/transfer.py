@@ -32,8 +32,17 @@ from menace.app.machine_file import (
     loads,
     read_streamed,
 )
+from menace.core.game import IllegalMoveError
 from menace.core.learner import DRAWN, Settings, build_boxes, parse_numbers
-from menace.core.records import CorruptHistoryError, Layout, results_in, unpack_beads, unpack_block_bounded
+from menace.core.pegasus import PegasusLearner, parse_rule_params
+from menace.core.records import (
+    CorruptHistoryError,
+    Layout,
+    decode_block,
+    results_in,
+    unpack_beads,
+    unpack_block_bounded,
+)
 from menace.core.replay import Replayer, ReplayError
 from menace.games import find_game
 from menace.storage import repository as repo
@@ -114,9 +123,13 @@ def _body(d: MachineDump, games: int, blocks: list[Any]) -> dict[str, Any]:
             or any(not 0 <= c.move < game.move_count for c in d.corrections):
         raise DatabaseDamagedError(f"machine {d.name!r} holds beads for moves {game.name} has not; nothing was "
                                    f"exported; run 'menace check' to see what is damaged")
+    pegasus = d.rule != "michie"
+    frozen = any(r.frozen for r in d.runs)
     body: dict[str, Any] = {
         "format": FORMAT,
-        "version": VERSION,
+        # Version 3 only where it is needed: a file of a bead machine that never played frozen reads
+        # in every menace that reads version 2.
+        "version": VERSION if pegasus or frozen else 2,
         "machine": {
             "name": d.name, "game": d.game, "preset": d.preset, "created_at": _time(d.created_at),
             "colours": d.colours,
@@ -129,19 +142,22 @@ def _body(d: MachineDump, games: int, blocks: list[Any]) -> dict[str, Any]:
         },
         "boxes": [
             {"number": b.number, "position": b.position, "side": b.side, "move": b.move_number,
-             "beads": {game.move_name(mv): {"initial": ini, "count": c} for mv, ini, c in b.beads}}
+             "beads": {game.move_name(mv): {"initial": ini, "count": c} for mv, ini, c in b.beads},
+             **({"odds": {game.move_name(mv): v for mv, v in sorted(b.odds.items())}} if b.odds is not None else {})}
             for b in d.boxes
         ],
         "history": {
             "games": games,
             "runs": [{"kind": r.kind, "opponent": r.opponent, "seed": r.seed, "started_at": _time(r.started_at),
-                      "ended_at": _time(r.ended_at)} for r in d.runs],
+                      "ended_at": _time(r.ended_at), **({"frozen": True} if r.frozen else {})} for r in d.runs],
             "blocks": blocks,
             "corrections": [{"after_game": c.after_game, "box": c.box_number, "square": game.move_name(c.move),
                              "count": c.count, "reason": c.reason, "created_at": _time(c.created_at)}
                             for c in d.corrections],
         },
     }
+    if pegasus:
+        body["machine"]["rule"] = {"name": d.rule, "params": d.rule_params, "memory": d.memory}
     return body
 
 
@@ -156,7 +172,7 @@ def _block_json(b: BlockDump) -> dict[str, Any]:
     return out
 
 
-def _replay_block(replayer: Replayer, block: BlockDump, layout: Layout, width: int) -> None:
+def _replay_block(replayer: Replayer, block: BlockDump, layout: Layout, width: int, learn: bool = True) -> None:
     """Learn from one block of the file: its games, checked against its checkpoint if it has one; a
     summary is crossed by its checkpoint."""
     if not block.kept:
@@ -179,7 +195,7 @@ def _replay_block(replayer: Replayer, block: BlockDump, layout: Layout, width: i
         raise MachineFileError(
             f"the block from game {block.first_game:,} says {block.wins}/{block.draws}/{block.losses} "
             f"won/drawn/lost, but its games give {tally[0]}/{tally[1]}/{tally[2]}")
-    end = replayer.apply_packed(raw, 0, block.n_games, settle_end=False)
+    end = replayer.apply_packed(raw, 0, block.n_games, settle_end=False, learn=learn)
     if end != len(raw) or replayer.games != block.first_game + block.n_games - 1:
         raise MachineFileError(f"a block of the history does not hold the {block.n_games} games it says")
     if block.beads is not None and unpack_beads(block.beads, layout, width) != replayer.counts:
@@ -280,16 +296,29 @@ def verify(dump: MachineDump, settings: Settings, blocks: Iterable[BlockDump]) -
             raise MachineFileError(f"box {b.number} in the file is not the box its settings build")
     replayer = Replayer(game, settings, expected, dump.corrections)
     layout = replayer.layout()
+    pegasus = None
+    if dump.rule != "michie":
+        if dump.corrections or any(not b.kept for b in blocks):
+            raise MachineFileError("a Pegasus machine's history holds corrections or summaries, which it never has")
+        pegasus = PegasusLearner(game, settings, parse_rule_params(dump.rule_params or ""), expected)
     try:
         for block in blocks:
             if block.first_game != replayer.games + 1 or not 0 <= block.run < len(dump.runs):
                 raise MachineFileError(f"the history's games are out of order at game {block.first_game}")
-            _replay_block(replayer, block, layout, game.move_count)
-    except (CorruptHistoryError, ReplayError) as exc:
+            learn = not dump.runs[block.run].frozen
+            _replay_block(replayer, block, layout, game.move_count, learn)
+            if pegasus is not None and learn:
+                for record in decode_block(block.data):
+                    pegasus.learn(record)
+    except (CorruptHistoryError, ReplayError, IllegalMoveError) as exc:
         raise MachineFileError(f"the history is damaged: {exc}") from None
     for i, b in enumerate(dump.boxes):
         if {mv: c for mv, _, c in b.beads} != {mv: replayer.counts[i][mv] for mv, _, _ in b.beads}:
             raise MachineFileError(f"box {b.number}'s beads do not follow from the history in the file")
+        if pegasus is not None and b.odds != {mv: o.text() for mv, o in pegasus.odds(i).items()}:
+            raise MachineFileError(f"box {b.number}'s odds do not follow from the history in the file")
+    if pegasus is not None and dump.memory != pegasus.memory.text():
+        raise MachineFileError("the Pegasus rule's memory does not follow from the history in the file")
 
 
 def import_machine(url: str, body: dict[str, Any], rename: str | None = None,

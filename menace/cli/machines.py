@@ -220,8 +220,8 @@ def show(app: AppContext, box: str, at: int | None) -> None:
             click.echo(f"(your position matches this box when you {view.symmetry})")
         for line in board_lines(game, b.position):
             click.echo("  " + line)
-        for m, share in view.chances.items():
-            click.echo(f"  {game.move_name(m):<6} {share:7.2%}   odds {odds_words(view.odds[m])}")
+        for m, chance in view.chances.items():
+            click.echo(f"  {game.move_name(m):<6} {chance:7.2%}   odds {odds_words(view.odds[m])}")
         return
     click.echo(f"Box {b.number} of {printable(view.machine)!r}{when}: MENACE's move {b.move_number}, "
                f"{game.side_names[b.side]} to play, {plural(b.total, 'bead')}")

@@ -38,7 +38,7 @@ import enum
 import math
 import random
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -49,8 +49,10 @@ from menace.core.learner import (
     O_WINS,
     X_WINS,
     Box,
+    EmptyPolicy,
     GameRecord,
     OpponentRow,
+    Scope,
     Settings,
     StopSignal,
     _layout,
@@ -135,7 +137,8 @@ class PegasusRule:
         if n <= 1:
             return math.inf
         try:
-            return float(self.a) ** float(self.exponent(n))
+            value: float = float(self.a) ** float(self.exponent(n))
+            return value
         except OverflowError:
             return math.inf
 
@@ -184,6 +187,13 @@ def parse_rule_params(text: str) -> PegasusRule:
                            longest=int(fields["longest"]))
     except (ValueError, ZeroDivisionError):
         raise PegasusSettingsError(f"the Pegasus rule's parameters {text[:80]!r} cannot be read") from None
+
+
+def pegasus_settings_of(settings: Settings) -> Settings:
+    """A machine's bead settings as a Pegasus machine keeps them: its shape (side, symmetry, moves) and
+    one bead per move, which never changes (the odds do the learning)."""
+    return replace(settings, schedule=(1,), win=0, draw=0, loss=0, empty_policy=EmptyPolicy.RESTOCK,
+                   scope=Scope.EVERY)
 
 
 TRIAL_RUNS = PegasusRule()
@@ -371,7 +381,7 @@ class PegasusLearner:
 
     def changed_since(self, snapshot: Sequence[tuple[list[int], list[int]]]) -> list[tuple[int, Move]]:
         """The ``(box, move)`` whose odds differ from ``snapshot``."""
-        out = []
+        out: list[tuple[int, Move]] = []
         for b, (lv, lg) in enumerate(snapshot):
             now_lv, now_lg = self.levels[b], self.logs[b]
             if now_lv != lv or now_lg != lg:
@@ -551,7 +561,7 @@ class PegasusLearner:
                 raise IllegalMoveError(f"move {move} is not legal in {self.game.encode(self.states[k])}")
             ent = fast[k]
             if ent is not None and len(ent) == 3:
-                b, real, _ = ent  # type: ignore[misc]
+                b, real, _ = ent
                 drawn.append((b, real.index(move), ply))
             k = row[move]
         return drawn

@@ -9,7 +9,15 @@ from datetime import datetime
 from sqlalchemy import Connection, func, insert, select
 
 from menace.core.names import check_machine_name
-from menace.storage.models import bead_table, block_table, box_table, correction_table, machine_table, run_table
+from menace.storage.models import (
+    bead_table,
+    block_table,
+    box_table,
+    correction_table,
+    machine_table,
+    odds_table,
+    run_table,
+)
 from menace.storage.repository import insert_row, machine_row
 
 _BLOCK = block_table.c
@@ -22,6 +30,8 @@ class RunDump:
     seed: int | None
     started_at: datetime
     ended_at: datetime | None
+    frozen: bool = False
+    """The machine played the run's games without learning."""
 
 
 @dataclass
@@ -58,6 +68,8 @@ class BoxDump:
     move_number: int
     beads: list[tuple[int, int, int]]
     """``(move, initial, count)`` by move."""
+    odds: dict[int, str] | None = None
+    """A Pegasus machine's odds by move, as stored (``"level log"``)."""
 
 
 @dataclass
@@ -81,6 +93,9 @@ class MachineDump:
     scope: str = "every"
     forced_boxes: bool = False
     colours: str | None = None
+    rule: str = "michie"
+    rule_params: str | None = None
+    memory: str | None = None
 
 
 BLOCKS_AT_ONCE = 64
@@ -106,6 +121,14 @@ def dump_machine(conn: Connection, name: str, with_blocks: bool = True) -> Machi
         .order_by(bead.box_id, bead.move)
     ):
         beads.setdefault(box_id, []).append((move, initial, count))
+    odds: dict[int, dict[int, str]] = {}
+    if m.rule != "michie":
+        o = odds_table.c
+        for box_id, move, value in conn.execute(
+            select(o.box_id, o.move, o.value).join(box_table, box.id == o.box_id).where(box.machine_id == m.id)
+            .order_by(o.box_id, o.move)
+        ):
+            odds.setdefault(box_id, {})[move] = value
     runs = conn.execute(select(run_table).where(run.machine_id == m.id).order_by(run.id)).all()
     run_index = {r.id: i for i, r in enumerate(runs)}
     blocks = list(_blocks(conn, m.id, run_index)) if with_blocks else []
@@ -119,10 +142,11 @@ def dump_machine(conn: Connection, name: str, with_blocks: bool = True) -> Machi
     return MachineDump(
         m.name, m.game, m.side, m.schedule, m.reward_win, m.reward_draw, m.reward_loss, m.all_squares,
         m.symmetry, m.empty_policy, m.preset, m.created_at,
-        [BoxDump(number, position, side, move_number, beads.get(box_id, []))
+        [BoxDump(number, position, side, move_number, beads.get(box_id, []),
+                 odds.get(box_id, {}) if m.rule != "michie" else None)
          for box_id, number, position, side, move_number in boxes],
-        [RunDump(r.kind, r.opponent, r.seed, r.started_at, r.ended_at) for r in runs],
-        blocks, fixes, m.scope, m.forced_boxes, m.colours,
+        [RunDump(r.kind, r.opponent, r.seed, r.started_at, r.ended_at, bool(r.frozen)) for r in runs],
+        blocks, fixes, m.scope, m.forced_boxes, m.colours, m.rule, m.rule_params, m.memory,
     )
 
 
@@ -161,7 +185,7 @@ def load_machine_dump(conn: Connection, d: MachineDump, blocks: Iterable[BlockDu
         name=d.name, game=d.game, side=d.side, schedule=d.schedule, reward_win=d.reward_win,
         reward_draw=d.reward_draw, reward_loss=d.reward_loss, all_squares=d.all_squares, symmetry=d.symmetry,
         empty_policy=d.empty_policy, preset=d.preset, created_at=d.created_at, scope=d.scope,
-        forced_boxes=d.forced_boxes, colours=d.colours,
+        forced_boxes=d.forced_boxes, colours=d.colours, rule=d.rule, rule_params=d.rule_params, memory=d.memory,
     )
     ids = list(conn.scalars(
         insert(box_table).returning(box_table.c.id, sort_by_parameter_order=True),
@@ -172,9 +196,13 @@ def load_machine_dump(conn: Connection, d: MachineDump, blocks: Iterable[BlockDu
                  for i, b in zip(ids, d.boxes) for mv, ini, c in b.beads]
     if bead_rows:
         conn.execute(insert(bead_table), bead_rows)
+    odds_rows = [{"box_id": i, "move": mv, "value": v}
+                 for i, b in zip(ids, d.boxes) if b.odds is not None for mv, v in sorted(b.odds.items())]
+    if odds_rows:
+        conn.execute(insert(odds_table), odds_rows)
     run_ids = [
         insert_row(conn, run_table, machine_id=mid, kind=r.kind, opponent=r.opponent, seed=r.seed,
-                   started_at=r.started_at, ended_at=r.ended_at)
+                   started_at=r.started_at, ended_at=r.ended_at, frozen=r.frozen)
         for r in d.runs
     ]
     rows: list[dict[str, object]] = []
