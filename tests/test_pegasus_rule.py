@@ -157,7 +157,10 @@ def test_replaying_the_games_gives_back_the_odds_exactly(seed: int, games: int, 
     fresh = learner(rule, settings_)
     fresh.set_odds(stored)
     assert fresh.all_odds() == played.all_odds()
-    assert [fresh.chances(b) for b in range(len(fresh.boxes))] == [played.chances(b) for b in range(len(played.boxes))]
+    # The chances are floats worked out from the exact odds (incrementally while playing): equal to
+    # the last few bits.
+    for b in range(len(fresh.boxes)):
+        assert fresh.chances(b) == pytest.approx(played.chances(b), rel=1e-12, abs=1e-300)
 
 
 def test_two_machines_learn_from_the_same_plays() -> None:

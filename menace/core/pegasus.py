@@ -311,6 +311,8 @@ class PegasusLearner:
         self.factor = [0, 0] + [int(rule.exponent(n) * (self.scale // GRID)) for n in range(2, longest + 1)]
         """Per distance n from the end, ``B ** (8 - n)`` in log units per 1/2**32 of a power."""
         self.weights: list[list[float]] = [[0.0] * width for _ in self.boxes]
+        self._ref: list[int] = [0] * len(self.boxes)
+        """Per box, the log its weights are measured from (a weight is ``A ** (log - ref)``)."""
         self.cands: list[tuple[int, ...]] = [()] * len(self.boxes)
         self.totals: list[float] = [0.0] * len(self.boxes)
         for b in range(len(self.boxes)):
@@ -355,20 +357,44 @@ class PegasusLearner:
         return {m: self.weights[b][m] / total for m in self.colours[b]}
 
     def _settle(self, b: int) -> None:
-        """Work out box ``b``'s float weights from its exact odds (after a change)."""
+        """Work out box ``b``'s float weights from its exact odds (after a change of level, or when
+        the weights have drifted far from 1): the likeliest move of the top level weighs 1."""
         colours, lv, lg, w = self.colours[b], self.levels[b], self.logs[b], self.weights[b]
-        top = max(lv[m] for m in colours)
-        best = max(lg[m] for m in colours if lv[m] == top)
+        top = best = None
+        for m in colours:
+            level = lv[m]
+            if top is None or level > top:
+                top, best = level, lg[m]
+            elif level == top and lg[m] > best:  # type: ignore[operator]
+                best = lg[m]
         unit = self._unit
         cands = []
         total = 0.0
         for m in colours:
-            x = math.exp((lg[m] - best) * unit) if lv[m] == top else 0.0
+            x = math.exp((lg[m] - best) * unit) if lv[m] == top else 0.0  # type: ignore[operator]
             w[m] = x
             if x > 0.0:
                 cands.append(m)
                 total += x
         self.cands[b] = tuple(cands)
+        self.totals[b] = total
+        self._ref[b] = best  # type: ignore[assignment]
+
+    def _bump(self, b: int, m: int) -> None:
+        """Box ``b``'s move ``m`` changed its log (not its level): its weight alone is worked out
+        again, against the box's reference, unless that would lose precision or a move's chance
+        appears or vanishes (then :meth:`_settle`)."""
+        w = self.weights[b]
+        old = w[m]
+        if old == 0.0:  # below the top level, or too unlikely to be drawn: stays out unless settled
+            self._settle(b)
+            return
+        x = math.exp((self.logs[b][m] - self._ref[b]) * self._unit)
+        total = self.totals[b] + x - old
+        if x == 0.0 or x > 1e150 or total < 0.5 * self.totals[b]:
+            self._settle(b)
+            return
+        w[m] = x
         self.totals[b] = total
 
     def opening_empty(self, side: Side) -> bool:
@@ -432,11 +458,12 @@ class PegasusLearner:
                 n = length - ply
                 if n == 1:
                     levels[b][m] += p
+                    self._settle(b)
                 else:
                     logs[b][m] += p * factor[n]
-            for b in {b for b, _, _ in drawn}:
-                self._settle(b)
-        self.remember(outcome)
+                    self._bump(b, m)
+        if self.rule.refinement is not Refinement.NONE:
+            self.remember(outcome)
 
     # -- playing ----------------------------------------------------------------------------
     def choose(self, b: int, rnd: float) -> int:
@@ -532,14 +559,60 @@ class PegasusLearner:
         """Up to ``n`` games as :meth:`play_table` plays them, each packed into ``data`` as
         :class:`~menace.core.records.GameBuffer` packs it and counted in ``outcomes[side << 2 |
         winner]`` (see :meth:`Learner.play_batch`); stops early once ``stop.requested`` is set."""
+        rnd = rng.random
+        res_t = self.result
+        fast = self.fast[side]
+        opp = self._opponent_rows(opponent)
+        weights, cands, totals = self.weights, self.cands, self.totals
+        reinforce = self.reinforce
         side_bits = int(side) << 2
-        played = 0
+        root = self.root
+        o_first = side is Side.O
         put = data.append
+        played = 0
         while played < n:
-            res, moves = self.play_table(side, opponent, rng, learn)
+            head = len(data)
+            put(0)  # the header, written when the game ends
+            drawn: list[tuple[int, int, int]] = []
+            k = root
+            if o_first:
+                e, ln, nx = opp[k]
+                i = int(rnd() * ln)
+                put(e[i])
+                k = nx[i]
+            while True:
+                ent = fast[k]
+                if len(ent) == 2:  # type: ignore[arg-type]
+                    s, k = ent  # type: ignore[misc]
+                else:
+                    b, real, nexts = ent  # type: ignore[misc]
+                    w = weights[b]
+                    r = rnd() * totals[b]
+                    cs = cands[b]
+                    m = cs[-1]
+                    for m in cs:
+                        r -= w[m]
+                        if r < 0:
+                            break
+                    drawn.append((b, m, len(data) - head - 1))
+                    s = real[m]
+                    k = nexts[m]
+                put(s)
+                res = res_t[k]
+                if res:
+                    break
+                e, ln, nx = opp[k]
+                i = int(rnd() * ln)
+                put(e[i])
+                k = nx[i]
+                res = res_t[k]
+                if res:
+                    break
+            length = len(data) - head - 1
+            if learn:
+                reinforce(drawn, length, 0 if res == DRAWN else 1 if res == side else -1)
             code = side_bits | res
-            put(len(moves) << 4 | code)
-            data.extend(moves)
+            data[head] = length << 4 | code
             outcomes[code] += 1
             played += 1
             if stop is not None and stop.requested:
