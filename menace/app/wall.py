@@ -5,13 +5,18 @@ games, sampled down to what a screen can show (the learning curve is
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from sqlalchemy import Connection
+
+from menace.app import pegasus_history
 from menace.app.history import beads_series
 from menace.core.colours import BeadColour, parse_colours
 from menace.core.game import Game
 from menace.core.learner import Box, Settings
+from menace.core.pegasus import chances
 from menace.core.replay import UnknownBoxError
 from menace.games import find_game
 from menace.storage import repository as repo
@@ -33,6 +38,20 @@ class Wall:
     boxes: list[Box]
     colours: tuple[BeadColour, ...] | None
     """The machine's own bead colours (None: the standard set for its game)."""
+    chances: list[dict[int, float]] | None = None
+    """A Pegasus machine's chance of each move of each box, 0 to 1 (it has no beads to count)."""
+
+
+def box_chances(stored: repo.StoredMachine) -> list[dict[int, float]] | None:
+    """Each box's chance of each of its moves, for a machine that learns by the Pegasus rule; None otherwise."""
+    if stored.rule is None or stored.odds is None:
+        return None
+    log_a = math.log(stored.rule.a)
+    out = []
+    for odds in stored.odds:
+        moves = sorted(odds)
+        out.append(dict(zip(moves, chances([odds[m] for m in moves], log_a))))
+    return out
 
 
 def machine_wall(url: str, name: str) -> Wall:
@@ -45,7 +64,8 @@ def machine_wall(url: str, name: str) -> Wall:
     finally:
         db.dispose()
     colours = parse_colours(stored.colours) if stored.colours else None
-    return Wall(stored.name, find_game(stored.game), stored.settings, stored.preset, played, stored.boxes, colours)
+    return Wall(stored.name, find_game(stored.game), stored.settings, stored.preset, played, stored.boxes, colours,
+                box_chances(stored))
 
 
 # -- one box's beads over the games -----------------------------------------------------------
@@ -57,10 +77,13 @@ class BoxSeries:
     box: Box
     beads: tuple[int, ...]
     games: list[int]
-    counts: list[list[int]]
+    counts: list[list[float]]
+    """Per colour, its beads at each of :attr:`games`; for a Pegasus machine, its chance in percent."""
     games_played: int
     game: Game
     colours: tuple[BeadColour, ...] | None
+    unit: str = ""
+    """``"%"``: :attr:`counts` are a Pegasus machine's chances."""
 
 
 def box_series(url: str, name: str, number: int, points: int = 400) -> BoxSeries:
@@ -77,14 +100,45 @@ def box_series(url: str, name: str, number: int, points: int = 400) -> BoxSeries
             stored = repo.load_machine(s, name)
             if not 1 <= number <= len(stored.boxes):
                 raise UnknownBoxError(f"no box {number}: {name!r} has boxes 1 to {len(stored.boxes)}")
+            if stored.rule is not None:
+                return _chance_series(s, stored, number, points)
     finally:
         db.dispose()
     data = beads_series(url, name, number, points)
     series = data.series
-    counts = [[row[j] for row in series.counts] for j in range(len(series.beads))]
+    counts: list[list[float]] = [[row[j] for row in series.counts] for j in range(len(series.beads))]
     colours = parse_colours(stored.colours) if stored.colours else None
     return BoxSeries(series.box, series.beads, list(series.games), counts, data.games_played,
                      find_game(stored.game), colours)
+
+
+def _chance_series(s: Connection, stored: repo.StoredMachine, number: int, points: int) -> BoxSeries:
+    """A Pegasus machine's box: each move's chance (in percent) after the sampled games, replayed."""
+    played = repo.games_played(s, stored.id)
+    at = sorted({round(i * played / (points - 1)) for i in range(points)}) if played else [0]
+    learner = pegasus_history.fresh(stored)
+    b = number - 1
+    moves = tuple(sorted(stored.boxes[b].initial))
+    counts: list[list[float]] = [[] for _ in moves]
+    want = iter(at)
+    goal = next(want, None)
+
+    def record() -> None:
+        share = learner.chances(b)
+        for col, m in zip(counts, moves):
+            col.append(round(100 * share[m], 2))
+
+    while goal == 0:
+        record()
+        goal = next(want, None)
+    for n, frozen, game in pegasus_history.replay_records(s, stored):
+        if not frozen:
+            learner.learn(game)
+        while goal is not None and goal <= n:
+            record()
+            goal = next(want, None)
+    return BoxSeries(stored.boxes[b], moves, at, counts, played, find_game(stored.game),
+                     parse_colours(stored.colours) if stored.colours else None, "%")
 
 
 def wall_box_numbers(boxes: Sequence[Box]) -> dict[int, list[int]]:

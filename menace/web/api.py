@@ -330,7 +330,8 @@ async def train_status(request: Request) -> Response:
 
 async def train_start(request: Request) -> Response:
     """``POST /api/train``: ``{"machine", "opponent": "smart", "games": 2000 | "seconds": 60,
-    "seed", "side"}``: start a tournament (``menace tournament``) in the server's worker thread."""
+    "seed", "side", "frozen": false}``: start a tournament (``menace tournament``) in the server's worker
+    thread; ``frozen``: the machine plays without learning."""
     await authorize(request)
     body = await json_body(request)
     st = state_of(request)
@@ -348,13 +349,15 @@ async def train_start(request: Request) -> Response:
     side_text = field_of(body, "side", str)
     if side_text not in (None, "", "X", "O"):
         raise BadRequestError("'side' is X or O")
+    frozen = field_of(body, "frozen", bool, False)
     seed = field_of(body, "seed", int)
     if seed is not None and not 0 <= seed < 2**63:
         raise BadRequestError("'seed' must be from 0 to 2**63 - 1")
     if name in st.tables.busy_machines():
         raise MachineBusyError(f"machine {name!r} is in a game here; finish it first")
     await run_in_threadpool(app_machines.machine_summary, st.url, name)  # an unknown machine: 404 now
-    status = st.trainer.start(st.url, name, opponent, games, seconds, seed, Side[side_text] if side_text else None)
+    status = st.trainer.start(st.url, name, opponent, games, seconds, seed, Side[side_text] if side_text else None,
+                              frozen)
     return JSONResponse(status, status_code=202)
 
 

@@ -55,7 +55,7 @@ def cells_of(game: Game, state: State) -> list[int]:
     return list(state[: game.rows * game.cols])
 
 
-def bead_json(game: Game, box_moves: Sequence[Move], move: Move, count: int, initial: int | None = None,
+def bead_json(game: Game, box_moves: Sequence[Move], move: Move, count: float, initial: float | None = None,
               colours: Sequence[BeadColour] = DEFAULT_COLOURS, position: State | None = None) -> JSON:
     """One bead colour of a box: the move (a target cell, or ``from`` -> ``to``), count and colour."""
     start, end = game.move_cells(move)
@@ -97,15 +97,25 @@ def box_row(game: Game, box: Box, colours: Sequence[BeadColour]) -> list[Any]:
 
 def wall_json(wall: Wall) -> JSON:
     """The whole wall in one compact object: the board's shape, the colours, what each move does
-    (``move_cells``: ``[from, to]``, ``from`` null where a piece is placed), every box as a row."""
+    (``move_cells``: ``[from, to]``, ``from`` null where a piece is placed), every box as a row.
+
+    A machine that learns by the Pegasus rule has no beads to count: each move's ``count`` is its
+    chance in percent (to a tenth) and ``unit`` is ``"%"``."""
     game = wall.game
     colours = colours_for(game, wall.colours)
     boxes = [box_row(game, box, colours) for box in wall.boxes]
+    unit = ""
+    if wall.chances is not None:
+        unit = "%"
+        for row, share in zip(boxes, wall.chances):
+            for bead in row[4]:
+                bead[1] = round(100 * share[bead[0]], 1)
+                bead[3] = round(100 / len(share), 1)
     return {
         "machine": wall.machine, "games_played": wall.games_played, "shape": shape_json(game),
         "colours": colours_json(colours), "box_fields": BOX_FIELDS, "bead_fields": BEAD_FIELDS,
         "move_names": [game.move_name(m) for m in range(game.move_count)],
-        "move_cells": [list(game.move_cells(m)) for m in range(game.move_count)], "boxes": boxes,
+        "move_cells": [list(game.move_cells(m)) for m in range(game.move_count)], "boxes": boxes, "unit": unit,
     }
 
 
@@ -117,6 +127,8 @@ def summary_json(s: MachineSummary) -> JSON:
         "settings": s.settings.describe(), "side": s.settings.side, "boxes": s.boxes,
         "boxes_by_move": s.boxes_by_move, "beads": s.beads, "empty_boxes": s.empty_boxes, "games": s.games,
         "wins": s.wins, "draws": s.draws, "losses": s.losses,
+        "rule": "michie" if s.rule is None else "pegasus",
+        **({"pegasus": s.rule.describe()} if s.rule is not None else {}),
     }
 
 
@@ -125,6 +137,7 @@ def box_series_json(game: Game, series: BoxSeries, colours: Sequence[BeadColour]
     moves = sorted(series.box.initial)
     return {
         "box": box_json(game, series.box, colours), "games_played": series.games_played, "games": series.games,
+        "unit": series.unit,
         "series": [{**bead_json(game, moves, m, col[-1] if col else 0, colours=colours, position=series.box.position),
                     "counts": col}
                    for m, col in zip(series.beads, series.counts)],

@@ -117,8 +117,8 @@ const M = (() => {
       const rad = cell * 0.3;
       gb.append(el("svg:circle", { cx, cy, r: rad, fill: b.count === 0 ? "none" : b.hex, stroke: b.count === 0 ? "#8a8a8a" : "#222", "stroke-width": 2, "stroke-dasharray": b.count === 0 ? "4 3" : null }));
       gb.append(el("svg:text", { x: cx, y: cy - (opts.counts === false ? 0 : rad * 0.18), class: "bead-letter", "font-size": rad * 0.9, fill: b.count === 0 ? "#777" : textOn(b.hex), text: b.letter }));
-      if (opts.counts !== false) gb.append(el("svg:text", { x: cx, y: cy + rad * 0.62, class: "bead-count", "font-size": rad * (String(b.count).length > 3 ? 0.45 : 0.6), fill: b.count === 0 ? "#777" : textOn(b.hex), text: fmt(b.count) }));
-      gb.append(el("svg:title", { text: `${b.colour_name} (${b.letter}) → ${b.name}: ${fmt(b.count)} bead${b.count === 1 ? "" : "s"}` }));
+      if (opts.counts !== false) gb.append(el("svg:text", { x: cx, y: cy + rad * 0.62, class: "bead-count", "font-size": rad * (String(b.count).length > 3 ? 0.45 : 0.6), fill: b.count === 0 ? "#777" : textOn(b.hex), text: fmt(b.count) + (opts.unit || "") }));
+      gb.append(el("svg:title", { text: opts.unit ? `${b.name}: ${fmt(b.count)}${opts.unit} chance` : `${b.colour_name} (${b.letter}) → ${b.name}: ${fmt(b.count)} bead${b.count === 1 ? "" : "s"}` }));
       svg.append(gb);
     }
     return svg;

@@ -45,9 +45,9 @@
     document.getElementById("count-rate").textContent = M.fmt(Math.round(s.rate));
     startBtn.disabled = s.running; stopBtn.disabled = !s.running;
     let text;
-    if (s.running) text = `Playing ${s.opponent}${s.target ? ` (${M.fmt(s.games)} of ${M.fmt(s.target)} games)` : s.limit_seconds ? ` for ${M.fmt(s.limit_seconds)} s` : ""}…`;
+    if (s.running) text = `Playing ${s.opponent}${s.frozen ? " without learning" : ""}${s.target ? ` (${M.fmt(s.games)} of ${M.fmt(s.target)} games)` : s.limit_seconds ? ` for ${M.fmt(s.limit_seconds)} s` : ""}…`;
     else if (s.error) text = `Stopped: ${s.error}`;
-    else if (s.opponent) text = `Finished: ${M.fmt(s.games)} games against ${s.opponent}` + (s.stopped ? ` (stopped: ${s.stopped})` : "") + (s.total_games ? `; the machine has played ${M.fmt(s.total_games)} games in all.` : ".");
+    else if (s.opponent) text = `Finished: ${M.fmt(s.games)} games against ${s.opponent}${s.frozen ? " without learning" : ""}` + (s.stopped ? ` (stopped: ${s.stopped})` : "") + (s.total_games ? `; the machine has played ${M.fmt(s.total_games)} games in all.` : ".");
     else text = "No tournament running.";
     stateEl.textContent = text;
     stateEl.dataset.running = s.running ? "1" : "0";
@@ -62,6 +62,7 @@
     const secs = document.getElementById("seconds").value, games = document.getElementById("games").value, seed = document.getElementById("seed").value;
     if (secs) body.seconds = Number(secs); else body.games = Number(games || 1000);
     if (seed) body.seed = Number(seed);
+    if (document.getElementById("frozen").checked) body.frozen = true;
     try { show(await M.api("/train", { json: body })); } catch (err) { M.flash(err.message); }
   });
   stopBtn.addEventListener("click", async () => {

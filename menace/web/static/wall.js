@@ -267,7 +267,8 @@
     ctx.textAlign = "center"; ctx.textBaseline = "middle"; ctx.font = `bold ${Math.round(cell * 0.3)}px system-ui, sans-serif`;
     for (const [b, cx, dot] of letters) { ctx.fillStyle = b.count > 0 ? M.textOn(b.hex) : "#555"; ctx.fillText(b.letter, cx, dot + 0.5); }
     ctx.textBaseline = "alphabetic"; ctx.font = `bold ${Math.round(cell * 0.27)}px system-ui, sans-serif`; ctx.fillStyle = "#111";
-    for (const [b, cx, , bottom] of letters) ctx.fillText(M.fmt(b.count), cx, bottom);
+    const unit = (data && data.unit) || "";  // "%": a Pegasus machine's chances, not bead counts
+    for (const [b, cx, , bottom] of letters) ctx.fillText(M.fmt(b.count) + unit, cx, bottom);
   }
 
   function redrawBox(number) {
@@ -293,16 +294,20 @@
     const dlg = document.getElementById("box-detail");
     document.getElementById("detail-title").textContent = `Box ${b.number} · MENACE's move ${b.move} (${b.side} to play)`;
     const drawing = document.getElementById("detail-drawing");
-    drawing.replaceChildren(M.board(data.shape, b.cells, b.beads, { size: 220, label: `box ${b.number}` }),
+    const unit = data.unit || "";
+    drawing.replaceChildren(M.board(data.shape, b.cells, b.beads, { size: 220, label: `box ${b.number}`, unit }),
       M.el("ul", { class: "bead-list" }, ...b.beads.map((x) => M.el("li", {}, M.el("span", { class: "swatch", style: `background:${x.hex};color:${M.textOn(x.hex)}`, text: x.letter }),
-        ` ${x.colour_name} → ${x.name}: ${M.fmt(x.count)} (started with ${x.initial})`))));
-    showRecount(b);
+        unit ? ` ${x.name}: ${M.fmt(x.count)}% chance (started at ${x.initial}%)`
+          : ` ${x.colour_name} → ${x.name}: ${M.fmt(x.count)} (started with ${x.initial})`))));
+    if (!unit) showRecount(b);  // a Pegasus machine has no beads to count
     document.getElementById("detail-caption").textContent = "Loading its history…";
     if (!dlg.open) dlg.showModal();
     try {
       const s = await M.api(`/machines/${encodeURIComponent(M.machine)}/boxes/${b.number}/series?points=400`);
       detailChart.set(beadChartData(s));
-      document.getElementById("detail-caption").textContent = `Its beads over ${M.fmt(s.games_played)} games, replayed from the history.`;
+      document.getElementById("detail-caption").textContent = s.unit
+        ? `Each move's chance (%) over ${M.fmt(s.games_played)} games, replayed from the history (Pegasus rule).`
+        : `Its beads over ${M.fmt(s.games_played)} games, replayed from the history.`;
     } catch (err) { document.getElementById("detail-caption").textContent = err.message; }
   }
 
