@@ -464,21 +464,27 @@ def _beads_from_checkpoints(s: Connection, stored: repo.StoredMachine, index: in
 
 def learning_series(url: str, name: str, window: int | None = None, points: int = LEARNING_POINTS,
                     first: int | None = None, last: int | None = None, *,
-                    allow_empty: bool = False) -> series.LearningData:
+                    allow_empty: bool = False, score: tuple[int, int, int] | None = None) -> series.LearningData:
     """Games ``first``..``last`` (all by default): the running reinforcement and rolling win/draw/loss
     rates, at most ``points`` points each, computed while streaming the blocks (a block's tally where
     no point falls inside it, its games' headers otherwise; inside a summarized block the running
     totals are interpolated between its ends). Memory is bounded by ``points``, not the history.
 
     A machine without games is a :class:`~menace.app.series.PlotError`, or a curve without points
-    with ``allow_empty`` (a web page shows it as "no games yet")."""
+    with ``allow_empty`` (a web page shows it as "no games yet").
+
+    ``score``: points per win, draw and loss to add up instead of the machine's rule (Michie's 3W + D - L,
+    :data:`~menace.app.series.MICHIE_SCORE`); a Pegasus machine, which adds no beads, takes that."""
     db = open_database(url)
     try:
         with session_scope(db) as s, gc_paused():
-            machine_id, settings = repo.machine_settings(s, name)  # not its boxes: 2,201 take 90 ms
+            row = repo.machine_row(s, name)  # not its boxes: 2,201 take 90 ms
+            machine_id, settings = row.id, repo.settings_of(row)
+            if score is None and row.rule != "michie":
+                score = series.MICHIE_SCORE
             played = repo.games_played(s, machine_id)
             if not played and allow_empty:
-                return series.no_learning(name, settings)
+                return series.no_learning(name, settings, score)
             if not played:
                 raise series.PlotError(f"{name!r} has played no games yet: nothing to plot")
             lo, hi = _range(played, first, last)
@@ -490,7 +496,7 @@ def learning_series(url: str, name: str, window: int | None = None, points: int 
                         sampler.feed_games(b.first_game, unpack_block(b.data))
                     else:
                         sampler.feed_tally(b.first_game, b.n_games, b.tally)
-            return sampler.data(name, settings, _opponents(s, machine_id, lo, hi), played)
+            return sampler.data(name, settings, _opponents(s, machine_id, lo, hi), played, score)
     finally:
         db.dispose()
 

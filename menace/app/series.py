@@ -80,6 +80,9 @@ class LearningData:
     last: int = 0
     games_played: int = 0
     """Games in the whole history (the range may be part of it)."""
+    score: tuple[int, int, int] | None = None
+    """Points per win, draw and loss of :attr:`cumulative` when it is not the machine's own rule (Michie's
+    tournament score 3W + D - L, the curve of Fig. 4 of his 1963 paper)."""
 
     @property
     def played(self) -> int:
@@ -88,7 +91,25 @@ class LearningData:
 
     @property
     def rule(self) -> str:
+        if self.score is not None:
+            return score_text(self.score)
         return rule_text(self.settings)
+
+
+MICHIE_SCORE = (3, 1, -1)
+"""Michie's score in his matchbox tournament: 3 for a win, 1 for a draw, -1 for a loss (3W + D - L)."""
+
+
+def score_text(score: tuple[int, int, int]) -> str:
+    """``3W + D − L`` for (3, 1, -1)."""
+    out = ""
+    for value, letter in zip(score, "WDL"):
+        if value == 0:
+            continue
+        sign = "\u2212" if value < 0 else "+"
+        size = "" if abs(value) == 1 else str(abs(value))
+        out += f" {sign} {size}{letter}" if out else f"{'' if value > 0 else sign}{size}{letter}"
+    return out or "0"
 
 
 RESULT_CODE = {Result.WIN: 0, Result.DRAW: 1, Result.LOSS: 2}
@@ -259,8 +280,8 @@ class LearningSampler:
         self._at = hi
 
     def data(self, machine: str, settings: Settings, opponents: Sequence[tuple[int, str]],
-             games_played: int = 0) -> LearningData:
-        values = np.array([settings.win, settings.draw, settings.loss], dtype=np.int64)
+             games_played: int = 0, score: tuple[int, int, int] | None = None) -> LearningData:
+        values = np.array(score or [settings.win, settings.draw, settings.loss], dtype=np.int64)
         before = self.totals.get(self.first - 1, (0, 0, 0))
         curve = np.array([self.totals[g] for g in self.curve], dtype=np.int64).reshape(-1, 3)
         cumulative = (curve - np.array(before)) @ values
@@ -272,15 +293,15 @@ class LearningSampler:
         return LearningData(
             machine, settings, np.array(self.curve, dtype=np.int64), cumulative, self.window,
             np.array(self.rates, dtype=np.int64), rates[:, 0], rates[:, 1], rates[:, 2], list(opponents),
-            totals, self.first, self.last, games_played,
+            totals, self.first, self.last, games_played, score,
         )
 
 
-def no_learning(machine: str, settings: Settings) -> LearningData:
+def no_learning(machine: str, settings: Settings, score: tuple[int, int, int] | None = None) -> LearningData:
     """The learning curve of a machine that has played no games: no points."""
     none = np.zeros(0, dtype=np.int64)
     return LearningData(machine, settings, none, none, 0, none, none.astype(np.float64), none.astype(np.float64),
-                        none.astype(np.float64), [], (0, 0, 0), 0, 0, 0)
+                        none.astype(np.float64), [], (0, 0, 0), 0, 0, 0, score)
 
 
 @dataclass(frozen=True)

@@ -344,21 +344,28 @@ def plot_beads_command(app: AppContext, box: int, first: int | None, last: int |
 @plot.command("learning")
 @click.option("--window", type=click.IntRange(min=1), metavar="N",
               help="Games in the rolling win/draw/loss rates [default: 100, fewer for a short history].")
+@click.option("--michie-score", is_flag=True,
+              help="Add up Michie's tournament score, 3W + D - L, as his 1963 paper plots his matchbox "
+                   "tournament (Fig. 4), instead of the machine's reinforcement.")
 @_out_option("menace-learning.png")
 @where_options
 @pass_app
-def plot_learning_command(app: AppContext, window: int | None, out: Path) -> None:
+def plot_learning_command(app: AppContext, window: int | None, michie_score: bool, out: Path) -> None:
     """The cumulative reinforcement and rolling win/draw/loss rates, opponents marked.
+
+    A machine that learns by the Pegasus rule adds no beads: its curve is Michie's score 3W + D - L.
 
     \b
     Examples:
       menace plot learning
       menace plot learning --window 500 -o learning.pdf
+      menace plot learning --michie-score -o fig4.pdf   the curve of Michie's 1961 tournament
     """
     from menace.app.history import learning_series
+    from menace.app.series import MICHIE_SCORE
     from menace.render.plots import render_learning
 
-    data = learning_series(app.url, app.machine, window)
+    data = learning_series(app.url, app.machine, window, score=MICHIE_SCORE if michie_score else None)
     render_learning(data, out)
     rates = plural(data.window, "game")
     click.echo(f"Wrote {out}: {plural(data.played, 'game')} of {app.machine!r}, rates over {rates}.")

@@ -285,7 +285,8 @@ def render_learning(data: LearningData, path: str | Path) -> Path:
         pick = _thin(len(games))
         top.plot(games[pick], data.cumulative[pick], color="#222222", lw=3.2)
         top.axhline(0, color="#888888", lw=1.2)
-        top.set_ylabel(f"cumulative\nreinforcement\n({data.rule})", fontsize=15)
+        what = "score" if data.score is not None else "reinforcement"
+        top.set_ylabel(f"cumulative\n{what}\n({data.rule})", fontsize=15)
         top.grid(True, alpha=0.3)
         pick = _thin(len(data.rate_games))
         for result, rate in ((Result.WIN, data.win_rate), (Result.DRAW, data.draw_rate),

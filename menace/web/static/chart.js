@@ -182,7 +182,7 @@ function learningChartData(s) {
 function beadChartData(d) {
   return {
     xs: d.games, xmin: 0, xmax: Math.max(1, d.games_played), empty: "No games yet.",
-    panels: [{ label: "beads of each colour", short: "beads", zero: true,
+    panels: [{ label: d.unit ? "chance of each move (%)" : "beads of each colour", short: d.unit ? "%" : "beads", zero: true,
       series: d.series.map((s) => ({ name: `${s.letter} ${s.name}`, colour: s.hex === "#ffffff" ? "#9a9a9a" : s.hex, ys: s.counts, step: true,
         dash: s.hex === "#ffffff" ? [6, 3] : null })) }],
   };

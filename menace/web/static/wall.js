@@ -62,7 +62,9 @@
   function say() {
     const empty = data.boxes.filter((b) => b.empty).length;
     const beads = data.boxes.reduce((s, b) => s + b.total, 0);
-    summary.textContent = `${M.fmt(data.boxes.length)} boxes of '${data.machine}' after ${M.fmt(data.games_played)} games · ${M.fmt(beads)} beads · ${empty ? M.fmt(empty) + " empty" : "none empty"}`;
+    summary.textContent = data.unit
+      ? `${M.fmt(data.boxes.length)} boxes of '${data.machine}' after ${M.fmt(data.games_played)} games · odds, not beads (the Pegasus rule of 1963): each move's chance in %`
+      : `${M.fmt(data.boxes.length)} boxes of '${data.machine}' after ${M.fmt(data.games_played)} games · ${M.fmt(beads)} beads · ${empty ? M.fmt(empty) + " empty" : "none empty"}`;
   }
 
   // Each move group is cut into canvases of a few rows: small canvases are quick to allocate and
@@ -191,7 +193,7 @@
     ctx.textBaseline = "alphabetic"; ctx.textAlign = "left"; ctx.fillStyle = "#111"; ctx.font = "bold 14px system-ui, sans-serif";
     for (const t of items) ctx.fillText(String(t.box.number), t.x + PAD_X, t.y + 20);
     ctx.textAlign = "right"; ctx.font = "13px system-ui, sans-serif"; ctx.fillStyle = "#4a3d25";
-    for (const t of items) if (!t.box.empty) ctx.fillText(`${M.fmt(t.box.total)} ${t.box.total === 1 ? "bead" : "beads"}`, t.x + TILE_W - PAD_X, t.y + 20);
+    if (!data.unit) for (const t of items) if (!t.box.empty) ctx.fillText(`${M.fmt(t.box.total)} ${t.box.total === 1 ? "bead" : "beads"}`, t.x + TILE_W - PAD_X, t.y + 20);
     ctx.font = "bold 13px system-ui, sans-serif"; ctx.fillStyle = "#7a1600";
     for (const t of items) if (t.box.empty) ctx.fillText("EMPTY", t.x + TILE_W - PAD_X, t.y + 20);
     // the board: grid and pieces
@@ -299,12 +301,13 @@
       M.el("ul", { class: "bead-list" }, ...b.beads.map((x) => M.el("li", {}, M.el("span", { class: "swatch", style: `background:${x.hex};color:${M.textOn(x.hex)}`, text: x.letter }),
         unit ? ` ${x.name}: ${M.fmt(x.count)}% chance (started at ${x.initial}%)`
           : ` ${x.colour_name} → ${x.name}: ${M.fmt(x.count)} (started with ${x.initial})`))));
-    if (!unit) showRecount(b);  // a Pegasus machine has no beads to count
+    document.getElementById("recount-form").hidden = Boolean(unit);  // a Pegasus machine has no beads to count
+    if (!unit) showRecount(b);
     document.getElementById("detail-caption").textContent = "Loading its history…";
     if (!dlg.open) dlg.showModal();
     try {
       const s = await M.api(`/machines/${encodeURIComponent(M.machine)}/boxes/${b.number}/series?points=400`);
-      detailChart.set(beadChartData(s));
+      detailChart.set(beadChartData(s));  // a Pegasus machine's series are its chances (s.unit "%")
       document.getElementById("detail-caption").textContent = s.unit
         ? `Each move's chance (%) over ${M.fmt(s.games_played)} games, replayed from the history (Pegasus rule).`
         : `Its beads over ${M.fmt(s.games_played)} games, replayed from the history.`;
