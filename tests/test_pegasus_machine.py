@@ -3,7 +3,9 @@ and games played without learning (frozen), for both rules."""
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
+from typing import Any
 
 import pytest
 from conftest import Invoke, query
@@ -136,3 +138,98 @@ def test_a_pegasus_machine_refuses_opponents_it_cannot_tabulate(menace: Invoke) 
     menace("init", "-m", "peg", "--rule", "pegasus")
     result = menace("tournament", "-m", "peg", "--vs", "td", "-n", "5", ok=False)
     assert result.exit_code == 1 and "chooses by the position alone" in result.output
+
+
+def test_show_gives_each_moves_chance_and_exact_odds(menace: Invoke) -> None:
+    menace("init", "-m", "peg", "--rule", "pegasus")
+    out = menace("show", "-m", "peg", "1").output
+    assert "odds, not beads" in out and out.count("33.33%") == 3 and "odds 1" in out
+    menace("tournament", "-m", "peg", "--vs", "random", "-n", "100", "--seed", "1")
+    assert menace("show", "-m", "peg", "1", "--at", "0").output.count("33.33%") == 3
+    assert "A^" in menace("show", "-m", "peg", "1").output
+
+
+def test_replay_shows_the_chances_a_game_met_and_left(menace: Invoke) -> None:
+    menace("init", "-m", "peg", "--rule", "pegasus")
+    menace("tournament", "-m", "peg", "--vs", "random", "-n", "5", "--seed", "1")
+    out = menace("replay", "-m", "peg", "1").output
+    assert "from box 1: its chance was 33.3%" in out and "learns by the Pegasus rule" in out
+
+
+def test_play_chooses_by_the_odds_and_learns_or_not(menace: Invoke, db_url: str) -> None:
+    menace("init", "-m", "peg", "--rule", "pegasus")
+    moves = "\n".join(["a1", "a2", "a3", "b1", "b3", "c1", "c2", "c3", "b2"] * 2) + "\n"
+    out = menace("play", "-m", "peg", "--seed", "1", "--games", "1", input=moves).output
+    assert "its chances (Pegasus rule)" in out and "Its odds are multiplied" in out
+    after_one = stored(db_url, "peg")
+    assert after_one.odds == replayed(db_url, "peg")[0]
+    out = menace("play", "-m", "peg", "--seed", "2", "--games", "1", "--no-learning", input=moves).output
+    assert "Played without learning" in out
+    assert stored(db_url, "peg").odds == after_one.odds
+    assert "play, no learning" in menace("history", "-m", "peg").output
+
+
+@pytest.mark.parametrize("args,what", [
+    (["labels", "--out", "kit.pdf"], "printing its kit"),
+    (["reconcile", "1", "--count", "W=3"], "counting its beads"),
+    (["operate"], "operating a physical machine"),
+])
+def test_physical_operations_are_refused_in_one_line(menace: Invoke, args: list[str], what: str) -> None:
+    menace("init", "-m", "peg", "--rule", "pegasus")
+    result = menace("-m", "peg", *args, ok=False, input="")
+    assert result.exit_code == 1 and "learns by the Pegasus rule" in result.output and what in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_export_and_import_keep_the_rule_the_odds_and_frozen_runs(menace: Invoke, db_url: str,
+                                                                  tmp_path: Any) -> None:
+    menace("init", "-m", "peg", "--rule", "pegasus", "--refine", "per-100")
+    menace("tournament", "-m", "peg", "--vs", "random", "-n", "150", "--seed", "1")
+    menace("tournament", "-m", "peg", "--vs", "random", "-n", "20", "--seed", "2", "--no-learning")
+    menace("tournament", "-m", "peg", "--vs", "random", "-n", "30", "--seed", "3")
+    menace("init", "-m", "bead")
+    menace("tournament", "-m", "bead", "--vs", "random", "-n", "40", "--seed", "4", "--no-learning")
+    menace("tournament", "-m", "bead", "--vs", "random", "-n", "40", "--seed", "5")
+    for name in ("peg", "bead"):
+        path = tmp_path / f"{name}.json"
+        menace("export", "-m", name, str(path))
+        body = json.loads(path.read_text())
+        assert body["version"] == 3 and body["history"]["runs"][0 if name == "bead" else 1]["frozen"] is True
+        menace("import", str(path), "--as", f"{name}2")
+        a, b = stored(db_url, name), stored(db_url, f"{name}2")
+        assert (a.rule, a.odds, a.memory) == (b.rule, b.odds, b.memory)
+        assert [x.beads for x in a.boxes] == [x.beads for x in b.boxes]
+    assert "beads match" in menace("check", "--all").output
+    # Odds that do not follow from the history are refused (the checksum made to match the change).
+    from menace.app.machine_file import checksum
+
+    body = json.loads((tmp_path / "peg.json").read_text())
+    body["boxes"][0]["odds"]["b2"] = "0 1"
+    body.pop("checksum")
+    body["checksum"] = checksum(body)
+    (tmp_path / "bad.json").write_text(json.dumps(body))
+    result = menace("import", str(tmp_path / "bad.json"), "--as", "bad", ok=False)
+    assert result.exit_code == 1 and "box 1's odds do not follow from the history" in result.output
+
+
+def test_a_bead_machine_that_never_played_frozen_exports_version_2(menace: Invoke, tmp_path: Any) -> None:
+    menace("init")
+    menace("tournament", "--vs", "random", "-n", "10", "--seed", "1")
+    menace("export", str(tmp_path / "m.json"))
+    assert json.loads((tmp_path / "m.json").read_text())["version"] == 2
+
+
+def test_michie_score_curve(menace: Invoke, db_url: str) -> None:
+    from menace.app.history import learning_series
+    from menace.app.series import MICHIE_SCORE
+
+    menace("init")
+    menace("tournament", "--vs", "smart", "-n", "220", "--seed", "1")
+    data = learning_series(db_url, "menace", score=MICHIE_SCORE)
+    w, d, loss = data.totals
+    assert data.cumulative[-1] == 3 * w + d - loss and data.rule == "3W + D \u2212 L"
+    menace("init", "-m", "peg", "--rule", "pegasus")
+    menace("tournament", "-m", "peg", "--vs", "smart", "-n", "50", "--seed", "1")
+    peg = learning_series(db_url, "peg")
+    w, d, loss = peg.totals
+    assert peg.cumulative[-1] == 3 * w + d - loss
