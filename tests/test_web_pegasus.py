@@ -50,3 +50,14 @@ def test_training_without_learning_from_the_page(client: TestClient, db_url: str
     assert client.get("/api/machines/peg/boxes").json()["boxes"] == before
     assert query(db_url, "SELECT count(*) FROM runs WHERE frozen")[0][0] == 1
     assert client.post("/api/train", json={"games": 5, "frozen": "yes"}).status_code == 400
+
+
+def test_a_game_in_the_browser_shows_the_odds_it_chose_by(client: TestClient, db_url: str) -> None:
+    games = query(db_url, "SELECT count(*) FROM game_blocks")[0][0]
+    t = client.post("/api/play", json={"machine": "peg", "seed": 4}).json()
+    turn = t["turns"][0]
+    assert turn["unit"] == "%" and abs(sum(b["count"] for b in turn["beads"]) - 100) < 0.5
+    while not t["over"]:
+        t = client.post(f"/api/play/{t['id']}/move", json={"move": t["legal"][0]}).json()
+    assert t["end"]["ledger"] == [] and "Pegasus rule" in t["end"]["note"]
+    assert query(db_url, "SELECT count(*) FROM game_blocks")[0][0] == games + 1

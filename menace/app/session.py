@@ -39,6 +39,8 @@ class MenaceMove:
     turn: MenaceTurn
     move_name: str | None
     """The real move, as people write it (None when MENACE resigned)."""
+    chances: dict[Move, float] | None = None
+    """A Pegasus machine's chance (0 to 1) of each move of the box, in the box's frame, before it chose."""
 
     @property
     def box_number(self) -> int | None:
@@ -195,8 +197,8 @@ class PlaySession:
         for listener in self.listeners:
             listener(what, value)
 
-    def _named(self, turn: MenaceTurn) -> MenaceMove:
-        move = MenaceMove(turn, None if turn.square is None else self.game.move_name(turn.square))
+    def _named(self, turn: MenaceTurn, chances: dict[Move, float] | None = None) -> MenaceMove:
+        move = MenaceMove(turn, None if turn.square is None else self.game.move_name(turn.square), chances)
         self._tell("menace", move)
         return move
 
@@ -206,8 +208,11 @@ class PlaySession:
         pegasus = self.machine.pegasus
         if pegasus is not None:
             opened = self.turns.box_to_open()
-            bead = 0 if opened is None else pegasus.choose(opened[0], self.rng.random())
-            return self._named(self.turns.operator_move(bead))
+            if opened is None:
+                return self._named(self.turns.operator_move(0))
+            share = pegasus.chances(opened[0])
+            bead = pegasus.choose(opened[0], self.rng.random())
+            return self._named(self.turns.operator_move(bead), share)
         return self._named(self.turns.menace_move())
 
     def chances(self) -> dict[Move, float] | None:

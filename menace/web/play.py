@@ -7,7 +7,7 @@ game is stored by the session in one transaction; an abandoned one stores nothin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -26,7 +26,8 @@ from menace.web.tables import GameTables, Table
 JSON = dict[str, Any]
 
 
-def _beads(game: Game, counts: dict[int, int], colours: Sequence[BeadColour], position: State | None) -> list[JSON]:
+def _beads(game: Game, counts: Mapping[int, float], colours: Sequence[BeadColour], position: State | None,
+           ) -> list[JSON]:
     moves = sorted(counts)
     return [present.bead_json(game, moves, m, counts[m], colours=colours, position=position) for m in moves]
 
@@ -34,11 +35,14 @@ def _beads(game: Game, counts: dict[int, int], colours: Sequence[BeadColour], po
 def turn_json(game: Game, m: MenaceMove, colours: Sequence[BeadColour]) -> JSON:
     """One MENACE move: the box, how to turn the board, its beads before the draw, the bead, the move."""
     t = m.turn
+    # A Pegasus machine has odds, not beads: each move's "count" is its chance in percent.
+    counts: Mapping[int, float] = t.beads if m.chances is None else {k: round(100 * c, 1) for k, c in m.chances.items()}
     return {
         "box_number": t.box_number, "cells": None if t.box_position is None else present.cells_of(game, t.box_position),
-        "symmetry": t.symmetry, "beads": _beads(game, t.beads, colours, t.box_position), "bead": t.bead,
+        "symmetry": t.symmetry, "beads": _beads(game, counts, colours, t.box_position), "bead": t.bead,
         "move": t.square,
         "move_name": m.move_name, "restocked": t.restocked, "resigned": t.resigned,
+        "unit": "" if m.chances is None else "%",
     }
 
 
@@ -73,8 +77,12 @@ def end_json(t: Table, end: GameEnd) -> JSON:
     boxes = learner.boxes
     lines = [ledger_line_json(t.session.game, x, sorted(boxes[x.box_number - 1].initial), t.colours,
                               boxes[x.box_number - 1].position) for x in end.ledger]
-    return {"machine": t.machine, "result": end.result.value, "ledger": lines, "game_number": end.game_number,
-            "games_played": end.game_number}
+    out = {"machine": t.machine, "result": end.result.value, "ledger": lines, "game_number": end.game_number,
+           "games_played": end.game_number}
+    if t.session.machine.pegasus is not None:
+        out["note"] = (f"Stored as game {end.game_number:,}. MENACE learns by the Pegasus rule: the odds of each "
+                       f"move it made were multiplied (see the wall for each move's chance now).")
+    return out
 
 
 def table_json(t: Table) -> JSON:

@@ -61,15 +61,18 @@ const G = (() => {
       return out;
     }
     out.push(M.el("h3", { text: `MENACE opens box ${t.box_number}` }));
-    const drawing = M.board(opts.shape || info.shape, t.cells, t.beads, { size: opts.size || 200, drawn: t.bead, label: `box ${t.box_number}` });
+    const drawing = M.board(opts.shape || info.shape, t.cells, t.beads, { size: opts.size || 200, drawn: t.bead, label: `box ${t.box_number}`, unit: t.unit || "" });
     const steps = M.el("ol", { class: "steps" });
     steps.append(M.el("li", { text: t.symmetry === "as it is" ? "The board matches the box's drawing as it is." : `To match the box's drawing, ${t.symmetry}.` }));
-    steps.append(M.el("li", { text: "Beads in the box: " + t.beads.map((b) => `${b.letter} ${b.colour_name} ×${b.count}`).join(", ") + "." }));
+    steps.append(M.el("li", { text: t.unit
+      ? "Its odds (the Pegasus rule): " + t.beads.map((b) => `${b.name} ${M.fmt(b.count)}%`).join(", ") + "."
+      : "Beads in the box: " + t.beads.map((b) => `${b.letter} ${b.colour_name} ×${b.count}`).join(", ") + "." }));
     if (t.restocked) steps.append(M.el("li", { text: "The box was empty, so it was refilled with its first beads." }));
     if (t.resigned) steps.append(M.el("li", { class: "minus", text: "The box is empty: MENACE resigns." }));
     else {
       const b = t.beads.find((x) => x.bead === t.bead) || {};
-      steps.append(M.el("li", {}, "It draws ", M.el("span", { class: "swatch", style: `background:${b.hex};color:${M.textOn(b.hex || "#fff")}`, text: b.letter }),
+      if (t.unit) steps.append(M.el("li", {}, "It chooses ", M.el("b", { text: b.name }), ` (${M.fmt(b.count)}%) on the drawing, so `, M.el("b", { text: t.move_name }), " on the board."));
+      else steps.append(M.el("li", {}, "It draws ", M.el("span", { class: "swatch", style: `background:${b.hex};color:${M.textOn(b.hex || "#fff")}`, text: b.letter }),
         ` ${b.colour_name}: ${b.name} on the drawing, so `, M.el("b", { text: t.move_name }), " on the board."));
     }
     out.push(M.el("div", { class: "box-row" }, drawing, steps));
@@ -79,7 +82,7 @@ const G = (() => {
   function ledger(end, opts = {}) {
     const words = opts.operated ? { win: "MENACE wins.", draw: "A draw.", loss: "MENACE loses." } : { win: "MENACE wins.", draw: "A draw.", loss: "You win!" };
     const out = [M.el("h3", { class: "result", text: words[end.result] || end.result })];
-    if (!end.ledger.length) { out.push(M.el("p", { text: "MENACE drew no bead this game, so nothing changes." })); return out; }
+    if (!end.ledger.length) { out.push(M.el("p", { text: end.note || "MENACE drew no bead this game, so nothing changes." })); return out; }
     out.push(M.el("p", { text: opts.operated ? "The bead ledger: put the beads back like this (the twin now holds the same)." :
       `Reinforcement, box by box (stored as game ${M.fmt(end.game_number)}):` }));
     const rows = end.ledger.map((l) => M.el("tr", {},
