@@ -171,6 +171,8 @@ def test_play_chooses_by_the_odds_and_learns_or_not(menace: Invoke, db_url: str)
 
 @pytest.mark.parametrize("args,what", [
     (["labels", "--out", "kit.pdf"], "printing its kit"),
+    (["plot", "beads", "-o", "beads.png"], "drawing its bead counts"),
+    (["plot", "boxes", "-o", "boxes.png"], "drawing its bead counts"),
     (["reconcile", "1", "--count", "W=3"], "counting its beads"),
     (["operate"], "operating a physical machine"),
 ])
@@ -210,6 +212,12 @@ def test_export_and_import_keep_the_rule_the_odds_and_frozen_runs(menace: Invoke
     (tmp_path / "bad.json").write_text(json.dumps(body))
     result = menace("import", str(tmp_path / "bad.json"), "--as", "bad", ok=False)
     assert result.exit_code == 1 and "box 1's odds do not follow from the history" in result.output
+
+
+def test_the_machine_list_says_odds(menace: Invoke) -> None:
+    menace("init", "-m", "peg", "--rule", "pegasus")
+    line = [x for x in menace("machines").output.splitlines() if x.startswith("peg ")][0]
+    assert "odds" in line
 
 
 def test_a_bead_machine_that_never_played_frozen_exports_version_2(menace: Invoke, tmp_path: Any) -> None:

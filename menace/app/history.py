@@ -18,6 +18,7 @@ from itertools import islice
 from sqlalchemy import Connection
 
 from menace.app import pegasus_history, series
+from menace.app.machines import refuse_pegasus
 from menace.core.errors import DamagedError, InvalidInputError, NotFoundError
 from menace.core.game import Game, Move, Result, State
 from menace.core.learner import Box, GameRecord
@@ -388,6 +389,8 @@ def beads_series(url: str, name: str, box: int = 1, points: int = BEAD_POINTS, f
     from the checkpoints nearest to them. Memory is bounded by ``points``, whatever the history's length.
     """
     with _reading(url, name) as (s, stored), gc_paused():
+        refuse_pegasus(stored, "drawing its bead counts", "see each move's chance over the games on the web wall's "
+                                                          "box history, or with: menace show BOX --at GAME")
         if not 1 <= box <= len(stored.boxes):
             raise UnknownBoxError(f"no box {box}: the machine has boxes 1 to {len(stored.boxes)}")
         played = repo.games_played(s, stored.id)
@@ -517,6 +520,7 @@ def box_at(url: str, name: str, box: int, game_number: int) -> dict[int, int]:
 def wall(url: str, name: str) -> series.BoxesData:
     """Every box with its beads now, grouped by MENACE's move."""
     with _reading(url, name) as (s, stored):
+        refuse_pegasus(stored, "drawing its bead counts", "see each move's chance on the web wall (menace serve)")
         played = repo.games_played(s, stored.id)
     return series.boxes_data(find_game(stored.game), name, stored.boxes, played)
 

@@ -134,11 +134,11 @@ class PhysicalOperationError(InvalidInputError):
     """A physical operation (counting beads, printing bead labels) on a machine that has no beads."""
 
 
-def refuse_pegasus(stored: repo.StoredMachine, what: str) -> None:
+def refuse_pegasus(stored: repo.StoredMachine, what: str, hint: str | None = None) -> None:
     """:class:`PhysicalOperationError` when ``stored`` learns by the Pegasus rule: it has odds, not beads."""
     if stored.rule is not None:
         raise PhysicalOperationError(f"{stored.name!r} learns by the Pegasus rule: it holds odds, not beads, "
-                                     f"so {what} makes no sense for it")
+                                     f"so {what} makes no sense for it", hint=hint)
 
 
 SIDE_WORDS = {"x": "X", "o": "O", "both": "both", "first": "X", "second": "O", "white": "X", "black": "O",

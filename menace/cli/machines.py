@@ -265,8 +265,9 @@ def machines(app: AppContext) -> None:
     click.echo(f"{'machine':<{width}}  {'game':<11} {'side':<4} {'boxes':>7} {'beads':>11} {'games':>15}")
     for s in found:
         side = "/".join(s.game.side_names[x] for x in s.settings.sides)
+        beads = "odds" if s.rule is not None else f"{s.beads:,}"
         click.echo(f"{printable(s.name):<{width}}  {s.game.name:<11} {side:<4} {s.boxes:>7,} "
-                   f"{s.beads:>11,} {s.games:>15,}")
+                   f"{beads:>11} {s.games:>15,}")
 
 
 @click.command()
