@@ -201,7 +201,8 @@ def _play_tournament(
     pending = GameBuffer()
     wins = draws = losses = 0
     runs: list[int] = []
-    save_with_retry(lambda: runs.append(machine.start_run("tournament", opponent, seed, frozen)), 0, waiting)
+    marked = {"frozen": True} if frozen else {}  # a run that learns starts as it always has
+    save_with_retry(lambda: runs.append(machine.start_run("tournament", opponent, seed, **marked)), 0, waiting)
     run_id = runs[0]
     start = last_flush = last_report = time.perf_counter()
     gap = min(FIRST_FLUSH_SECONDS, flush_seconds)

@@ -26,8 +26,8 @@ Stored and exported, a move's odds are two exact fractions: ``level`` and ``log`
 
 >>> from menace.games import find_game
 >>> rule = PegasusRule()
->>> [f"{rule.multiplier(n):.3f}" for n in range(8, 1, -1)]
-['1.025', '1.051', '1.104', '1.218', '1.484', '2.204', '4.856']
+>>> [f"{rule.multiplier(n):.3f}" for n in range(8, 1, -1)]  # Fig. 6 prints 1.484 and 4.856 for M_4, M_2
+['1.025', '1.051', '1.104', '1.218', '1.485', '2.204', '4.857']
 >>> rule.multiplier(1)
 inf
 """
