@@ -164,7 +164,8 @@ def test_a_queue_a_dead_page_released_and_the_teacher_stopping_a_game(machine: s
         teacher.goto(srv.base + "/machines")
         teacher.wait_for_selector("#games-table tbody tr button.stop-game")
         teacher.click("#games-table tbody tr button.stop-game")
-        second.wait_for_function("document.getElementById('status').textContent.includes('the teacher stopped it')")
+        second.wait_for_function("document.getElementById('status').textContent.includes('the teacher stopped it')",
+                                timeout=60_000)
         assert tables.busy_machines() == set()
         teacher.wait_for_selector("#games-none:not([hidden])")
 
