@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import Invoke, owner
-from web_browser_helpers import launch_browser
+from web_browser_helpers import launch_browser, page_at
 
 from menace.app.machines import find_box, list_machines
 from menace.app.transfer import export_machine
@@ -24,22 +23,9 @@ def browser() -> Iterator[Any]:
     yield from launch_browser()
 
 
-@contextmanager
-def pages(browser: Any, count: int = 1) -> Iterator[list[Any]]:
-    """``count`` pages in a browser context of their own. Used inside the server's ``with``, so they
-    are closed before the server stops (never left asking a server that has gone); a script error
-    on any of them fails the test."""
-    context = browser.new_context(viewport={"width": 1366, "height": 768})
-    context.set_default_timeout(10_000)
-    errors: list[str] = []
-    made = [context.new_page() for _ in range(count)]
-    for pg in made:
-        pg.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        yield made
-    finally:
-        context.close()
-    assert not errors, errors
+def pages(browser: Any, count: int = 1) -> Any:
+    """``count`` laptop-sized pages (see :func:`web_browser_helpers.page_at`)."""
+    return page_at(browser, count=count, timeout=10_000)
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from conftest import Invoke, owner, wait_until
-from web_browser_helpers import RECORD_TEXT, SVG_TEXT, launch_browser, text_collisions
+from web_browser_helpers import RECORD_TEXT, SVG_TEXT, launch_browser, page_at, text_collisions
 
 from menace.web.server import BackgroundServer
 
@@ -26,22 +26,6 @@ SIZES = [PHONE, LAPTOP, PROJECTOR]
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     yield from launch_browser()
-
-
-@contextmanager
-def page_at(browser: Any, size: tuple[int, int], count: int = 1) -> Iterator[list[Any]]:
-    """``count`` pages of ``size`` in a context of their own; a script error on any fails the test."""
-    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
-    context.set_default_timeout(15_000)
-    errors: list[str] = []
-    made = [context.new_page() for _ in range(count)]
-    for pg in made:
-        pg.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        yield made
-    finally:
-        context.close()
-    assert not errors, errors
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -112,3 +113,22 @@ def text_collisions(boxes: list[dict[str, Any]], slack: float = 0.5) -> list[str
                 if min(a["y1"], b["y1"]) - max(a["y0"], b["y0"]) > slack:
                     problems.append(f"{a['text']!r} and {b['text']!r} overlap in {a['canvas']}")
     return problems
+
+
+@contextmanager
+def page_at(browser: Any, size: tuple[int, int] = (1366, 768), count: int = 1,
+            timeout: float = 15_000) -> Iterator[list[Any]]:
+    """``count`` pages of ``size`` in a browser context of their own. Used inside the server's ``with``,
+    so they are closed before the server stops (never left asking a server that has gone); a script
+    error on any of them fails the test."""
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    context.set_default_timeout(timeout)
+    errors: list[str] = []
+    made = [context.new_page() for _ in range(count)]
+    for pg in made:
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        yield made
+    finally:
+        context.close()
+    assert not errors, errors
