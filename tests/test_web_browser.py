@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from conftest import Invoke, owner
-from web_browser_helpers import launch_browser, page_at
+from web_browser_helpers import click_through_game, launch_browser, page_at
 
 from menace.app.machines import find_box, list_machines
 from menace.app.transfer import export_machine
@@ -139,18 +139,6 @@ window.fetch = async (...args) => {
 """
 
 
-def _click_through_game(page: Any) -> None:
-    """Click the first free square until the game is over, each time waiting for the board drawn anew."""
-    for _ in range(6):
-        if page.get_attribute("body", "data-over") == "1":
-            return
-        with page.expect_response(lambda r: r.url.endswith("/move") and r.request.method == "POST") as answer:
-            page.locator("#board .cell.clickable").first.click()
-        moves = len(answer.value.json()["moves"])
-        page.wait_for_function(f"document.querySelectorAll('#board .mark-x, #board .mark-o').length === {moves}")
-    assert page.get_attribute("body", "data-over") == "1"
-
-
 def test_a_whole_game_by_clicks_and_the_wall_shows_the_reinforcement(machine: str, browser: Any) -> None:
     with BackgroundServer(machine, "menace") as srv, pages(browser, 2) as [wall, play]:
         play.add_init_script(SLOW_PAGE)
@@ -163,7 +151,7 @@ def test_a_whole_game_by_clicks_and_the_wall_shows_the_reinforcement(machine: st
         play.click("#new-game")
         play.wait_for_selector("#turn h3")
         assert "MENACE opens box 1" in play.inner_text("#turn")
-        _click_through_game(play)
+        click_through_game(play)
         play.wait_for_selector("#end table.ledger, #end h3.result")
         assert play.locator("#end button", has_text="Play again").count() == 1
         wall.wait_for_function("document.getElementById('wall').dataset.lastGame === '1'")

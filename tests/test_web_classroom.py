@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 from conftest import Invoke, owner, wait_until
-from web_browser_helpers import RECORD_TEXT, SVG_TEXT, launch_browser, page_at, text_collisions
+from web_browser_helpers import (RECORD_TEXT, SVG_TEXT, click_through_game, launch_browser, page_at,
+                                 text_collisions)
 
 from menace.web.server import BackgroundServer
 
@@ -362,14 +363,7 @@ def test_the_audience_view_fits_a_projector_with_large_type(trained: str, browse
         play.wait_for_selector("body[data-ready='1']")
         play.click("#new-game")
         play.wait_for_selector("#turn h3")
-        for _ in range(6):
-            if play.get_attribute("body", "data-over") == "1":
-                break
-            with play.expect_response(lambda r: r.url.endswith("/move")):
-                play.locator("#board .cell.clickable").first.click()
-            play.wait_for_function("document.body.dataset.over === '1' || "
-                                   "!document.querySelector('#board .cell.clickable') "
-                                   "|| document.querySelectorAll('#board .mark-x, #board .mark-o').length % 2 === 1")
+        click_through_game(play)
         audience.wait_for_function("document.body.dataset.over === '1'")
         audience.wait_for_function("document.getElementById('learning-caption').textContent.includes('3,001 games')")
         assert audience.evaluate(ALL_ON_SCREEN) == []
@@ -493,13 +487,7 @@ def test_a_class_in_groups_from_build_to_scoreboard(machine: str, browser: Any) 
         assert group.inner_text("#machine-name") == "group-2"
         group.click("#new-game")
         group.wait_for_selector("#turn h3")
-        for _ in range(6):
-            if group.get_attribute("body", "data-over") == "1":
-                break
-            with group.expect_response(lambda r: r.url.endswith("/move")):
-                group.locator("#board .cell.clickable").first.click()
-            group.wait_for_function("document.body.dataset.over === '1' || document.querySelectorAll('#board .mark-x, "
-                                    "#board .mark-o').length % 2 === 1")
+        click_through_game(group)
         group.wait_for_selector("body[data-over='1']")
         teacher.goto(srv.base + "/scoreboard")
         teacher.wait_for_selector("body[data-ready='1']")

@@ -132,3 +132,17 @@ def page_at(browser: Any, size: tuple[int, int] = (1366, 768), count: int = 1,
     finally:
         context.close()
     assert not errors, errors
+
+
+def click_through_game(page: Any) -> None:
+    """Click the first free square until the game is over, each time waiting for the board drawn anew
+    from the move's answer (never for a count the board had before), so no click lands on a board
+    that is being replaced and no check reads the page before it has drawn the answer."""
+    for _ in range(6):
+        if page.get_attribute("body", "data-over") == "1":
+            return
+        with page.expect_response(lambda r: r.url.endswith("/move") and r.request.method == "POST") as answer:
+            page.locator("#board .cell.clickable").first.click()
+        moves = len(answer.value.json()["moves"])
+        page.wait_for_function(f"document.querySelectorAll('#board .mark-x, #board .mark-o').length === {moves}")
+    assert page.get_attribute("body", "data-over") == "1"
