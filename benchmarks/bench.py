@@ -29,8 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from processes import run_once  # noqa: E402
 
 from menace.core.game import Side
-from menace.core.learner import MICHIE, Learner, build_boxes
+from menace.core.learner import Learner, build_boxes
 from menace.core.records import GameBuffer
+from menace.core.settings import MICHIE
 from menace.games.tictactoe import TICTACTOE
 from menace.players import RulePlayer, find_player
 from menace.storage.database import database_bytes

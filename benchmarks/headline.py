@@ -21,7 +21,7 @@ from pathlib import Path
 from menace.app.database import Database
 from menace.app.machines import init_machine, open_machine
 from menace.app.tournament import run_tournament
-from menace.core.learner import PRESETS
+from menace.core.settings import PRESETS
 
 
 def completed(preset: str, opponent: str, games: int, seeds: int, folder: Path) -> tuple[int, dict[int, int]]:

@@ -29,7 +29,7 @@ from pathlib import Path
 from menace.app.database import Database
 from menace.app.machines import init_machine, open_machine
 from menace.app.tournament import KEEP_GAMES, run_tournament
-from menace.core.learner import MICHIE
+from menace.core.settings import MICHIE
 from menace.storage.database import database_bytes
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

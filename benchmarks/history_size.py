@@ -22,7 +22,7 @@ from menace.app.database import Database
 from menace.app.history import undo_games
 from menace.app.machines import init_machine, open_machine
 from menace.app.tournament import run_tournament
-from menace.core.learner import MICHIE
+from menace.core.settings import MICHIE
 from menace.storage.database import database_bytes
 
 BOUND_MB = 32

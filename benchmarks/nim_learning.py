@@ -17,7 +17,7 @@ import time
 from dataclasses import replace
 
 from menace.app.sweep import SweepSetting, run_sweep, summarize
-from menace.core.learner import CLASSROOM
+from menace.core.settings import CLASSROOM
 
 
 def main() -> None:

@@ -49,7 +49,7 @@ def main() -> int:
 
     from menace.app.pools import DaskPool
     from menace.app.sweep import expand_settings, run_sweep
-    from menace.core.learner import MICHIE
+    from menace.core.settings import MICHIE
 
     settings = expand_settings(MICHIE, beads=[(4, 3, 2, 1)])
     runs = len(settings) * opts.seeds

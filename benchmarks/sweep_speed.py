@@ -47,7 +47,7 @@ def main() -> int:
     worker_args = ["--workers", str(opts.workers)] if opts.workers else []
 
     from menace.app.sweep import expand_settings, run_sweep
-    from menace.core.learner import MICHIE
+    from menace.core.settings import MICHIE
 
     print(f"{os.cpu_count()} cores; {SEEDS} seeds x {GAMES:,} games vs perfect, 1,000 frozen games each vs random")
     start = time.perf_counter()

@@ -5,7 +5,7 @@ A page asks for a table with a marker on a line of its own:
 - ``<!-- menace:http-api -->``: every route of ``menace serve`` (method, path, what it does), from
   the application's routes and their endpoints' docstrings;
 - ``<!-- menace:presets -->``: every preset of ``menace init --preset`` with its settings, from
-  :data:`menace.core.learner.PRESETS`;
+  :data:`menace.core.settings.PRESETS`;
 - ``<!-- menace:cli -->``: every command's ``--help``, from the click commands themselves.
 
 An unknown marker stops the build. The worksheets the teacher's lesson links to
@@ -57,7 +57,7 @@ def http_api_table() -> str:
 
 def presets_table() -> str:
     """One column per preset, one row per setting (the presets are few, the settings many)."""
-    from menace.core.learner import PRESETS
+    from menace.core.settings import PRESETS
 
     rows = {
         "side": lambda s: s.side,

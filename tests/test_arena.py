@@ -17,8 +17,9 @@ from menace.app.arena import (
     run_arena,
 )
 from menace.core.game import Side
-from menace.core.learner import Learner, Settings, build_boxes
+from menace.core.learner import Learner, build_boxes
 from menace.core.match import MenacePlayer
+from menace.core.settings import Settings
 from menace.games.tictactoe import TICTACTOE
 from menace.players import Player, all_players
 from menace.players.basic import RandomPlayer

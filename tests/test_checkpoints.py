@@ -29,9 +29,10 @@ from menace.app.history import (
 from menace.app.machines import init_machine, machine_summary, open_machine
 from menace.app.transfer import export_machine, import_machine
 from menace.core.game import Side
-from menace.core.learner import MICHIE, EmptyPolicy, Learner, Scope, Settings, build_boxes
+from menace.core.learner import Learner, build_boxes
 from menace.core.records import GameBuffer, decode_games, pack_beads, unpack_beads
 from menace.core.replay import Replayer, game_detail
+from menace.core.settings import MICHIE, EmptyPolicy, Scope, Settings
 from menace.games.tictactoe import TICTACTOE
 from menace.players import RulePlayer, find_player
 

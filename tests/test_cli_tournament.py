@@ -18,7 +18,7 @@ import menace.app.tournament as tournament
 from menace.app.machines import init_machine, open_machine
 from menace.app.tournament import OPENING_EMPTY, StopFlag, run_tournament
 from menace.cli import cli
-from menace.core.learner import MICHIE, Settings
+from menace.core.settings import MICHIE, Settings
 
 
 def test_init_reports_the_machine(menace: Invoke) -> None:

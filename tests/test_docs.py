@@ -20,7 +20,7 @@ from test_cli_help import all_commands
 
 from menace.cli import cli
 from menace.cli.transfer import MACHINE_FILE_DOC
-from menace.core.learner import PRESETS
+from menace.core.settings import PRESETS
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,8 +7,9 @@ import random
 import pytest
 
 from menace.core.game import Result, Side
-from menace.core.learner import MICHIE, EmptyPolicy, Learner, Settings, build_boxes, play_learners
+from menace.core.learner import Learner, build_boxes, play_learners
 from menace.core.match import MenacePlayer, play_game
+from menace.core.settings import MICHIE, EmptyPolicy, Settings
 from menace.games.tictactoe import TICTACTOE
 from menace.players import td
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from menace.app.check import check_database
 from menace.app.machines import init_machine, open_machine
 from menace.cli import cli
-from menace.core.learner import MICHIE
+from menace.core.settings import MICHIE
 from menace.storage.database import downgrade, make_engine
 from menace.storage.leases import MachineBusyError
 

@@ -9,7 +9,7 @@ from conftest import Invoke, owner
 
 from menace.app.machines import load_stored
 from menace.app.sweep import SweepSetting, Trainer
-from menace.core.learner import MICHIE, MICHIE_1961, PRESETS, EmptyPolicy
+from menace.core.settings import MICHIE, MICHIE_1961, PRESETS, EmptyPolicy
 from menace.games import find_game
 
 SEEDS = range(1, 101)

@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from menace.core.game import IllegalMoveError, Outcome, Side, State, canonical, distinct_moves
-from menace.core.learner import Box, Learner, Settings, build_boxes, game_tree, walk
+from menace.core.learner import Box, Learner, build_boxes, game_tree, walk
+from menace.core.settings import Settings
 from menace.games import find_game
 from menace.games.hexapawn import GLYPHS, HEXAPAWN, STEPS, SYMMETRIES, cell_name
 from menace.players.perfect import WIN, Solver

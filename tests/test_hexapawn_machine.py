@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from menace.app.sweep import SweepSetting, run_sweep, summarize
 from menace.cli import cli
-from menace.core.learner import GARDNER
+from menace.core.settings import GARDNER
 from menace.games import find_game
 from menace.render import labels as L
 

@@ -9,7 +9,7 @@ from conftest import owner
 
 from menace.app.machines import init_machine, open_machine
 from menace.app.tournament import run_tournament
-from menace.core.learner import MICHIE
+from menace.core.settings import MICHIE
 from menace.storage.database import database_bytes
 
 BOUND_BYTES_PER_MILLION = 32 * 2**20

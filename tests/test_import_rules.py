@@ -19,8 +19,8 @@ from conftest import owner
 from menace.app.machine_file import MachineFileError, read_streamed
 from menace.app.transfer import checksum, export_machine
 from menace.cli import cli
-from menace.core.learner import MICHIE
 from menace.core.records import pack_beads, unpack_beads
+from menace.core.settings import MICHIE
 
 Body = dict[str, Any]
 

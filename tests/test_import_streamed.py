@@ -34,7 +34,7 @@ def machine(tmp_path_factory: pytest.TempPathFactory) -> Body:
     import menace.app.machines as machines
     from menace.app.machines import init_machine, open_machine
     from menace.app.tournament import run_tournament
-    from menace.core.learner import MICHIE
+    from menace.core.settings import MICHIE
 
     url = f"sqlite:///{tmp_path_factory.mktemp('streamed') / 'source.db'}"
     init_machine(owner(url), "menace", MICHIE, None)

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from pdfread import page_sizes_mm, page_text, render_gray
 
 from menace.core.colours import DEFAULT_COLOURS, parse_colours
-from menace.core.learner import MICHIE, Box, Settings, build_boxes
+from menace.core.learner import Box, build_boxes
+from menace.core.settings import MICHIE, Settings
 from menace.games.tictactoe import TICTACTOE
 from menace.render import labels as L
 from menace.render.canvas import Canvas, measure
@@ -237,7 +238,8 @@ def test_drawing_the_kit_loads_no_plotting_library(tmp_path: Path) -> None:
     can reach the kit: writing it, PDF or SVG, does not load matplotlib at all."""
     probe = (
         "import sys\n"
-        "from menace.core.learner import MICHIE, build_boxes\n"
+        "from menace.core.learner import build_boxes\n"
+        "from menace.core.settings import MICHIE\n"
         "from menace.games.tictactoe import TICTACTOE\n"
         "from menace.render import labels as L\n"
         "boxes = build_boxes(TICTACTOE, MICHIE)[:30]\n"
@@ -376,7 +378,7 @@ def test_a_trained_machine_scaled_to_beads_one_can_fill() -> None:
 
 def test_the_hexapawn_kit_speaks_of_its_own_sides_and_beads() -> None:
     from menace.core.colours import default_colours
-    from menace.core.learner import PRESETS
+    from menace.core.settings import PRESETS
     from menace.games import find_game
     from menace.render.labels_layout import find_paper
 

@@ -22,7 +22,7 @@ from conftest import owner
 from freezegun import freeze_time
 
 from menace.app.machines import init_machine, open_machine
-from menace.core.learner import MICHIE
+from menace.core.settings import MICHIE
 from menace.storage.leases import LEASE_SECONDS, MachineBusyError
 
 

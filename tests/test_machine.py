@@ -6,16 +6,13 @@ from collections import Counter
 import pytest
 
 from menace.core.game import Result, Side
-from menace.core.learner import (
+from menace.core.learner import Draw, EmptyBoxError, Learner, build_boxes
+from menace.core.settings import (
     MICHIE,
     RUBYQUIZ,
-    Draw,
-    EmptyBoxError,
     EmptyPolicy,
-    Learner,
     Settings,
     SettingsError,
-    build_boxes,
     parse_reinforcement,
     parse_schedule,
 )

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from menace.app.series import game_heads
 from menace.core.errors import InvalidInputError
 from menace.core.game import IllegalMoveError, Side, canonical
-from menace.core.learner import CLASSROOM, O_WINS, X_WINS, EmptyPolicy, GameRecord, Learner, Settings, build_boxes
+from menace.core.learner import O_WINS, X_WINS, GameRecord, Learner, build_boxes
 from menace.core.records import (
     CorruptHistoryError,
     decode_block,
@@ -25,6 +25,7 @@ from menace.core.records import (
     skip_games,
     unpack_block_bounded,
 )
+from menace.core.settings import CLASSROOM, EmptyPolicy, Settings
 from menace.games import find_game, game_with_options
 from menace.games.nim import NIM, Nim, nim_variant
 from menace.players import find_player

@@ -13,7 +13,8 @@ from conftest import Invoke, is_sqlite, owner, query
 from menace.app.check import check_database
 from menace.cli import cli
 from menace.core.colours import DEFAULT_COLOURS
-from menace.core.learner import MICHIE, Learner, build_boxes
+from menace.core.learner import Learner, build_boxes
+from menace.core.settings import MICHIE
 from menace.games.tictactoe import TICTACTOE, square_name
 
 PREFERENCE = [4, 0, 8, 2, 6, 1, 3, 5, 7]

@@ -15,8 +15,9 @@ from menace.app.history import learning_series as learning_plot_data
 from menace.app.history import wall as boxes_plot_data
 from menace.app.machines import init_machine, machine_summary, open_machine
 from menace.app.tournament import run_tournament
-from menace.core.learner import MICHIE, Box, Settings
+from menace.core.learner import Box
 from menace.core.replay import UnknownBoxError
+from menace.core.settings import MICHIE, Settings
 from menace.render import plots
 from menace.render.text import rule_text
 

@@ -18,7 +18,7 @@ from menace.app.check import check_database
 from menace.app.machines import init_machine, open_machine
 from menace.app.tournament import Progress, run_tournament
 from menace.cli import cli
-from menace.core.learner import MICHIE
+from menace.core.settings import MICHIE
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ from menace.app import tournament as tour
 from menace.app.check import check_database
 from menace.app.machines import init_machine, open_machine
 from menace.app.tournament import Progress, SaveWaitError, run_tournament
-from menace.core.learner import MICHIE
+from menace.core.settings import MICHIE
 from menace.storage import database
 
 

@@ -13,7 +13,7 @@ from menace.app.history import undo_games
 from menace.app.machines import init_machine, open_machine
 from menace.app.tournament import run_tournament
 from menace.core.game import Side
-from menace.core.learner import MICHIE, RUBYQUIZ, EmptyPolicy, GameRecord, Settings, build_boxes
+from menace.core.learner import GameRecord, build_boxes
 from menace.core.replay import (
     GameNotFoundError,
     Replayer,
@@ -25,6 +25,7 @@ from menace.core.replay import (
     game_detail,
     replay_all,
 )
+from menace.core.settings import MICHIE, RUBYQUIZ, EmptyPolicy, Settings
 from menace.games.tictactoe import SYMMETRIES, TICTACTOE
 from menace.players import RulePlayer, find_player
 from menace.storage import repository as repo

@@ -10,7 +10,7 @@ from sqlalchemy import insert, inspect, select, text, update
 
 from menace.app.machines import init_machine, open_machine
 from menace.app.tournament import run_tournament
-from menace.core.learner import MICHIE, Settings
+from menace.core.settings import MICHIE, Settings
 from menace.storage.database import (
     DatabaseDamagedError,
     StorageError,

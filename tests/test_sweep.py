@@ -21,7 +21,7 @@ from menace.app.sweep import (
     write_csv,
     write_json,
 )
-from menace.core.learner import MICHIE, MICHIE_1961, RUBYQUIZ, EmptyPolicy
+from menace.core.settings import MICHIE, MICHIE_1961, RUBYQUIZ, EmptyPolicy
 from menace.players import UnknownPlayerError
 from menace.render.sweep import plot_distributions
 from menace.render.tables import sweep_table

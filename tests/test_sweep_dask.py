@@ -24,7 +24,7 @@ from menace.app.pools import ClusterError, DaskPool
 from menace.app.sweep import SweepSetting, expand_settings, run_one, run_sweep
 from menace.cli import cli
 from menace.core.errors import InvalidInputError
-from menace.core.learner import MICHIE, EmptyPolicy
+from menace.core.settings import MICHIE, EmptyPolicy
 
 TWO_SETTINGS = expand_settings(MICHIE, beads=[(4, 3, 2, 1), (8, 4, 2, 1)], empty_box=[EmptyPolicy.RESIGN])
 

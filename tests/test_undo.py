@@ -17,8 +17,8 @@ from menace.app.history import NothingToUndoError, list_games, undo_games
 from menace.app.machines import init_machine, open_machine
 from menace.app.tournament import run_tournament
 from menace.core.game import Result
-from menace.core.learner import MICHIE, EmptyPolicy, Settings
 from menace.core.replay import Replayer
+from menace.core.settings import MICHIE, EmptyPolicy, Settings
 from menace.games.tictactoe import TICTACTOE
 from menace.storage import repository as repo
 from menace.storage.database import open_database, session_scope

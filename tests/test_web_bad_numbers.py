@@ -11,7 +11,7 @@ from conftest import owner
 from starlette.testclient import TestClient
 
 from menace.app.machines import init_machine
-from menace.core.learner import MICHIE
+from menace.core.settings import MICHIE
 from menace.web.app import create_app
 
 

@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 from conftest import Invoke, owner, wait_until
-from web_browser_helpers import (RECORD_TEXT, SVG_TEXT, click_through_game, launch_browser, page_at,
-                                 text_collisions)
+from web_browser_helpers import RECORD_TEXT, SVG_TEXT, click_through_game, launch_browser, page_at, text_collisions
 
 from menace.web.server import BackgroundServer
 

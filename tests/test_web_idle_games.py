@@ -9,7 +9,7 @@ from pathlib import Path
 from conftest import owner, wait_until
 
 from menace.app.machines import init_machine
-from menace.core.learner import MICHIE
+from menace.core.settings import MICHIE
 from menace.web.tables import IDLE_SECONDS, GameTables
 
 

@@ -28,7 +28,7 @@ from menace.app.machines import CHECKPOINT_GAMES
 from menace.core import names
 from menace.core.colours import ColourError, parse_colours
 from menace.core.game import IllegalMoveError, canonical
-from menace.core.learner import DRAWN, SIDE_CHOICES, EmptyPolicy, Scope, SettingsError, build_boxes, parse_numbers
+from menace.core.learner import DRAWN, build_boxes
 from menace.core.records import (
     CorruptHistoryError,
     chain_digest,
@@ -39,6 +39,7 @@ from menace.core.records import (
     unpack_block_bounded,
 )
 from menace.core.replay import Replayer, ReplayError, compare, gc_paused
+from menace.core.settings import SIDE_CHOICES, EmptyPolicy, Scope, SettingsError, parse_numbers
 from menace.games import find_game, is_game_name
 from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo

@@ -21,7 +21,7 @@ from menace.app import series
 from menace.app.database import Database
 from menace.core.errors import DamagedError, InvalidInputError, NotFoundError
 from menace.core.game import Game, Move, Result, Side, State
-from menace.core.learner import Box, GameRecord, Settings
+from menace.core.learner import Box, GameRecord
 from menace.core.records import skip_games, unpack_beads, unpack_block
 from menace.core.replay import (
     BeadSeries,
@@ -33,6 +33,7 @@ from menace.core.replay import (
     gc_paused,
     next_game_detail,
 )
+from menace.core.settings import Settings
 from menace.games import find_game
 from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo

@@ -36,8 +36,8 @@ from typing import Any, BinaryIO
 from menace.core.colours import ColourError, parse_colours
 from menace.core.errors import DamagedError
 from menace.core.game import Game, IllegalMoveError
-from menace.core.learner import MAX_BEADS, SIDE_CHOICES, EmptyPolicy, Scope, Settings, SettingsError, format_numbers
 from menace.core.names import is_machine_name, safe_text
+from menace.core.settings import MAX_BEADS, SIDE_CHOICES, EmptyPolicy, Scope, Settings, SettingsError, format_numbers
 from menace.games import find_game, game_names, is_game_name
 from menace.storage.transfer_repo import BlockDump, BoxDump, CorrectionDump, MachineDump, RunDump
 

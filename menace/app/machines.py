@@ -13,22 +13,20 @@ from sqlalchemy import Connection
 from menace.app.database import Database
 from menace.core.errors import ConflictError, InvalidInputError, NotFoundError
 from menace.core.game import Game, IllegalMoveError, Side, canonical
-from menace.core.learner import (
+from menace.core.learner import Box, GameRecord, Learner
+from menace.core.match import MenacePlayer
+from menace.core.records import GameBuffer, pack_beads
+from menace.core.replay import bead_layout
+from menace.core.settings import (
     MAX_BEADS,
     PRESETS,
-    Box,
     EmptyPolicy,
-    GameRecord,
-    Learner,
     Scope,
     Settings,
     SettingsError,
     parse_reinforcement,
     parse_schedule,
 )
-from menace.core.match import MenacePlayer
-from menace.core.records import GameBuffer, pack_beads
-from menace.core.replay import bead_layout
 from menace.games import DEFAULT_GAME, DEFAULT_PRESETS, PRESET_GAMES, family_of, find_game
 from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo

@@ -16,9 +16,10 @@ import numpy.typing as npt
 
 from menace.core.errors import InvalidInputError
 from menace.core.game import Game, Result
-from menace.core.learner import Box, Settings
+from menace.core.learner import Box
 from menace.core.records import LONG, CorruptHistoryError
 from menace.core.replay import BeadSeries
+from menace.core.settings import Settings
 
 
 class PlotError(InvalidInputError):

@@ -21,7 +21,8 @@ from menace.app.machines import OpenMachine, open_machine
 from menace.app.shelf import shelf_place
 from menace.core.errors import ConflictError, InvalidInputError, known
 from menace.core.game import Game, IllegalMoveError, Move, Result, Side, State
-from menace.core.learner import EmptyPolicy, GameRecord
+from menace.core.learner import GameRecord
+from menace.core.settings import EmptyPolicy
 from menace.core.turns import LedgerLine, MenaceTurn, TurnByTurnGame
 from menace.storage.repository import StoredMachine
 

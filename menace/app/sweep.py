@@ -17,7 +17,7 @@ whatever the number of worker processes, on this machine or on a Dask cluster
 (``run_sweep(..., cluster="tcp://HOST:8786")``, see :mod:`menace.app.pools`). Nothing is printed
 and nothing is stored here unless asked (:func:`store_machines`, in the calling process).
 
->>> from menace.core.learner import MICHIE
+>>> from menace.core.settings import MICHIE
 >>> settings = expand_settings(MICHIE, beads=[(4, 3, 2, 1), (8, 4, 2, 1)])
 >>> [s.label for s in settings]
 ['beads=4,3,2,1', 'beads=8,4,2,1']
@@ -48,16 +48,9 @@ from menace.app.files import write_text
 from menace.app.pools import DaskPool
 from menace.core.errors import InvalidInputError, known
 from menace.core.game import Game, Side
-from menace.core.learner import (
-    DRAWN,
-    EmptyPolicy,
-    GameRecord,
-    Learner,
-    Settings,
-    build_boxes,
-    format_numbers,
-)
+from menace.core.learner import DRAWN, GameRecord, Learner, build_boxes
 from menace.core.match import MenacePlayer, play_game
+from menace.core.settings import EmptyPolicy, Settings, format_numbers
 from menace.games import DEFAULT_GAME, find_game
 from menace.players import Player, RulePlayer, find_player, split_name
 
@@ -191,7 +184,7 @@ def expand_settings(
     (``"beads=8,4,2,1 empty=resign"``), or is ``base_label`` when none were. Repeated values
     count once.
 
-    >>> from menace.core.learner import MICHIE
+    >>> from menace.core.settings import MICHIE
     >>> [s.label for s in expand_settings(MICHIE, beads=[(4, 3, 2, 1)], side=["X", "O"])]
     ['beads=4,3,2,1 side=X', 'beads=4,3,2,1 side=O']
     """
@@ -321,7 +314,7 @@ def run_one(
     time, in any process. A machine that plays both sides alternates, X first. ``keep`` keeps
     the final beads and every game, to be stored.
 
-    >>> from menace.core.learner import MICHIE
+    >>> from menace.core.settings import MICHIE
     >>> run = run_one(SweepSetting("michie", MICHIE), "perfect", 200, seed=3, eval_games=100)
     >>> run.wins
     0

@@ -36,9 +36,10 @@ from menace.app.machine_file import (
     read_streamed,
 )
 from menace.core.errors import InternalError
-from menace.core.learner import DRAWN, Settings, build_boxes, parse_numbers
+from menace.core.learner import DRAWN, build_boxes
 from menace.core.records import CorruptHistoryError, Layout, results_in, unpack_beads, unpack_block_bounded
 from menace.core.replay import Replayer, ReplayError
+from menace.core.settings import Settings, parse_numbers
 from menace.games import find_game
 from menace.storage import repository as repo
 from menace.storage.database import DatabaseDamagedError

@@ -11,8 +11,9 @@ from menace.app.database import Database
 from menace.app.history import beads_series
 from menace.core.colours import BeadColour, parse_colours
 from menace.core.game import Game
-from menace.core.learner import Box, Settings
+from menace.core.learner import Box
 from menace.core.replay import UnknownBoxError
+from menace.core.settings import Settings
 from menace.games import find_game
 from menace.storage import repository as repo
 

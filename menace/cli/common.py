@@ -26,7 +26,7 @@ from menace.core.numbers import plural as plural
 if TYPE_CHECKING:
     from menace.app.database import Database
     from menace.core.game import Game
-    from menace.core.learner import Settings
+    from menace.core.settings import Settings
     from menace.storage.repository import StoredMachine
 
 DEFAULT_DB = "menace.db"
@@ -95,12 +95,12 @@ tournament)``)."""
 def init_options(game: str, settings: Settings, preset: str | None, colours: str | None) -> list[str]:
     """The ``menace init`` options that build a machine with exactly these settings again.
 
-    >>> from menace.core.learner import MICHIE_1961
+    >>> from menace.core.settings import MICHIE_1961
     >>> from menace.games import DEFAULT_GAME
     >>> init_options(DEFAULT_GAME, MICHIE_1961, "michie-1961", None)
     ['--preset', 'michie-1961']
     """
-    from menace.core.learner import PRESETS, format_numbers
+    from menace.core.settings import PRESETS, format_numbers
     from menace.games import DEFAULT_GAME, DEFAULT_PRESETS
 
     name = (preset or "").split(",")[0].strip()

@@ -21,14 +21,7 @@ from menace.cli.common import (
     where_options,
 )
 from menace.core.colours import BeadColour, format_colours
-from menace.core.learner import (
-    PRESETS,
-    EmptyPolicy,
-    Scope,
-    SettingsError,
-    parse_reinforcement,
-    parse_schedule,
-)
+from menace.core.settings import PRESETS, EmptyPolicy, Scope, SettingsError, parse_reinforcement, parse_schedule
 from menace.games import DEFAULT_GAME, game_names
 from menace.players import training_opponent
 from menace.render.beads import places_pieces

@@ -331,7 +331,7 @@ def reconcile(app: AppContext, box: int, counts: tuple[str, ...], colours: tuple
       menace reconcile 1 --count W=3 --count G=0
     """
     from menace.app.machines import recount
-    from menace.core.learner import MAX_BEADS
+    from menace.core.settings import MAX_BEADS
 
     given: dict[int, int] = {}
     with recount(app.database, app.machine, box, holder="a recount (menace reconcile)") as r:

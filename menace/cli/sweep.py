@@ -41,14 +41,12 @@ from menace.cli.common import (
     where_options,
 )
 from menace.core.game import Game
-from menace.core.learner import (
+from menace.core.learner import Box, build_boxes, check_schedule
+from menace.core.settings import (
     PRESETS,
-    Box,
     EmptyPolicy,
     Settings,
     SettingsError,
-    build_boxes,
-    check_schedule,
     find_preset,
     parse_reinforcement,
     parse_schedule,

@@ -6,7 +6,9 @@ applied in order, give back the beads of any box at any point (restocks of empty
 included). A :class:`Replayer` does that on the engine's tables, fast enough to replay a
 million games in seconds.
 
->>> from menace.core.learner import MICHIE, GameRecord, X_WINS, build_boxes, Scope
+>>> from menace.core.learner import GameRecord, X_WINS, build_boxes
+
+>>> from menace.core.settings import MICHIE, Scope
 >>> from menace.core.game import Side
 >>> from menace.games import DEFAULT_GAME, find_game
 >>> game = find_game(DEFAULT_GAME)
@@ -28,8 +30,9 @@ from typing import Protocol
 
 from menace.core.errors import DamagedError, NotFoundError
 from menace.core.game import Game, Move, Result, Side, State, canonical
-from menace.core.learner import Box, EmptyPolicy, GameRecord, Learner, Scope, Settings
+from menace.core.learner import Box, GameRecord, Learner
 from menace.core.records import CorruptHistoryError, moves_start, record_end
+from menace.core.settings import EmptyPolicy, Scope, Settings
 from menace.core.tree import DRAWN, O_WINS, ONGOING, X_WINS
 from menace.core.turns import LedgerLine
 

@@ -4,7 +4,9 @@ draws what this lays out.
 
 Coordinates are millimetres from the paper's bottom-left corner (as in PDF and matplotlib).
 
->>> from menace.core.learner import MICHIE, build_boxes
+>>> from menace.core.learner import build_boxes
+
+>>> from menace.core.settings import MICHIE
 >>> from menace.games import DEFAULT_GAME, find_game
 >>> game = find_game(DEFAULT_GAME)
 >>> boxes = build_boxes(game, MICHIE)
@@ -28,8 +30,9 @@ from menace.app.shelf import SHELF_WIDTH, shelf_sections
 from menace.core.colours import DEFAULT_COLOURS, BeadColour
 from menace.core.errors import InvalidInputError
 from menace.core.game import Game, Move, Side
-from menace.core.learner import Box, Settings
+from menace.core.learner import Box
 from menace.core.numbers import times
+from menace.core.settings import Settings
 from menace.render import beads as bd
 
 MM_PER_INCH = 25.4

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from menace.core.colours import BeadColour
 from menace.core.game import Game, Move, State
-from menace.core.learner import Scope, Settings
+from menace.core.settings import Scope, Settings
 
 
 def use_colour(stream_is_tty: bool) -> bool:

@@ -11,19 +11,10 @@ from sqlalchemy import Connection, Row, Table, bindparam, delete, func, insert, 
 
 from menace.core.errors import ConflictError, NotFoundError
 from menace.core.game import Game, Side
-from menace.core.learner import (
-    Box,
-    EmptyPolicy,
-    GameRecord,
-    Scope,
-    Settings,
-    build_boxes,
-    check_schedule,
-    format_numbers,
-    parse_numbers,
-)
+from menace.core.learner import Box, GameRecord, build_boxes, check_schedule
 from menace.core.names import check_machine_name
 from menace.core.records import GameBuffer
+from menace.core.settings import EmptyPolicy, Scope, Settings, format_numbers, parse_numbers
 from menace.games import find_game
 from menace.storage.database import DatabaseDamagedError
 from menace.storage.models import bead_table, block_table, box_table, correction_table, machine_table, run_table

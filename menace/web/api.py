@@ -29,8 +29,8 @@ from menace.core.colours import check_marks, format_colours, parse_colours
 from menace.core.errors import ConflictError as MachineBusyError
 from menace.core.errors import NotFoundError
 from menace.core.game import Side
-from menace.core.learner import PRESETS
 from menace.core.names import is_machine_name
+from menace.core.settings import PRESETS
 from menace.games import DEFAULT_GAME, DEFAULT_PRESETS, PRESET_GAMES, find_game, game_names
 from menace.players import all_players
 from menace.render.beads import places_pieces
