@@ -206,3 +206,26 @@ def test_use_cases_and_layout_draw_nothing() -> None:
         if layer_of(name) == "app" or name.endswith("_layout"):
             roots = {t.split(".")[0] for t in imports(path)}
             assert not roots & {"click", "matplotlib"}, name
+
+
+def test_the_migrations_run_code_of_their_own_and_menace_never_imports_them() -> None:
+    """The migrations are history: what they run sits beside them (``menace.migrations.archive``),
+    not in live code a later change could alter under them; and menace itself never imports them
+    (Alembic loads them by path), so nothing live can come to depend on them either."""
+    migrations = PACKAGE.parent / "migrations"
+    for path in sorted(migrations.rglob("*.py")):
+        menace_imports = {m for m in imports(path) if m.startswith("menace.")}
+        live = {m for m in menace_imports
+                if not m.startswith("menace.migrations") and m not in ALLOWED_FROM_MIGRATIONS}
+        assert not live, (path.name, sorted(live))
+    for name, path in modules():
+        assert not [m for m in imports(path) if m.startswith("menace.migrations")], name
+
+
+ALLOWED_FROM_MIGRATIONS = {
+    # env.py connects Alembic to the live schema and engine: that is what a migration run is for.
+    "menace.storage.database", "menace.storage.database.make_engine",
+    "menace.storage.models", "menace.storage.models.metadata",
+    # a name only: the archive table's name, which no release may change
+    "menace.storage.database.ARCHIVE_TABLE",
+}

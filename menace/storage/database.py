@@ -37,7 +37,7 @@ scripts). Add a migration, add its revision here.
 BASE_REVISION = "base"
 """Alembic's name for the revision before the first: no table of menace's left."""
 ARCHIVE_TABLE = "menace_archive"
-"""Where a downgrade keeps rows to put back (``menace.storage.archive``; named here so that opening
+"""Where a downgrade keeps rows to put back (``menace.migrations.archive``; named here so that opening
 a database needs no Alembic import)."""
 
 DEFAULT_DB = "menace.db"

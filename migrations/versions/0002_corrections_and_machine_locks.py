@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-from menace.storage.archive import restore, stash
+from menace.migrations.archive import restore, stash
 
 
 revision: str = '0002'

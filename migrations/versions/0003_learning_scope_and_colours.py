@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-from menace.storage.archive import stash_rows, take_rows
+from menace.migrations.archive import stash_rows, take_rows
 
 revision: str = '0003'
 down_revision: str | None = '0002'

@@ -25,7 +25,7 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import op
 
-from menace.storage.archive import stash_rows, take_rows
+from menace.migrations.archive import stash_rows, take_rows
 
 revision: str = '0005'
 down_revision: str | None = '0004'

@@ -4,6 +4,11 @@ drops, and the upgrade that recreates them puts the rows back.
 Going down to an older schema and up again therefore loses nothing (``menace export`` before and
 after gives the same file). While rows wait, they sit as JSON in one table,
 ``menace_archive``; the upgrade that empties it drops it again.
+
+This module belongs to the migrations, beside them, and nothing else in menace imports it: the
+migrations are history, so what they run must not change when the live code does. Treat it as
+frozen: a migration that needs other behaviour gets a new function here (or its own code), never a
+changed one.
 """
 
 from __future__ import annotations
