@@ -51,21 +51,13 @@ from menace.storage.models import lock_table, machine_table
 log = logging.getLogger(__name__)
 
 
-def _lease_seconds() -> float:
-    # For tests that take a lease over across hosts without waiting half a minute; every
-    # process sharing a database must use the same value.
-    try:
-        value = float(os.environ.get("MENACE_LEASE_SECONDS", "30"))
-    except ValueError:
-        return 30.0
-    return value if 1.0 <= value <= 3600.0 else 30.0
-
-
-LEASE_SECONDS = _lease_seconds()
-"""A lease not renewed for this long is abandoned and may be taken over (30 s;
-``$MENACE_LEASE_SECONDS`` changes it, for tests)."""
-HEARTBEAT_SECONDS = LEASE_SECONDS / 6
-"""How often a holder renews its lease while it waits (for a person, for a move)."""
+LEASE_SECONDS = 30.0
+"""A lease not renewed for this long is abandoned and may be taken over. Read when used, so that
+a program (a test's launcher, say) may set it before any lease is taken; every process sharing a
+database must use the same value."""
+HEARTBEAT_SHARE = 6
+"""A holder renews its lease :data:`LEASE_SECONDS` / 6 after the last time (every 5 s) while it
+waits for a person or a move."""
 
 
 class MachineBusyError(ConflictError):
@@ -232,13 +224,14 @@ def break_lease(conn: Connection, machine_id: int, seen: HeldLease) -> bool:
 
 
 class Heartbeat:
-    """Renews a lease every :data:`HEARTBEAT_SECONDS` from a background thread while its
-    holder waits; :attr:`lost` is set when the lease turns out to be gone."""
+    """Renews a lease every ``every`` seconds (:data:`LEASE_SECONDS` / :data:`HEARTBEAT_SHARE`
+    unless given) from a background thread while its holder waits; :attr:`lost` is set when the
+    lease turns out to be gone."""
 
-    def __init__(self, engine: Engine, lease: Lease, every: float = HEARTBEAT_SECONDS) -> None:
+    def __init__(self, engine: Engine, lease: Lease, every: float | None = None) -> None:
         self.db = engine
         self.lease = lease
-        self.every = every
+        self.every = LEASE_SECONDS / HEARTBEAT_SHARE if every is None else every
         self.lost = False
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"lease {lease.machine}", daemon=True)
