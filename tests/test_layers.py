@@ -229,3 +229,11 @@ ALLOWED_FROM_MIGRATIONS = {
     # a name only: the archive table's name, which no release may change
     "menace.storage.database.ARCHIVE_TABLE",
 }
+
+
+def test_no_assert_guards_a_production_path() -> None:
+    """``python -O`` drops asserts: what the code relies on is raised as an error
+    (:func:`menace.core.errors.known` where a value is known to be there)."""
+    found = [f"{name}:{node.lineno}" for name, path in modules()
+             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, ast.Assert)]
+    assert found == []

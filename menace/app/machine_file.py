@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from menace.core.colours import ColourError, parse_colours
-from menace.core.errors import DamagedError
+from menace.core.errors import DamagedError, known
 from menace.core.game import Game, IllegalMoveError
 from menace.core.names import is_machine_name, safe_text
 from menace.core.settings import MAX_BEADS, SIDE_CHOICES, EmptyPolicy, Scope, Settings, SettingsError, format_numbers
@@ -253,9 +253,7 @@ class _Scanner:
     def peek(self) -> int | None:
         """The next byte after any whitespace (which is passed), None at the end of the file."""
         while True:
-            match = _SPACE.match(self.buf, self.pos)
-            assert match is not None  # it matches nothing at worst
-            self.pos = match.end()
+            self.pos = known(_SPACE.match(self.buf, self.pos), "a run of spaces").end()  # empty at worst
             if self.pos < len(self.buf):
                 return self.buf[self.pos]
             if not self._more():
@@ -457,8 +455,8 @@ def read_streamed(f: BinaryIO, where: str = "the file") -> dict[str, Any]:
                 return False
             scan.pos += 1
             streamed = body["history"]["blocks"] = StreamedBlocks(f, where, scan.offset)
-            parts = _parts(body)  # the head as it stands now: the header of a file menace wrote is all read
-            assert parts is not None
+            # the head as it stands now: the header of a file menace wrote is all read
+            parts = known(_parts(body), "the machine file's header")
             streamed._first_read(scan, parts[0])
             return True
 
@@ -542,9 +540,7 @@ def _bool(value: Any, where: str) -> bool:
     return value
 
 
-def _text(value: Any, where: str, most: int = MAX_TEXT, optional: bool = False) -> str | None:
-    if value is None and optional:
-        return None
+def _text(value: Any, where: str, most: int = MAX_TEXT) -> str:
     if not isinstance(value, str):
         raise _fail(where, f"is {safe_text(repr(value))[:40]}, not text")
     if len(value) > most:
@@ -554,11 +550,14 @@ def _text(value: Any, where: str, most: int = MAX_TEXT, optional: bool = False) 
     return value
 
 
+def _optional_text(value: Any, where: str, most: int = MAX_TEXT) -> str | None:
+    return None if value is None else _text(value, where, most)
+
+
 def _choice(value: Any, where: str, choices: list[str]) -> str:
     text = _text(value, where, 40)
     if text not in choices:
         raise _fail(where, f"is {safe_text(repr(value))[:40]}, not one of {', '.join(choices)}")
-    assert text is not None
     return text
 
 
@@ -575,14 +574,16 @@ def _base64(value: Any, where: str, most: int) -> bytes:
         raise _fail(where, "is not base64") from None
 
 
-def _time(value: Any, where: str, optional: bool = False) -> datetime | None:
-    text = _text(value, where, 40, optional)
-    if text is None:
-        return None
+def _time(value: Any, where: str) -> datetime:
+    text = _text(value, where, 40)
     try:
         return datetime.fromisoformat(text)
     except ValueError:
         raise _fail(where, f"is {text!r}, not a date and time") from None
+
+
+def _optional_time(value: Any, where: str) -> datetime | None:
+    return None if value is None else _time(value, where)
 
 
 def _settings(st: Any, game: Game) -> Settings:
@@ -610,7 +611,6 @@ def _settings(st: Any, game: Game) -> Settings:
 
 def _move(game: Game, value: Any, where: str) -> int:
     text = _text(value, where, 16)
-    assert text is not None
     try:
         return game.parse_move(text)
     except (IllegalMoveError, ValueError):
@@ -634,7 +634,7 @@ def _boxes(value: Any, game: Game) -> list[BoxDump]:
             by_move[mv] = (mv, _int(bead["initial"], f"{where}.beads.{name}.initial", 0, MAX_BEADS),
                            _int(bead["count"], f"{where}.beads.{name}.count", 0, MAX_COUNT))
         boxes.append(BoxDump(
-            _int(b["number"], f"{where}.number", 1, 100_000), _text(b["position"], f"{where}.position", 64) or "",
+            _int(b["number"], f"{where}.number", 1, 100_000), _text(b["position"], f"{where}.position", 64),
             _choice(b["side"], f"{where}.side", ["X", "O"]), _int(b["move"], f"{where}.move", 1, 64),
             sorted(by_move.values()),
         ))
@@ -657,13 +657,13 @@ def check_machine_content(body: dict[str, Any], rename: str | None = None,
         raise _fail("machine name" if rename is None else "new name",
                     f"{safe_text(repr(name))[:80]} breaks the rule: 1 to 64 letters, digits, '-', '_' or '.', "
                     f"starting with a letter or digit")
-    game_name = _text(m["game"], "machine.game", 40) or ""
+    game_name = _text(m["game"], "machine.game", 40)
     if not is_game_name(game_name):
         raise _fail("machine.game", f"is {safe_text(repr(m['game']))[:40]}, not one of {', '.join(game_names())} "
                                     f"(or a variant of one, such as nim-15-4-normal)")
     game = find_game(game_name)
     settings = _settings(m["settings"], game)
-    colours = _text(m.get("colours"), "machine.colours", 2_000, optional=True)
+    colours = _optional_text(m.get("colours"), "machine.colours", 2_000)
     if colours is not None:
         try:
             parse_colours(colours)
@@ -678,9 +678,8 @@ def check_machine_content(body: dict[str, Any], rename: str | None = None,
         r = _obj(r, where, ("kind", "opponent", "seed", "started_at", "ended_at"))
         seed = None if r["seed"] is None else _int(r["seed"], f"{where}.seed", 0, MAX_SEED)
         started = _time(r["started_at"], f"{where}.started_at")
-        assert started is not None
-        runs.append(RunDump(_text(r["kind"], f"{where}.kind", 40) or "", _text(r["opponent"], f"{where}.opponent", 200)
-                            or "", seed, started, _time(r["ended_at"], f"{where}.ended_at", optional=True)))
+        runs.append(RunDump(_text(r["kind"], f"{where}.kind", 40), _text(r["opponent"], f"{where}.opponent", 200),
+                            seed, started, _optional_time(r["ended_at"], f"{where}.ended_at")))
     source = h["blocks"]
     blocks = CheckedBlocks(source if isinstance(source, StreamedBlocks) else
                            _list(source, "history.blocks", MAX_BLOCKS), len(runs), declared)
@@ -693,13 +692,11 @@ def check_machine_content(body: dict[str, Any], rename: str | None = None,
         if mv not in {bead[0] for bead in boxes[box - 1].beads}:
             raise _fail(f"{where}.square", f"is {game.move_name(mv)}, which box {box} holds no beads for")
         created = _time(c["created_at"], f"{where}.created_at")
-        assert created is not None
         fixes.append(CorrectionDump(_int(c["after_game"], f"{where}.after_game", 0, declared), box, mv,
                                     _int(c["count"], f"{where}.count", 0, MAX_BEADS),
-                                    _text(c["reason"], f"{where}.reason") or "", created))
+                                    _text(c["reason"], f"{where}.reason"), created))
     created_at = _time(m["created_at"], "machine.created_at")
-    assert created_at is not None
-    preset = _text(m.get("preset"), "machine.preset", 40, optional=True)
+    preset = _optional_text(m.get("preset"), "machine.preset", 40)
     dump = MachineDump(
         name, game.name, settings.side, format_numbers(settings.schedule), settings.win, settings.draw,
         settings.loss, settings.all_squares, settings.symmetry, settings.empty_policy.value, preset, created_at,

@@ -66,7 +66,6 @@ async def info(request: Request) -> Response:
     """``GET /api/info``: the machine shown now, whether writes need the token, the board's shape,
     the bead colours, the state of the tournament and how many pages watch the events."""
     st = state_of(request)
-    assert st.trainer is not None
     return JSONResponse({
         "machine": st.machine, "token_required": st.tokens.any, "version": __version__,
         "shape": present.shape_json(find_game(DEFAULT_GAME)), "colours": present.colours_json(),
@@ -126,7 +125,6 @@ async def box_series(request: Request) -> Response:
     name = machine_name(request.path_params["name"])
     number = int(request.path_params["number"])
     points = query_int(request, "points", 400, 2, app_wall.MAX_POINTS)
-    assert points is not None
     series = await run_in_threadpool(app_wall.box_series, state_of(request).db, name, number, points)
     colours = present.colours_for(series.game, series.colours)
     return JSONResponse(present.box_series_json(series.game, series, colours))
@@ -142,7 +140,6 @@ async def learning(request: Request) -> Response:
     st = state_of(request)
     name = machine_name(request.path_params["name"])
     points = query_int(request, "points", 600, 2, app_wall.MAX_POINTS)
-    assert points is not None
     data = await run_in_threadpool(partial(
         app_history.learning_series, st.db, name, query_int(request, "window", None, 1), points,
         query_int(request, "first", None, 1), query_int(request, "last", None, 1), allow_empty=True,
@@ -209,7 +206,6 @@ async def plot(request: Request) -> Response:
     name = machine_name(request.path_params["name"])
     kind, fmt = request.path_params["kind"], request.path_params["fmt"]
     box = query_int(request, "box", 1, 1)
-    assert box is not None
     data = await run_in_threadpool(downloads.plot_file, state_of(request).db, name, kind, fmt, box)
     return Response(data, media_type=downloads.PLOT_FORMATS[fmt],
                     headers={"Content-Disposition": f'attachment; filename="{name}-{kind}.{fmt}"'})
@@ -379,7 +375,6 @@ async def reconcile(request: Request) -> Response:
 async def train_status(request: Request) -> Response:
     """``GET /api/train``: the tournament's state: running, games, W/D/L, games per second."""
     st = state_of(request)
-    assert st.trainer is not None
     return JSONResponse(st.trainer.latest())
 
 
@@ -390,7 +385,6 @@ async def train_start(request: Request) -> Response:
     await authorize(request, Role.ADMIN)
     body = await json_body(request)
     st = state_of(request)
-    assert st.trainer is not None and st.tables is not None
     name = machine_name(field_of(body, "machine", str, st.machine))
     opponent = field_of(body, "opponent", str, "smart").strip()
     games = field_of(body, "games", int)
@@ -419,7 +413,6 @@ async def train_stop(request: Request) -> Response:
     """``POST /api/train/stop``: stop after the current game; every finished game is saved. Admin token."""
     await authorize(request, Role.ADMIN)
     st = state_of(request)
-    assert st.trainer is not None
     status = await run_in_threadpool(st.trainer.stop)
     return JSONResponse(status)
 

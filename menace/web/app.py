@@ -69,7 +69,6 @@ def create_app(db: Database | str, machine: str, token: str | None = None, *, pl
             yield
         finally:
             state.hub.close()
-            assert state.trainer is not None and state.tables is not None
             await asyncio.to_thread(state.trainer.stop)
             await asyncio.to_thread(state.tables.close_all)
             if owned:

@@ -14,7 +14,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -145,8 +145,10 @@ class ServerState:
     body_timeout: float = 30.0
     """Seconds a request's body may pause before the request is refused (408)."""
     hub: Hub = field(default_factory=Hub)
-    trainer: Trainer | None = None
-    tables: GameTables | None = None
+    trainer: Trainer = field(init=False)
+    """The tournaments run in this server (one at a time per machine)."""
+    tables: GameTables = field(init=False)
+    """The games in progress in the browser, their queues and heartbeats."""
 
     def __post_init__(self) -> None:
         self.trainer = Trainer(self.hub.publish)
@@ -277,7 +279,13 @@ def machine_name(text: str) -> str:
         raise BadRequestError(exc.message) from None
 
 
+@overload
+def query_int(request: Request, name: str, default: int, low: int = 0, high: int = 2**62) -> int: ...
+@overload
+def query_int(request: Request, name: str, default: None, low: int = 0, high: int = 2**62) -> int | None: ...
 def query_int(request: Request, name: str, default: int | None, low: int = 0, high: int = 2**62) -> int | None:
+    """The query parameter ``name`` as a whole number from ``low`` to ``high``; ``default`` when it
+    is absent or empty; :class:`BadRequestError` naming it otherwise."""
     text = request.query_params.get(name)
     if text is None or text == "":
         return default
@@ -289,5 +297,4 @@ def query_int(request: Request, name: str, default: int | None, low: int = 0, hi
 # -- reading ------------------------------------------------------------------------------------
 def busy_machines(request: Request) -> set[str]:
     st = state_of(request)
-    assert st.trainer is not None and st.tables is not None
     return st.trainer.busy_machines() | st.tables.busy_machines()

@@ -221,7 +221,6 @@ class Play:
 
 def _play(request: Request) -> Play:
     tables = state_of(request).tables
-    assert tables is not None
     return Play(tables)
 
 
@@ -243,7 +242,6 @@ async def _start(request: Request, operated: bool) -> Response:
         raise BadRequestError("'first' is menace or me")
     seed = field_of(body, "seed", int)
     ticket = field_of(body, "ticket", str)
-    assert st.trainer is not None
     if name in st.trainer.busy_machines():
         from menace.core.errors import ConflictError as MachineBusyError
 
@@ -322,7 +320,6 @@ async def games_in_progress(request: Request) -> Response:
     import time
 
     tables = state_of(request).tables
-    assert tables is not None
     now, mono = time.time(), time.monotonic()
     games = [{"id": t.id, "machine": t.machine, "operated": t.operated, "moves": len(t.session.moves),
               "seconds": round(now - t.started), "quiet_seconds": round(mono - t.seen)} for t in tables.tables()]
@@ -334,7 +331,6 @@ async def stop_game(request: Request) -> Response:
     page is told, and the machine goes to the next in its queue."""
     await authorize(request)
     tables = state_of(request).tables
-    assert tables is not None
     t = await run_in_threadpool(tables.stop, request.path_params["id"], "the teacher stopped it")
     return JSONResponse({"id": t.id, "machine": t.machine, "stopped": True})
 
@@ -346,7 +342,6 @@ async def queue_join(request: Request) -> Response:
     await authorize(request, Role.PLAY)
     body = await json_body(request)
     st = state_of(request)
-    assert st.tables is not None
     name = machine_name(field_of(body, "machine", str, st.machine))
     ticket = st.tables.join(name)
     return JSONResponse(st.tables.place(ticket.id), status_code=201)
@@ -358,14 +353,12 @@ async def queue_place(request: Request) -> Response:
     ``message``. Asking keeps the place: one not asked about for
     :data:`~menace.web.tables.ORPHAN_SECONDS` is given up."""
     tables = state_of(request).tables
-    assert tables is not None
     return JSONResponse(tables.place(request.path_params["ticket"]))
 
 
 async def queue_leave(request: Request) -> Response:
     """``POST /api/queue/{ticket}/leave``: give the place up (the page closed)."""
     tables = state_of(request).tables
-    assert tables is not None
     tables.leave(request.path_params["ticket"])
     return JSONResponse({"left": True})
 
