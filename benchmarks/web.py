@@ -99,6 +99,7 @@ def ledger_time(browser: Any, srv: Server) -> tuple[float, float]:
         const post = (p, b) => fetch('/api' + p, {method: 'POST', headers: {'Content-Type': 'application/json'},
                                                   body: JSON.stringify(b)}).then(r => r.json());
         let t = await post('/play', {});
+        const seat = t.seat;
         const wall = document.getElementById('wall');
         for (;;) {
             // the moment the page marks the wall updated (it may come before the move's answer)
@@ -108,7 +109,7 @@ def ledger_time(browser: Any, srv: Server) -> tuple[float, float]:
                 mo.observe(wall, {attributes: true, attributeFilter: ['data-last-game']});
             });
             const t0 = performance.now();
-            t = await post(`/play/${t.id}/move`, {move: t.legal[0]});
+            t = await post(`/play/${seat}/move`, {move: t.legal[0]});
             if (t.over) {
                 const at = await changed;
                 mo.disconnect();

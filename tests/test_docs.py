@@ -77,7 +77,7 @@ def test_the_cli_reference_has_every_command_and_option(site: Path) -> None:
 def test_the_generated_tables_are_the_code(site: Path) -> None:
     api = page_text(site, "reference/http-api")
     for path in ("/api/health", "/api/machines/{name}/boxes", "/api/train/stop", "/lesson/worksheets.pdf",
-                 "/api/operate/{id}/bead"):
+                 "/api/operate/{seat}/bead"):
         assert path in api, path
     settings = page_text(site, "reference/settings")
     for name, preset in PRESETS.items():

@@ -62,7 +62,7 @@ def test_the_next_player_waits_in_a_queue_and_starts_when_the_game_ends(client: 
     assert place["message"] == "you are next; a game is in progress"
     third = client.post("/api/queue", json={"machine": "menace"}).json()
     assert third["position"] == 2 and third["message"] == "1 ahead of you; a game is in progress"
-    client.post(f"/api/play/{first.json()['id']}/abandon", json={})
+    client.post(f"/api/play/{first.json()['seat']}/abandon", json={})
     assert client.get(f"/api/queue/{place['ticket']}").json()["turn"] is True
     # the machine is the first in the queue's: nobody else jumps in, the third still waits
     jump = client.post("/api/play", json={"machine": "menace", "ticket": third["ticket"]})
@@ -97,7 +97,7 @@ def test_a_page_that_sends_its_heartbeat_keeps_its_game(client: TestClient) -> N
     beats = 0
     sweeps_before = tables.busy_machines()
     while beats < 6:
-        assert client.post(f"/api/play/{game['id']}/alive", json={}).status_code == 200
+        assert client.post(f"/api/play/{game['seat']}/alive", json={}).status_code == 200
         tables.sweep()
         beats += 1
     assert sweeps_before == tables.busy_machines() == {"menace"}
@@ -118,7 +118,7 @@ def test_the_teacher_stops_a_game_in_progress(client: TestClient) -> None:
     r = client.post(f"/api/tables/{game['id']}/stop", json={})
     assert r.status_code == 200 and r.json()["stopped"] is True
     assert client.get("/api/tables").json()["games"] == []
-    assert client.post(f"/api/play/{game['id']}/move", json={"move": 0}).status_code == 404
+    assert client.post(f"/api/play/{game['seat']}/move", json={"move": 0}).status_code == 404
     assert client.post(f"/api/tables/{game['id']}/stop", json={}).status_code == 404
     assert client.get("/api/machines/menace").json()["games"] == 0  # nothing stored
 
@@ -190,4 +190,4 @@ def test_games_replay_and_undo(sqlite_menace: Invoke, sqlite_url: str) -> None:
         game = c.post("/api/play", json={"machine": "menace"}).json()
         busy = c.post("/api/machines/menace/undo", json={"games": 1})
         assert busy.status_code == 409, busy.text
-        c.post(f"/api/play/{game['id']}/abandon", json={})
+        c.post(f"/api/play/{game['seat']}/abandon", json={})

@@ -40,7 +40,7 @@ def test_an_idle_browser_game_is_abandoned_without_another_visitor(tmp_path: Pat
         table = tables.open("menace", holder="a game in the browser", seed=1)
         assert _leases(db) == 1
         clock.now += IDLE_SECONDS - 1
-        assert tables.get(table.id) is table  # touched: its idle time starts again
+        assert tables.seated(table.seat) is table  # its page played: its idle time starts again
         clock.now += IDLE_SECONDS - 1
         assert _leases(db) == 1 and tables.busy_machines() == {"menace"}
         clock.now += 2  # nobody has touched it for IDLE_SECONDS: the server's own sweep abandons it

@@ -121,7 +121,7 @@ def test_the_play_token_plays_and_watches_only(roles: TestClient, trained: str) 
     play = {"X-Menace-Token": PLAY}
     r = roles.post("/api/play", json={"first": "menace"}, headers=play)
     assert r.status_code == 201, r.text
-    assert roles.post(f"/api/play/{r.json()['id']}/abandon", json={}, headers=play).status_code == 200
+    assert roles.post(f"/api/play/{r.json()['seat']}/abandon", json={}, headers=play).status_code == 200
     assert roles.get("/api/access", headers=play).json()["role"] == "play"
     for path, body in (("/api/machines", {"name": "x"}), ("/api/train", {"games": 5}), ("/api/train/stop", {}),
                        ("/api/machines/current", {"name": "menace"}),
@@ -132,6 +132,29 @@ def test_the_play_token_plays_and_watches_only(roles: TestClient, trained: str) 
     json_type = {"Content-Type": "application/json"}
     r = roles.post("/api/import?replace=1&confirm=1", content=b"{}", headers={**play, **json_type})
     assert r.status_code == 403 and "admin token" in r.json()["error"]
+    assert games_of(trained) == 300
+
+
+def test_a_student_cannot_move_in_or_end_another_students_game(roles: TestClient, trained: str) -> None:
+    """Every page hears of every game (the audience view and the teacher's list show them), but only
+    the page that started a game holds its seat: with the same play token and the game's public id,
+    from the list or the events, another student can neither move nor end it."""
+    play = {"X-Menace-Token": PLAY}
+    started = roles.post("/api/play", json={}, headers=play)
+    assert started.status_code == 201, started.text
+    mine = started.json()
+    public = mine["id"]
+    assert [g["id"] for g in roles.get("/api/tables", headers=play).json()["games"]] == [public]
+    assert "seat" not in roles.get(f"/api/play/{public}", headers=play).json()
+    for path, body in ((f"/api/play/{public}/move", {"move": 0}), (f"/api/play/{public}/abandon", {}),
+                       (f"/api/play/{public}/alive", {}), (f"/api/operate/{public}/other", {"move": 0}),
+                       (f"/api/operate/{public}/abandon", {})):
+        r = roles.post(path, json=body, headers=play)
+        assert r.status_code == 404, (path, r.text)
+    moved = roles.post(f"/api/play/{mine['seat']}/move", json={"move": mine["legal"][0]}, headers=play)
+    assert moved.status_code == 200, moved.text
+    assert "seat" not in moved.json() and moved.json()["id"] == public
+    assert roles.post(f"/api/play/{mine['seat']}/abandon", json={}, headers=play).status_code == 200
     assert games_of(trained) == 300
 
 

@@ -161,13 +161,13 @@ class Play:
         with t.lock:
             try:
                 self._menace_turns(t)
-                return self._settle(t)
+                return {**self._settle(t), "seat": t.seat}  # to this page only: the events carry no seat
             except BaseException:
                 self.tables.drop(t, abandon=True)
                 raise
 
-    def other_move(self, table_id: str, given: int | str) -> JSON:
-        t = self.tables.get(table_id)
+    def other_move(self, seat: str, given: int | str) -> JSON:
+        t = self.tables.seated(seat)
         with t.lock:
             s: PlaySession = t.session
             if s.over:
@@ -182,8 +182,8 @@ class Play:
             self._menace_turns(t)
             return self._settle(t)
 
-    def bead(self, table_id: str, bead: int | None, confirm_empty: bool, resign: bool) -> JSON:
-        t = self.tables.get(table_id)
+    def bead(self, seat: str, bead: int | None, confirm_empty: bool, resign: bool) -> JSON:
+        t = self.tables.seated(seat)
         with t.lock:
             s: PlaySession = t.session
             if not t.operated:
@@ -202,15 +202,15 @@ class Play:
             self._menace_turns(t)
             return self._settle(t)
 
-    def abandon(self, table_id: str) -> JSON:
-        t = self.tables.get(table_id)
+    def abandon(self, seat: str) -> JSON:
+        t = self.tables.seated(seat)
         with t.lock:
             self.tables.drop(t, abandon=True)
         self.tables.publish("table", {"id": t.id, "machine": t.machine, "abandoned": True})
         return {"abandoned": True}
 
-    def alive(self, table_id: str) -> JSON:
-        t = self.tables.alive(table_id)
+    def alive(self, seat: str) -> JSON:
+        t = self.tables.alive(seat)
         return {"id": t.id, "alive": True, "waiting": self.tables.waiting().get(t.machine, 0)}
 
     def view(self, table_id: str) -> JSON:
@@ -252,7 +252,10 @@ async def _start(request: Request, operated: bool) -> Response:
 
 async def play_start(request: Request) -> Response:
     """``POST /api/play``: ``{"machine", "first": "menace"|"me", "seed"}``: a new game; MENACE's
-    first move is in ``turns`` if it starts. The table: cells, legal moves, turns, end."""
+    first move is in ``turns`` if it starts. The table: cells, legal moves, turns, end, its public
+    ``id`` (the audience view and the teacher's list know the game by it) and, in this answer only,
+    its secret ``seat``, which the moves, the heartbeat and the abandon are sent to: another page
+    that knows the id cannot play in the game."""
     return await _start(request, operated=False)
 
 
@@ -263,18 +266,18 @@ async def operate_start(request: Request) -> Response:
 
 
 async def play_move(request: Request) -> Response:
-    """``POST /api/play/{id}/move`` (or ``/api/operate/{id}/other``): ``{"move": 4}`` or
+    """``POST /api/play/{seat}/move`` (or ``/api/operate/{seat}/other``): ``{"move": 4}`` or
     ``{"move": "b2"}``: the person's (other side's) move, then MENACE's reply; at the end the
     ledger (stored)."""
 
     await authorize(request, Role.PLAY)
     move = _move_of(await json_body(request))
-    view = await run_in_threadpool(_play(request).other_move, request.path_params["id"], move)
+    view = await run_in_threadpool(_play(request).other_move, request.path_params["seat"], move)
     return JSONResponse(view)
 
 
 async def operate_bead(request: Request) -> Response:
-    """``POST /api/operate/{id}/bead``: ``{"bead": 4}``: the bead the operator shook out of the box
+    """``POST /api/operate/{seat}/bead``: ``{"bead": 4}``: the bead the operator shook out of the box
     (409 if the twin says none of that colour is left: send ``"confirm_empty": true`` to record the
     real machine's bead as a correction); ``{"resign": true}`` when the real box is empty too."""
 
@@ -289,15 +292,15 @@ async def operate_bead(request: Request) -> Response:
     else:
         raise BadRequestError("give 'bead': the bead's number (or 'resign': true for an empty box)")
     confirm = body.get("confirm_empty") is True
-    view = await run_in_threadpool(_play(request).bead, request.path_params["id"], bead, confirm, resign)
+    view = await run_in_threadpool(_play(request).bead, request.path_params["seat"], bead, confirm, resign)
     return JSONResponse(view)
 
 
 async def abandon(request: Request) -> Response:
-    """``POST /api/play/{id}/abandon`` (or ``/api/operate/{id}/abandon``): end the game storing
+    """``POST /api/play/{seat}/abandon`` (or ``/api/operate/{seat}/abandon``): end the game storing
     nothing (a page closing sends it with ``fetch(..., {keepalive: true})``). Play token."""
     await authorize(request, Role.PLAY)
-    return JSONResponse(await run_in_threadpool(_play(request).abandon, request.path_params["id"]))
+    return JSONResponse(await run_in_threadpool(_play(request).abandon, request.path_params["seat"]))
 
 
 async def table(request: Request) -> Response:
@@ -306,12 +309,12 @@ async def table(request: Request) -> Response:
 
 
 async def alive(request: Request) -> Response:
-    """``POST /api/play/{id}/alive`` (or ``/api/operate/{id}/alive``): the game's page is still
+    """``POST /api/play/{seat}/alive`` (or ``/api/operate/{seat}/alive``): the game's page is still
     there. A page sends it every ``heartbeat_seconds``; a game whose page has not been heard from
     for :data:`~menace.web.tables.ORPHAN_SECONDS` is abandoned and the machine goes to the next in
     its queue."""
     await authorize(request, Role.PLAY)
-    return JSONResponse(await run_in_threadpool(_play(request).alive, request.path_params["id"]))
+    return JSONResponse(await run_in_threadpool(_play(request).alive, request.path_params["seat"]))
 
 
 async def games_in_progress(request: Request) -> Response:
@@ -368,10 +371,10 @@ def play_routes() -> list[BaseRoute]:
     return [
         Route("/play", play_start, methods=["POST"]),
         Route("/play/{id}", table, methods=["GET"]),
-        Route("/play/{id}/move", play_move, methods=["POST"]),
-        Route("/play/{id}/abandon", abandon, methods=["POST"]),
-        Route("/play/{id}/alive", alive, methods=["POST"]),
-        Route("/operate/{id}/alive", alive, methods=["POST"]),
+        Route("/play/{seat}/move", play_move, methods=["POST"]),
+        Route("/play/{seat}/abandon", abandon, methods=["POST"]),
+        Route("/play/{seat}/alive", alive, methods=["POST"]),
+        Route("/operate/{seat}/alive", alive, methods=["POST"]),
         Route("/tables", games_in_progress, methods=["GET"]),
         Route("/tables/{id}/stop", stop_game, methods=["POST"]),
         Route("/queue", queue_join, methods=["POST"]),
@@ -379,7 +382,7 @@ def play_routes() -> list[BaseRoute]:
         Route("/queue/{ticket}/leave", queue_leave, methods=["POST"]),
         Route("/operate", operate_start, methods=["POST"]),
         Route("/operate/{id}", table, methods=["GET"]),
-        Route("/operate/{id}/bead", operate_bead, methods=["POST"]),
-        Route("/operate/{id}/other", play_move, methods=["POST"]),
-        Route("/operate/{id}/abandon", abandon, methods=["POST"]),
+        Route("/operate/{seat}/bead", operate_bead, methods=["POST"]),
+        Route("/operate/{seat}/other", play_move, methods=["POST"]),
+        Route("/operate/{seat}/abandon", abandon, methods=["POST"]),
     ]

@@ -56,6 +56,7 @@ class Table:
     """One game in progress and what the pages have been shown of it."""
 
     id: str
+    """Public: every page may hear of the game by it (the audience view, the teacher's list)."""
     machine: str
     operated: bool
     session: PlaySession
@@ -70,6 +71,9 @@ class Table:
     """How often its page is to say it is still there."""
     turns: list[dict[str, Any]] = field(default_factory=list)
     end: dict[str, Any] | None = None
+    seat: str = field(default_factory=lambda: secrets.token_urlsafe(16))
+    """Secret: only the page that started the game is told it, and only it may move, end the game
+    or say its page is still there."""
 
 
 @dataclass
@@ -94,6 +98,7 @@ class GameTables:
         self.heartbeat_seconds = HEARTBEAT_SECONDS
         self.idle_seconds: float = IDLE_SECONDS
         self._tables: dict[str, Table] = {}
+        self._seats: dict[str, Table] = {}
         self._queues: dict[str, list[Ticket]] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -132,24 +137,31 @@ class GameTables:
                       heartbeat_seconds=self.heartbeat_seconds, used=now, seen=now)
         with self._lock:
             self._tables[table.id] = table
+            self._seats[table.seat] = table
             if ticket is not None:
                 self._leave(machine, ticket)
         return table
 
     def get(self, table_id: str) -> Table:
+        """The game of this public id, to look at."""
         with self._lock:
             table = self._tables.get(table_id)
         if table is None:
             raise SessionGoneError("no game in progress with that id: it finished, was abandoned or timed out")
-        table.used = table.seen = self._clock()
         return table
 
-    def alive(self, table_id: str) -> Table:
+    def seated(self, seat: str) -> Table:
+        """The game of this seat, to play: its page is heard from."""
+        table = self.alive(seat)
+        table.used = table.seen
+        return table
+
+    def alive(self, seat: str) -> Table:
         """The page of this game is still there (its heartbeat)."""
         with self._lock:
-            table = self._tables.get(table_id)
+            table = self._seats.get(seat)
         if table is None:
-            raise SessionGoneError("no game in progress with that id: it finished, was abandoned or timed out")
+            raise SessionGoneError("no game in progress at that seat: it finished, was abandoned or timed out")
         table.seen = self._clock()
         return table
 
@@ -157,6 +169,7 @@ class GameTables:
         """Forget the table; abandon its game first if asked; release the lease."""
         with self._lock:
             self._tables.pop(table.id, None)
+            self._seats.pop(table.seat, None)
         try:
             if abandon:
                 table.session.abandon()

@@ -3,7 +3,7 @@
 
 (async () => {
   await G.shape();
-  let table = null, busy = false;
+  let table = null, seat = null, busy = false;
   const boardEl = document.getElementById("board"), statusEl = document.getElementById("status");
   const card = document.getElementById("operate-card"), endEl = document.getElementById("end");
   const abandonBtn = document.getElementById("abandon");
@@ -28,7 +28,7 @@
         M.el("li", { class: "turn-hint", text: open.symmetry === "as it is" ? "The board matches its drawing as it is." : `Turn the real board to match its drawing: ${open.symmetry}.` }),
         M.el("li", { text: "Shake out one bead and press its colour:" }));
       const resign = open.empty && table.resigns_on_empty
-        ? M.el("p", {}, M.el("button", { type: "button", id: "resign", text: "The real box is empty too: MENACE resigns", onclick: () => call(`/operate/${table.id}/bead`, { resign: true }) }))
+        ? M.el("p", {}, M.el("button", { type: "button", id: "resign", text: "The real box is empty too: MENACE resigns", onclick: () => call(`/operate/${seat}/bead`, { resign: true }) }))
         : null;
       card.replaceChildren(...[M.el("h3", { text: `Box ${open.box_number}` }), M.el("div", { class: "box-row" }, drawing, steps), buttons,
         M.el("p", { class: "muted", text: "The twin holds: " + open.beads.map((b) => `${b.letter} ${b.count}`).join(", ") }), resign]
@@ -61,14 +61,14 @@
     M.flash("");
     const body = { machine: M.machine };
     if (!document.getElementById("first-label").hidden) body.first = document.getElementById("first").value;
-    try { table = await M.api("/operate", { json: body }); render(); } catch (err) { M.flash(err.message); }
+    try { table = await M.api("/operate", { json: body }); seat = table.seat; render(); } catch (err) { M.flash(err.message); }
   }
-  const bead = (b) => call(`/operate/${table.id}/bead`, { bead: b });
-  const other = (cell) => { if (table && !table.over && !table.menace_to_move && !busy) call(`/operate/${table.id}/other`, { move: cell }); };
+  const bead = (b) => call(`/operate/${seat}/bead`, { bead: b });
+  const other = (cell) => { if (table && !table.over && !table.menace_to_move && !busy) call(`/operate/${seat}/other`, { move: cell }); };
 
   // The console says it is still there: a game whose page stops answering is released.
   setInterval(() => {
-    if (table && !table.over) M.api(`/operate/${table.id}/alive`, { method: "POST" }).catch(() => {});
+    if (table && !table.over) M.api(`/operate/${seat}/alive`, { method: "POST" }).catch(() => {});
   }, 10000);
   M.events({ table: (t) => {
     if (table && t.id === table.id && t.abandoned && t.why) {
@@ -81,7 +81,7 @@
   document.body.dataset.ready = "1";
   abandonBtn.addEventListener("click", async () => {
     if (!table) return;
-    try { await M.api(`/operate/${table.id}/abandon`, { method: "POST" }); } catch (err) { M.flash(err.message); }
+    try { await M.api(`/operate/${seat}/abandon`, { method: "POST" }); } catch (err) { M.flash(err.message); }
     table = null; card.hidden = true; endEl.hidden = true; abandonBtn.hidden = true; boardEl.replaceChildren();
     statusEl.textContent = "Game abandoned: the twin is unchanged. Put the drawn beads back in their boxes.";
   });

@@ -3,7 +3,7 @@
 
 (async () => {
   await G.shape();
-  let table = null, busy = false;
+  let table = null, seat = null, busy = false;
   const boardEl = document.getElementById("board"), statusEl = document.getElementById("status");
   const turnEl = document.getElementById("turn"), endEl = document.getElementById("end");
 
@@ -66,6 +66,7 @@
     if (ticket) body.ticket = ticket;
     try {
       table = await M.api("/play", { json: body });
+      seat = table.seat;  // this page's alone: the game's moves go to it, never to its public id
       leaveQueue(false);
       render();
     } catch (err) {
@@ -108,7 +109,7 @@
   setInterval(async () => {
     if (!table || table.over || performance.now() - lastBeat < (table.heartbeat_seconds || 10) * 1000) return;
     lastBeat = performance.now();
-    try { await M.api(`/play/${table.id}/alive`, { method: "POST" }); }
+    try { await M.api(`/play/${seat}/alive`, { method: "POST" }); }
     catch (err) { if (err.status === 404) ended("it was released"); }
   }, 500);
 
@@ -123,14 +124,14 @@
   async function move(cell) {
     if (!table || table.over || table.menace_to_move || busy) return;
     busy = true;
-    try { table = await M.api(`/play/${table.id}/move`, { json: { move: cell } }); M.flash(""); }
+    try { table = await M.api(`/play/${seat}/move`, { json: { move: cell } }); M.flash(""); }
     catch (err) { M.flash(err.message); }
     busy = false; render();
   }
 
   async function abandon() {
     if (!table || table.over) return;
-    try { await M.api(`/play/${table.id}/abandon`, { method: "POST" }); } catch (err) { /* gone already */ }
+    try { await M.api(`/play/${seat}/abandon`, { method: "POST" }); } catch (err) { /* gone already */ }
   }
 
   applyMode();
@@ -149,6 +150,6 @@
   window.addEventListener("pagehide", () => {
     leaveQueue(true);
     if (!table || table.over) return;
-    M.api(`/play/${table.id}/abandon`, { json: {}, keepalive: true }).catch(() => {});
+    M.api(`/play/${seat}/abandon`, { json: {}, keepalive: true }).catch(() => {});
   });
 })();
