@@ -11,8 +11,12 @@ can make Python report a "Fatal Python error" as it starts, and SIGTERM ends it 
 from __future__ import annotations
 
 import gc
+import sys
 
-from menace.interrupts import catch_sigterm, interrupted, reached
+TYPE_CHECKING = False  # typing itself is not imported while a Ctrl-C could land unhandled
+
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 
 def main() -> None:
@@ -25,6 +29,10 @@ def main() -> None:
     # it opens itself (engines disposed, files in with-blocks), as a SQLite file whose connection is
     # left to the collector keeps its -wal and -shm beside it.
     gc.disable()
+    try:  # the signal handling itself is imported here, so that a Ctrl-C during it is caught too
+        from menace.interrupts import catch_sigterm, interrupted, interruption, reached
+    except BaseException as error:
+        _interrupted_early(error)
     try:
         catch_sigterm()
         reached("start")
@@ -33,6 +41,10 @@ def main() -> None:
         reached("imported")
     except KeyboardInterrupt:
         interrupted()
+    except Exception as error:  # Ctrl-C wrapped by Python on its way out of an import
+        if interruption(error) is None:
+            raise
+        interrupted()
     finally:
         gc.freeze()
         gc.enable()
@@ -40,6 +52,17 @@ def main() -> None:
         run()
     finally:
         gc.freeze()
+
+
+def _interrupted_early(error: BaseException) -> NoReturn:
+    """A Ctrl-C (or an error it caused) while :mod:`menace.interrupts` is imported: one line, 130."""
+    cause: BaseException | None = error
+    while cause is not None and not isinstance(cause, KeyboardInterrupt):
+        cause = cause.__cause__ or cause.__context__
+    if cause is None:
+        raise error
+    print("\nInterrupted.", file=sys.stderr)
+    sys.exit(130)
 
 
 if __name__ == "__main__":

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import signal
 import sys
-from collections.abc import Callable
-from types import FrameType
-from typing import NoReturn
+
+TYPE_CHECKING = False  # typing itself is not imported while a Ctrl-C could land unhandled
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from types import FrameType
+    from typing import NoReturn
 
 EXIT_SIGINT = 130
 EXIT_SIGTERM = 143
@@ -52,9 +56,23 @@ def reached(stage: str) -> None:
         stage_hook(stage)
 
 
+def interruption(error: BaseException | None) -> KeyboardInterrupt | None:
+    """The Ctrl-C (or SIGTERM) behind ``error``: itself, or what it was raised from or during. Python
+    hands a signal that lands in some places on wrapped in another error: one arriving while a class
+    is made (``__set_name__``, as an import runs a module's class statements) becomes a RuntimeError
+    caused by the KeyboardInterrupt."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, KeyboardInterrupt):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return None
+
+
 def interrupted() -> NoReturn:
     """Ctrl-C outside a prompt: one line and status 130 (SIGTERM: 143), called where it was caught."""
-    caught = sys.exc_info()[1]
+    caught = interruption(sys.exc_info()[1])
     if isinstance(caught, Terminated) or isinstance(getattr(caught, "__context__", None), Terminated):
         print("\nTerminated.", file=sys.stderr)
         sys.exit(EXIT_SIGTERM)

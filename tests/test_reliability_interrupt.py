@@ -16,9 +16,11 @@ from pathlib import Path
 import pytest
 
 PAUSED = Path(__file__).with_name("paused_menace.py")
-STAGES = ["start", "imported", "parsing", "command"]
-"""Before the command line is imported, after it, while the arguments are parsed, and as the
-command begins (see ``menace.interrupts.reached``)."""
+STAGES = ["start", "start/class", "imported", "parsing", "command", "command/class"]
+"""Before the command line is imported, inside the making of a class as the command line is imported
+(Python hands the signal on wrapped in a RuntimeError there), after it, while the arguments are
+parsed, and as the command begins, there too inside the making of a class (a late import; see
+``menace.interrupts.reached``)."""
 
 
 def _spawn(tmp_path: Path, stage: str | None, *args: str) -> subprocess.Popen[bytes]:

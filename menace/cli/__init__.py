@@ -16,7 +16,7 @@ from menace import __version__
 from menace.cli.common import AppContext, machine_option, one_line, use_user_tree_cache
 from menace.core.errors import InternalError, MenaceError
 from menace.core.names import DEFAULT_MACHINE
-from menace.interrupts import command_begins, interrupted, reached
+from menace.interrupts import command_begins, interrupted, interruption, reached
 
 COMMANDS = {
     "init": ("menace.cli.machines:init", "Build a machine: one matchbox per position where MENACE is to move."),
@@ -97,6 +97,10 @@ class MenaceGroup(click.Group):
             if isinstance(exc.__context__, KeyboardInterrupt):  # Ctrl-C at a prompt click asked
                 interrupted()
             raise
+        except Exception as exc:  # Ctrl-C wrapped by Python, as in a class made by a late import
+            if interruption(exc) is None:
+                raise
+            interrupted()
 
 
 @click.group(cls=MenaceGroup, context_settings={"help_option_names": ["-h", "--help"]})
