@@ -38,3 +38,12 @@ def test_every_command_has_help_with_an_example_and_is_in_the_readme() -> None:
 def test_python_dash_m_and_version() -> None:
     result = CliRunner().invoke(cli, ["--version"])
     assert result.exit_code == 0 and "menace" in result.output
+
+
+def test_play_help_says_how_to_type_a_move_in_every_game() -> None:
+    from menace.games import find_game, game_names
+
+    text = " ".join(CliRunner().invoke(cli, ["play", "--help"]).output.split())
+    for name in game_names():
+        family = find_game(name).title.split(" (")[0]
+        assert f"in {family}" in text, (family, text)
