@@ -632,3 +632,34 @@ def test_the_audience_view_shows_a_training_run_in_progress(machine: str, browse
         audience.wait_for_selector("body[data-training='0']")
         audience.wait_for_function(f"document.getElementById('status').textContent.includes('{played} games')")
         assert audience.evaluate(ALL_ON_SCREEN) == []
+
+
+# -- never colour alone: each bead carries its letter, an empty box says EMPTY -----------------------
+def test_beads_carry_their_letters_and_empty_boxes_say_so(machine: str, browser: Any) -> None:
+    def one_empty(route: Any) -> None:
+        answer = route.fetch()
+        wall = answer.json()
+        for bead in wall["boxes"][3][4]:
+            bead[1] = 0  # box 4 emptied, as a long run of losses leaves some
+        route.fulfill(response=answer, json=wall)
+
+    with BackgroundServer(machine, "menace") as srv, page_at(browser, LAPTOP) as [page]:
+        page.add_init_script(RECORD_TEXT)
+        page.route("**/api/machines/menace/boxes", one_empty)
+        page.goto(srv.base + "/")
+        page.wait_for_selector("#wall[data-ready='1']")
+        page.evaluate("window.menaceWallDrawAll()")
+        wall = page.evaluate(f"fetch('{srv.base}/api/machines/menace/boxes').then((r) => r.json())")
+        letters = {c["letter"] for c in wall["colours"]}
+        texts = {(b["canvas"], b["text"], round(b["x0"]), round(b["y0"])) for b in page.evaluate("window.textBoxes")
+                 if b["canvas"].startswith("canvas-")}  # each text where it stands (drawn once or more)
+        full = sum(1 for box in wall["boxes"] for bead in box[4] if bead[1] > 0)
+        assert sum(1 for t in texts if t[1] in letters) >= full  # a letter on every dot that has beads
+        assert sum(1 for t in texts if t[1] == "EMPTY") == 1
+        page.goto(srv.base + "/play")
+        page.wait_for_selector("body[data-ready='1']")
+        page.click("#new-game")
+        page.wait_for_selector("#turn svg.board .bead")
+        beads = page.eval_on_selector_all("#turn svg.board .bead",
+                                          "gs => gs.map(g => g.querySelector('.bead-letter')?.textContent)")
+        assert beads and all(b and b in letters for b in beads), beads
