@@ -65,16 +65,16 @@
   const train = (s) => {
     if (s.machine !== M.machine) return;
     const against = s.opponent ? ` against ${s.opponent}` : "";
-    const score = `${M.fmt(s.wins)} won, ${M.fmt(s.draws)} drawn, ${M.fmt(s.losses)} lost`;
+    // short, in the projector's large type: the score is under the chart, in its caption
     if (s.running) {
       training = true;
       const of = s.target ? ` of ${M.fmt(s.target)}` : "";
-      statusEl.textContent = `Training${against}: ${M.fmt(s.games)}${of} games so far (${score}).`;
+      statusEl.textContent = `Training${against}: ${M.fmt(s.games)}${of} games so far.`;
       resultEl.textContent = "";
     } else if (training) {
       training = false;
       statusEl.textContent = s.error ? `Training stopped${against}: ${s.error}.`
-        : `Training finished${against}: ${M.fmt(s.games)} games (${score}).`;
+        : `Training finished${against}: ${M.fmt(s.games)} games.`;
     }
     document.body.dataset.training = training ? "1" : "0";
     if (!s.running) { clearTimeout(pending); pending = null; redrawCurve(); return; }

@@ -6,7 +6,9 @@
     const j = await M.api("/join");
     // the address to type has no token in it; the code may carry the play token (for whoever scans it)
     document.getElementById("join-play").textContent = j.play.split("#")[0];
-    document.getElementById("join-signed-in").hidden = !j.signed_in;
+    const signed = document.getElementById("join-signed-in");
+    signed.hidden = !j.signed_in;
+    if (j.signed_in) document.getElementById("join-token").textContent = decodeURIComponent(j.play.split("#token=")[1] || "");
     const qr = document.getElementById("join-qr");
     qr.dataset.address = j.play;
     qr.innerHTML = j.qr_svg;  // made by the server from the address (segno), not from a visitor's text
