@@ -21,7 +21,7 @@ from starlette.testclient import TestClient
 from menace.app.machines import list_machines, machine_summary
 from menace.app.transfer import export_to_file
 from menace.web.app import create_app
-from menace.web.guard import Role, TokenLimiter, new_token
+from menace.web.guard import ADMIN_POWERS, Role, TokenLimiter, new_token
 from menace.web.server import BackgroundServer
 
 BASE = "http://127.0.0.1:8000"
@@ -168,7 +168,8 @@ def test_the_admin_token_does_everything(roles: TestClient) -> None:
 
 def test_without_a_token_a_visitor_watches(roles: TestClient) -> None:
     access = roles.get("/api/access").json()
-    assert access == {"role": "watch", "token": "none", "play_needs_token": True, "admin_needs_token": True}
+    assert access == {"role": "watch", "token": "none", "play_needs_token": True, "admin_needs_token": True,
+                      "powers": list(ADMIN_POWERS)}
     assert roles.get("/api/machines/menace/boxes").status_code == 200
     r = roles.post("/api/play", json={})
     assert r.status_code == 403 and "play token" in r.json()["error"]
@@ -214,8 +215,6 @@ def test_a_server_open_to_all_players_needs_no_token_in_its_qr_code(client: Test
 
 
 def test_the_admin_token_is_described_with_every_power(roles: TestClient) -> None:
-    from menace.web.guard import ADMIN_POWERS
-
     assert "stop a game" in ADMIN_POWERS and "recount" in ADMIN_POWERS
     admin = roles.get("/api/access", headers={"X-Menace-Token": ADMIN}).json()
     assert admin["powers"] == list(ADMIN_POWERS)
