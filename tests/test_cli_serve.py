@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 from collections.abc import Iterator
 from typing import Any
@@ -88,3 +89,41 @@ def test_loopback_prints_no_qr_unless_asked(sqlite_menace: Invoke, served: list[
     assert "Scan" not in quiet.output and "▀" not in quiet.output
     asked = sqlite_menace("serve", "--port", "8125", "--qr")
     assert "▀" in asked.output or "█" in asked.output
+
+
+def test_the_join_page_shows_the_code_the_terminal_prints(sqlite_menace: Invoke, served: list[Any]) -> None:
+    """What serve says of the Join page stays true: for someone who may play, it shows the very code
+    the terminal drew (the play address with the play token); the admin token is in neither."""
+    import re
+
+    from starlette.testclient import TestClient
+
+    from menace.web.lan import qr_svg
+
+    if not this_computers_addresses():
+        pytest.skip("this computer has no network address other devices could use")
+    sqlite_menace("init")
+    result = sqlite_menace("serve", "--host", "0.0.0.0", "--port", "8126")
+    scan = re.search(r"Scan to play: (\S+)  \(the Join page shows this code too\)", result.output)
+    play = re.search(r"Play token: +([A-Za-z0-9_-]+)", result.output)
+    admin = re.search(r"Admin token: +([A-Za-z0-9_-]+)", result.output)
+    assert scan and play and admin, result.output
+    assert scan[1].endswith(f"/play#token={play[1]}")
+    app = served[-1]
+    with TestClient(app, base_url="http://127.0.0.1:8126") as c:
+        for token in (play[1], admin[1]):
+            j = c.get("/api/join", headers={"X-Menace-Token": token}).json()
+            assert j["play"] == scan[1] and j["qr_svg"] == qr_svg(scan[1])
+            assert admin[1] not in json.dumps(j)
+        watcher = c.get("/api/join").json()
+        assert play[1] not in json.dumps(watcher) and admin[1] not in json.dumps(watcher)
+
+
+def test_serve_names_every_power_of_the_admin_token(sqlite_menace: Invoke, served: list[Any]) -> None:
+    from menace.web.guard import ADMIN_POWERS
+
+    sqlite_menace("init")
+    result = sqlite_menace("serve", "--port", "8127", "--tokens")
+    line = next(x for x in result.output.splitlines() if x.startswith("Admin token:"))
+    assert all(power in line for power in ADMIN_POWERS), line
+    assert all(power in " ".join(sqlite_menace("serve", "--help").output.split()) for power in ADMIN_POWERS)

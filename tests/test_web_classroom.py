@@ -538,3 +538,128 @@ def test_the_audience_view_follows_a_training_run(machine: str, browser: Any) ->
         audience.wait_for_function(
             "document.getElementById('learning-caption').textContent.includes('after 500 games')", timeout=60_000)
         assert audience.evaluate(ALL_ON_SCREEN) == []
+
+
+# -- the queue, in the player's own status line: plain words, and the game when the turn comes ------
+def test_a_waiting_player_is_told_plainly_and_starts_when_the_teacher_stops_the_game(machine: str,
+                                                                                     browser: Any) -> None:
+    with BackgroundServer(machine, "menace") as srv, page_at(browser, PHONE, 3) as [first, second, teacher]:
+        first.goto(srv.base + "/play")
+        first.wait_for_selector("body[data-ready='1']")
+        first.click("#new-game")
+        first.wait_for_selector("#turn h3")
+        second.goto(srv.base + "/play")
+        second.wait_for_selector("body[data-ready='1']")
+        second.click("#new-game")
+        second.wait_for_selector("body[data-queue='1']")
+        # the line a player reads (the status under the board, read out by a screen reader too)
+        second.wait_for_function("document.getElementById('status').textContent.includes("
+                                 "'you are next; a game is in progress')")
+        assert "New game" not in second.inner_text("#status")
+        teacher.goto(srv.base + "/machines")
+        teacher.click("#games-table tbody tr button.stop-game")
+        first.wait_for_function("document.getElementById('status').textContent.includes('the teacher stopped it')")
+        # the next in the queue starts by itself, with no click
+        second.wait_for_selector("#turn h3")
+        second.wait_for_function("document.body.dataset.over === '0' && !document.body.dataset.queue")
+        assert "queue" not in second.inner_text("#status")
+        assert srv.app.state.menace.tables.busy_machines() == {"menace"}
+
+
+# -- the learning curve during a training run on a busy machine: one request at a time, each drawn ---
+RECORD_CHART_GAMES = """
+window.chartRedraws = [];
+new MutationObserver(() => {
+  const c = document.getElementById("learning-chart");
+  if (c && c.dataset.games && c.dataset.games !== window.lastChartGames) {
+    window.lastChartGames = c.dataset.games; window.chartRedraws.push(Number(c.dataset.games));
+  }
+}).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-games"] });
+window.learningAsked = 0; window.learningMostAtOnce = 0;
+const fetchLearning = window.fetch;
+let learningNow = 0;
+window.fetch = async (...args) => {
+  const slow = String(args[0]).includes("/learning");
+  if (slow) {
+    window.learningAsked++; learningNow++;
+    window.learningMostAtOnce = Math.max(window.learningMostAtOnce, learningNow);
+  }
+  try {
+    const answer = await fetchLearning(...args);
+    // a busy machine's server, made certain: the answer comes 1.5 s after it is asked for
+    if (slow) await new Promise((resolve) => setTimeout(resolve, 1500));
+    return answer;
+  } finally { if (slow) learningNow--; }
+};
+"""
+
+
+@pytest.mark.parametrize("path", ["/learning", "/audience"])
+def test_the_learning_curve_redraws_during_training_one_request_at_a_time(machine: str, browser: Any,
+                                                                          path: str) -> None:
+    with BackgroundServer(machine, "menace") as srv, page_at(browser, LAPTOP) as [page], busy_loops(2):
+        page.add_init_script(RECORD_CHART_GAMES)
+        page.goto(srv.base + path)
+        page.wait_for_function("document.getElementById('learning-chart').dataset.games === '0'")
+        status = page.request.post(srv.base + "/api/train", data={"opponent": "random", "seconds": 9})
+        assert status.status == 202, status.text()
+        trainer = srv.app.state.menace.trainer
+        wait_until(lambda: not trainer.running, "the tournament to end", timeout=120)
+        played = trainer.status.total_games
+        page.wait_for_function(f"document.getElementById('learning-chart').dataset.games === '{played}'",
+                               timeout=30_000)
+        redraws = page.evaluate("window.chartRedraws")
+        during = [games for games in redraws if 0 < games < played]
+        assert len(during) >= 2, redraws
+        assert during == sorted(during)
+        assert page.evaluate("window.learningMostAtOnce") == 1
+
+
+# -- the audience view during a training run, not only during games played by hand ----------------
+def test_the_audience_view_shows_a_training_run_in_progress(machine: str, browser: Any) -> None:
+    with BackgroundServer(machine, "menace") as srv, page_at(browser, PROJECTOR) as [audience]:
+        audience.goto(srv.base + "/audience")
+        audience.wait_for_selector("body[data-ready='1']")
+        status = audience.request.post(srv.base + "/api/train", data={"opponent": "random", "seconds": 6})
+        assert status.status == 202, status.text()
+        audience.wait_for_selector("body[data-training='1']")
+        audience.wait_for_function("/Training against random: [0-9,]+ games/.test("
+                                   "document.getElementById('status').textContent)")
+        assert audience.evaluate(ALL_ON_SCREEN) == []
+        trainer = srv.app.state.menace.trainer
+        wait_until(lambda: not trainer.running, "the tournament to end", timeout=120)
+        played = f"{trainer.status.total_games:,}"
+        audience.wait_for_selector("body[data-training='0']")
+        audience.wait_for_function(f"document.getElementById('status').textContent.includes('{played} games')")
+        assert audience.evaluate(ALL_ON_SCREEN) == []
+
+
+# -- never colour alone: each bead carries its letter, an empty box says EMPTY -----------------------
+def test_beads_carry_their_letters_and_empty_boxes_say_so(machine: str, browser: Any) -> None:
+    def one_empty(route: Any) -> None:
+        answer = route.fetch()
+        wall = answer.json()
+        for bead in wall["boxes"][3][4]:
+            bead[1] = 0  # box 4 emptied, as a long run of losses leaves some
+        route.fulfill(response=answer, json=wall)
+
+    with BackgroundServer(machine, "menace") as srv, page_at(browser, LAPTOP) as [page]:
+        page.add_init_script(RECORD_TEXT)
+        page.route("**/api/machines/menace/boxes", one_empty)
+        page.goto(srv.base + "/")
+        page.wait_for_selector("#wall[data-ready='1']")
+        page.evaluate("window.menaceWallDrawAll()")
+        wall = page.evaluate(f"fetch('{srv.base}/api/machines/menace/boxes').then((r) => r.json())")
+        letters = {c["letter"] for c in wall["colours"]}
+        texts = {(b["canvas"], b["text"], round(b["x0"]), round(b["y0"])) for b in page.evaluate("window.textBoxes")
+                 if b["canvas"].startswith("canvas-")}  # each text where it stands (drawn once or more)
+        full = sum(1 for box in wall["boxes"] for bead in box[4] if bead[1] > 0)
+        assert sum(1 for t in texts if t[1] in letters) >= full  # a letter on every dot that has beads
+        assert sum(1 for t in texts if t[1] == "EMPTY") == 1
+        page.goto(srv.base + "/play")
+        page.wait_for_selector("body[data-ready='1']")
+        page.click("#new-game")
+        page.wait_for_selector("#turn svg.board .bead")
+        beads = page.eval_on_selector_all("#turn svg.board .bead",
+                                          "gs => gs.map(g => g.querySelector('.bead-letter')?.textContent)")
+        assert beads and all(b and b in letters for b in beads), beads

@@ -21,7 +21,7 @@ from starlette.testclient import TestClient
 from menace.app.machines import list_machines, machine_summary
 from menace.app.transfer import export_to_file
 from menace.web.app import create_app
-from menace.web.guard import Role, TokenLimiter, new_token
+from menace.web.guard import ADMIN_POWERS, Role, TokenLimiter, new_token
 from menace.web.server import BackgroundServer
 
 BASE = "http://127.0.0.1:8000"
@@ -168,7 +168,8 @@ def test_the_admin_token_does_everything(roles: TestClient) -> None:
 
 def test_without_a_token_a_visitor_watches(roles: TestClient) -> None:
     access = roles.get("/api/access").json()
-    assert access == {"role": "watch", "token": "none", "play_needs_token": True, "admin_needs_token": True}
+    assert access == {"role": "watch", "token": "none", "play_needs_token": True, "admin_needs_token": True,
+                      "powers": list(ADMIN_POWERS)}
     assert roles.get("/api/machines/menace/boxes").status_code == 200
     r = roles.post("/api/play", json={})
     assert r.status_code == 403 and "play token" in r.json()["error"]
@@ -181,6 +182,42 @@ def test_a_wrong_token_is_named_wrong(roles: TestClient, given: str) -> None:
     assert access.status_code == 403 and access.json()["error"].startswith("the token entered is wrong")
     r = roles.post("/api/play", json={}, headers=headers)
     assert r.status_code == 403 and r.json()["error"].startswith("the token entered is wrong")
+
+
+# -- the join page's QR code: signed in to play for those who may play, never the admin token ------
+@pytest.mark.parametrize("token, signed_in", [(None, False), (PLAY, True), (ADMIN, True)])
+def test_the_join_qr_code_carries_the_play_token_to_those_who_may_play(roles: TestClient, token: str | None,
+                                                                       signed_in: bool) -> None:
+    from menace.web.lan import qr_svg
+
+    roles.app.state.join_urls = ["http://192.0.2.7:8000/"]  # type: ignore[attr-defined]
+    answer = roles.get("/api/join", headers={"X-Menace-Token": token} if token else {})
+    assert answer.status_code == 200, answer.text
+    assert "no-store" in answer.headers.get("cache-control", "")
+    j = answer.json()
+    play = "http://192.0.2.7:8000/play" + (f"#token={PLAY}" if signed_in else "")
+    assert j["play"] == play and j["signed_in"] is signed_in
+    assert j["qr_svg"] == qr_svg(play)  # the code holds exactly that address
+    assert ADMIN not in answer.text
+
+
+def test_the_join_qr_code_of_the_teacher_at_the_laptop_signs_students_in(trained: str) -> None:
+    app = create_app(trained, "menace", token=ADMIN, play_token=PLAY, bound="0.0.0.0", trust_loopback=True)
+    app.state.join_urls = ["http://192.0.2.7:8000/"]
+    with TestClient(app, base_url=BASE, client=("127.0.0.1", 50000)) as c:
+        j = c.get("/api/join").json()
+    assert j["play"] == f"http://192.0.2.7:8000/play#token={PLAY}" and ADMIN not in json.dumps(j)
+
+
+def test_a_server_open_to_all_players_needs_no_token_in_its_qr_code(client: TestClient) -> None:
+    j = client.get("/api/join").json()
+    assert j["play"] == "http://127.0.0.1:8000/play" and j["signed_in"] is False
+
+
+def test_the_admin_token_is_described_with_every_power(roles: TestClient) -> None:
+    assert "stop a game" in ADMIN_POWERS and "recount" in ADMIN_POWERS
+    admin = roles.get("/api/access", headers={"X-Menace-Token": ADMIN}).json()
+    assert admin["powers"] == list(ADMIN_POWERS)
 
 
 def test_a_token_left_from_another_server_is_no_matter_where_none_is_needed(client: TestClient) -> None:

@@ -14,6 +14,7 @@ from conftest import built_database, owner, train_300
 from web_browser_helpers import launch_browser
 
 from menace.app.machines import list_machines, machine_summary
+from menace.web.guard import ADMIN_POWERS
 from menace.web.server import BackgroundServer
 
 pytestmark = pytest.mark.browser
@@ -124,6 +125,8 @@ def test_a_wrong_token_is_named_wrong_and_the_right_ones_their_role(trained: str
         page.goto(srv.base + "/machines#token=admin-secret")
         page.wait_for_selector("#token-state[data-role='admin']")
         assert "token" not in page.url
+        said = page.inner_text("#token-state")
+        assert all(power in said for power in ADMIN_POWERS), said  # stop a game among them
         page.fill("#create-form input[name=name]", "teacher")
         page.click("#create-form button[type=submit]")
         page.wait_for_selector("#machine-table tbody tr[data-name='teacher']")
@@ -151,3 +154,24 @@ def test_replacing_a_machine_asks_first_and_says_what_is_lost(trained: str, brow
         page.click("#create-form button[type=submit]")
         page.wait_for_selector("#create-result[data-state='built']")
     assert machine_summary(owner(trained), "menace").games == 0
+
+
+def test_a_student_scanning_the_join_page_lands_signed_in_to_play(trained: str, browser: Any) -> None:
+    with BackgroundServer(trained, "menace", token="admin-secret", play_token="play-secret") as srv, \
+            page_of(browser) as teacher, page_of(browser) as student, page_of(browser) as watcher:
+        srv.app.state.join_urls = [srv.base + "/"]  # what menace serve finds on the LAN (tests stay on loopback)
+        teacher.goto(srv.base + "/join#token=admin-secret")
+        teacher.wait_for_selector("#token-state[data-role='admin']")
+        teacher.wait_for_selector("body[data-ready='1']")
+        code = teacher.get_attribute("#join-qr", "data-address") or ""
+        assert code == srv.base + "/play#token=play-secret"
+        assert "admin-secret" not in teacher.inner_html("main")
+        student.goto(code)  # what the phone's camera opens
+        student.wait_for_selector("#token-state[data-role='play']")
+        student.click("#new-game")
+        student.wait_for_selector("#turn h3")
+        # a visitor without a token sees the address only: the code signs nobody in
+        watcher.goto(srv.base + "/join")
+        watcher.wait_for_selector("body[data-ready='1']")
+        assert watcher.get_attribute("#join-qr", "data-address") == srv.base + "/play"
+        assert "play-secret" not in watcher.inner_html("main")

@@ -38,8 +38,8 @@ def _hosts(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -
               help="Token students need to play (letters, digits, - and _) [default: generated when --host is "
                    "not 127.0.0.1].")
 @click.option("--admin-token", "--token", "admin_token", metavar="TOKEN", callback=_token,
-              help="Token the teacher needs to train, build, replace, import, recount or stop a game "
-                   "[default: generated when --host is not 127.0.0.1].")
+              help="Token the teacher needs to train, build, replace, import, recount, switch the machine shown "
+                   "or stop a game [default: generated when --host is not 127.0.0.1].")
 @click.option("--tokens", "force_tokens", is_flag=True,
               help="Generate both tokens even on 127.0.0.1 (a computer other people use too).")
 @click.option("--allow-host", "allowed", metavar="NAME", multiple=True, callback=_hosts,
@@ -53,9 +53,10 @@ def serve(app: Any, host: str, port: int, open_browser: bool, play_token: str | 
     """Show the machine in a browser: the matchbox wall, play, train, learning, the festival console.
 
     Served beyond this computer (--host 0.0.0.0), students need the play token (play and watch) and
-    the teacher the admin token (train, build, replace, import, recount, stop a game); both are
-    printed with a link that carries them. At this computer itself (http://127.0.0.1:PORT/) no
-    token is needed. On 127.0.0.1 no token is needed unless you give one or --tokens. Only the
+    the teacher the admin token (train, build, replace, import, recount, switch the machine shown,
+    stop a game); both are printed with a link that carries them. At this computer itself
+    (http://127.0.0.1:PORT/) no token is needed. On 127.0.0.1 no token is needed unless you give
+    one or --tokens. Only the
     server's own pages may change it, asked by a name it was started for (--allow-host).
 
     \b
@@ -70,7 +71,7 @@ def serve(app: Any, host: str, port: int, open_browser: bool, play_token: str | 
     from menace.app.machines import machine_summary
     from menace.web import lan
     from menace.web.app import create_app, needs_token
-    from menace.web.guard import new_token
+    from menace.web.guard import ADMIN_POWERS, new_token
     from menace.web.server import MenaceServer, server_config
 
     machine_summary(app.database, app.machine)  # an unknown machine or database fails here, as one line
@@ -110,7 +111,7 @@ def serve(app: Any, host: str, port: int, open_browser: bool, play_token: str | 
     if admin_token is not None:
         made = " (generated)" if "admin" in generated else ""
         click.echo(f"Admin token: {admin_token}{made}  teacher: {there}machines#token={admin_token}  "
-                   f"(train, build, replace, import, recount, stop a game)")
+                   f"({', '.join(ADMIN_POWERS)})")
     if beyond:
         click.echo(f"At this computer, {here} needs no token.")
     play = there + "play" + (f"#token={play_token}" if play_token else "")

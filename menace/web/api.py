@@ -52,7 +52,7 @@ from menace.web.boundary import (
 from menace.web.boundary import (
     busy_machines as _busy,
 )
-from menace.web.guard import Role
+from menace.web.guard import ADMIN_POWERS, Role
 from menace.web.history import history_routes
 from menace.web.play import play_routes
 
@@ -83,7 +83,7 @@ async def access_info(request: Request) -> Response:
     "admin_needs_token"}``; a wrong token is 403 (and counts as a wrong guess)."""
     st = state_of(request)
     have = access(request)
-    return JSONResponse({"role": have.role.name.lower(), "token": have.token,
+    return JSONResponse({"role": have.role.name.lower(), "token": have.token, "powers": list(ADMIN_POWERS),
                          "play_needs_token": st.tokens.open_role() < Role.PLAY,
                          "admin_needs_token": st.tokens.open_role() < Role.ADMIN})
 
@@ -93,8 +93,13 @@ async def join(request: Request) -> Response:
     this computer's networks, else the one this page was opened at), and the play address as a QR
     code (SVG)."""
     urls = list(getattr(request.app.state, "join_urls", None) or [str(request.base_url)])
-    play = urls[0].rstrip("/") + "/play"
-    return JSONResponse({"urls": urls, "play": play, "qr_svg": lan.qr_svg(play)})
+    # Shown to those who may play (the teacher's projector), the code carries the play token, so a
+    # student scanning it lands signed in to play; a watcher gets the bare address. Never the admin token.
+    tokens = state_of(request).tokens
+    signed_in = tokens.play is not None and access(request).role >= Role.PLAY
+    play = urls[0].rstrip("/") + "/play" + (f"#token={tokens.play}" if signed_in else "")
+    return JSONResponse({"urls": urls, "play": play, "signed_in": signed_in, "qr_svg": lan.qr_svg(play)},
+                        headers={"Cache-Control": "no-store"})
 
 
 async def list_machines(request: Request) -> Response:

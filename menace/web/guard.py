@@ -51,6 +51,10 @@ class Role(enum.IntEnum):
     """Train, build, replace, import, recount, switch the machine shown, stop a game (the admin token)."""
 
 
+ADMIN_POWERS = ("train", "build", "replace", "import", "recount", "switch the machine shown", "stop a game")
+"""What the admin token lets the teacher do beyond playing, in the words every page and ``menace
+serve`` use to describe it (one list, so none of them forgets a power)."""
+
 def new_token() -> str:
     """A fresh random token: 128 bits, URL-safe."""
     return secrets.token_urlsafe(16)

@@ -53,9 +53,10 @@ def lan_addresses(host: str) -> list[Address]:
 
 
 def qr_svg(url: str, scale: int = 8) -> str:
-    """``url`` as a QR code, inline SVG (dark modules on white, a quiet zone round it)."""
+    """``url`` as a QR code, inline SVG (dark modules on white, a quiet zone round it); its title
+    names the address without its fragment (a token there is for the camera, not for a tooltip)."""
     return str(segno.make(url, error="m").svg_inline(scale=scale, dark="#000", light="#fff", omitsize=True,
-                                                        title=f"QR code for {url}"))
+                                                        title=f"QR code for {url.split('#')[0]}"))
 
 
 def print_qr(url: str, out: TextIO) -> None:

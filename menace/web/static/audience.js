@@ -7,8 +7,11 @@
   const resultEl = document.getElementById("last-result");
   const chart = new Chart(document.getElementById("learning-chart"), { fontSize: () => Math.max(16, Math.round(window.innerWidth / 80)) });
 
-  const curve = M.newest(() => M.api(`/machines/${encodeURIComponent(M.machine)}/learning?points=500`), (s) => {
+  // One request at a time, each answer drawn: the curve keeps growing through a training run on a busy machine.
+  const curve = M.oneAtATime(() => M.api(`/machines/${encodeURIComponent(M.machine)}/learning?points=500`), (s) => {
+    if (s.machine !== M.machine) return;
     chart.set(learningChartData(s));
+    document.getElementById("learning-chart").dataset.games = String(s.games_played);
     document.getElementById("learning-caption").textContent = s.games_played
       ? `'${s.machine}' after ${M.fmt(s.games_played)} games: ${M.fmt(s.wins)} won, ${M.fmt(s.draws)} drawn, ${M.fmt(s.losses)} lost.` : "No games yet.";
   });
@@ -56,10 +59,24 @@
   document.getElementById("fullscreen").addEventListener("click", () => {
     if (document.fullscreenElement) document.exitFullscreen(); else document.documentElement.requestFullscreen().catch(() => {});
   });
-  // A tournament's progress: the curve grows as it runs (at most once a second), and once more at its end.
-  let pending = null;
+  // A tournament's progress: said on the status line (the audience sees a training run, not only games
+  // played by hand), and the curve grows as it runs (at most once a second), and once more at its end.
+  let pending = null, training = false;
   const train = (s) => {
     if (s.machine !== M.machine) return;
+    const against = s.opponent ? ` against ${s.opponent}` : "";
+    // short, in the projector's large type: the score is under the chart, in its caption
+    if (s.running) {
+      training = true;
+      const of = s.target ? ` of ${M.fmt(s.target)}` : "";
+      statusEl.textContent = `Training${against}: ${M.fmt(s.games)}${of} games so far.`;
+      resultEl.textContent = "";
+    } else if (training) {
+      training = false;
+      statusEl.textContent = s.error ? `Training stopped${against}: ${s.error}.`
+        : `Training finished${against}: ${M.fmt(s.games)} games.`;
+    }
+    document.body.dataset.training = training ? "1" : "0";
     if (!s.running) { clearTimeout(pending); pending = null; redrawCurve(); return; }
     if (!pending) pending = setTimeout(() => { pending = null; redrawCurve(); }, 1000);
   };

@@ -51,6 +51,29 @@ const M = (() => {
     };
   }
 
+  // A loader that keeps one request in flight at a time (a chart followed live on a busy machine):
+  // a call made while one is under way asks for one more round once it is back, and every answer
+  // is drawn, so a slow server still shows each step instead of each newer request making the
+  // older answer stale. `stale(answer)` may still drop an answer the page no longer wants (a
+  // zoom changed meanwhile). Each call resolves once an answer newer than the call is drawn.
+  function oneAtATime(request, draw, stale = () => false) {
+    let running = null, again = false;
+    const round = async () => {
+      try {
+        do {
+          again = false;
+          const answer = await request();
+          if (!stale(answer)) draw(answer);
+        } while (again);
+      } finally { running = null; }
+    };
+    return () => {
+      if (running) { again = true; return running; }
+      running = round();
+      return running;
+    };
+  }
+
   function flash(message, kind = "error") {
     const el = document.getElementById("flash");
     if (!el) return;
@@ -243,10 +266,11 @@ const M = (() => {
   // fragment (#token=...), which no browser sends to a server; it is kept for this tab and wiped
   // from the address bar.
   const ROLE_TEXT = {
-    admin: "✓ admin token: everything (train, build, replace, import, recount)",
+    // the admin's powers are the server's list (every one, "stop a game" included)
+    admin: (powers) => `✓ admin token: everything (${powers.join(", ")})`,
     play: "✓ play token: play and watch",
     watch: "watching only: enter a token to play",
-    loopback: "✓ this computer: everything, no token needed",
+    loopback: (powers) => `✓ this computer: everything (${powers.join(", ")}), no token needed`,
     open: "",
   };
   function takeTokenFromLink() {
@@ -265,8 +289,9 @@ const M = (() => {
     if (given && !TOKEN.test(given)) { show("invalid", "✗ not a token: a token is letters, digits, - and _"); return; }
     try {
       const a = await api("/access");
-      if (a.token === "loopback") show("admin", ROLE_TEXT.loopback);
-      else show(a.role, ROLE_TEXT[a.role]);
+      const text = (key) => (typeof ROLE_TEXT[key] === "function" ? ROLE_TEXT[key](a.powers || []) : ROLE_TEXT[key]);
+      if (a.token === "loopback") show("admin", text("loopback"));
+      else show(a.role, text(a.role));
     } catch (err) {
       if (err.status === 429) show("wrong", "✗ " + err.message);
       else if (err.status === 403) show("wrong", "✗ wrong token: check it against the one the teacher gave out");
@@ -307,7 +332,7 @@ const M = (() => {
 
   initToken();
   return {
-    api, newest, flash, events, el, board, named, drawBox, fmt, short, fitCount, textOn, token, setMachine, confirmed,
+    api, newest, oneAtATime, flash, events, el, board, named, drawBox, fmt, short, fitCount, textOn, token, setMachine, confirmed,
     get machine() { return machine; },
   };
 })();

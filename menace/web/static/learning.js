@@ -10,7 +10,9 @@
   });
   const growth = new Chart(document.getElementById("growth-chart"));
 
-  const load = M.newest(async () => {
+  // One request at a time: during a training run on a busy machine each answer is drawn (a newer
+  // request never makes the one under way stale); only a zoom changed meanwhile drops an answer.
+  const load = M.oneAtATime(async () => {
     const asked = range, q = asked ? `&first=${asked[0]}&last=${asked[1]}` : "";
     return { s: await M.api(`/machines/${encodeURIComponent(M.machine)}/learning?points=800${q}`), asked };
   }, ({ s, asked }) => {
@@ -23,7 +25,7 @@
         (s.opponents.length > 1 ? ` Opponents: ${s.opponents.map((o) => o.opponent + " from game " + M.fmt(o.game)).join(", ")}.` : s.opponents.length ? ` Opponent: ${s.opponents[0].opponent}.` : "")
       : `'${s.machine}' has played no games yet.`;
     document.getElementById("learning-chart").dataset.games = String(n);
-  });
+  }, ({ asked }) => asked !== range);
   const reload = () => load().catch((err) => { summary.textContent = err.message; });
 
   const cap = document.getElementById("growth-caption");

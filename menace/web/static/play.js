@@ -90,6 +90,8 @@
       const p = await M.api(`/queue/${ticket}`);
       queueEl.hidden = false;
       queueEl.textContent = p.turn ? "Your turn: the game starts." : `In the queue for '${p.machine}': ${p.message}.`;
+      // the line under the board says it too, plainly: no game of this page's is being played yet
+      statusEl.textContent = p.turn ? "Your turn: the game starts." : `Waiting: ${p.message}. Your game starts by itself.`;
       document.body.dataset.queue = String(p.position);
       if (p.turn) await start();
     } catch (err) {
