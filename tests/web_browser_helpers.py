@@ -48,9 +48,10 @@ RECORD_TEXT = """
 window.textBoxes = [];
 (() => {
   const proto = CanvasRenderingContext2D.prototype, fill = proto.fillText, clear = proto.clearRect;
-  let ids = 0;
+  // frames numbered across canvases: a chart built anew (new canvases under the same name) is newer
+  let ids = 0, frames = 0;
   proto.clearRect = function (...args) {
-    this.canvas.__frame = (this.canvas.__frame || 0) + 1;
+    this.canvas.__frame = ++frames;
     return clear.apply(this, args);
   };
   proto.fillText = function (text, x, y, ...rest) {

@@ -47,11 +47,12 @@ class Chart {
     });
   }
 
-  // What, changed, needs the plots built anew: the type's size, a phone's width, the panels and series.
+  // What, changed, needs the plots built anew: the type's size, a phone's width, the panels and their
+  // series (a title that changes, the rates' window growing with the games, is only drawn anew).
   shapeOf() {
     const d = this.spec;
     return JSON.stringify([this.fontSize(), this.el.clientWidth < 500,
-      d.panels.map((p) => [p.label, p.short, p.percent, p.series.map((s) => [s.name, s.colour, s.dash, s.dots])])]);
+      d.panels.map((p) => [Boolean(p.label), p.percent, p.zero, p.series.map((s) => [s.name, s.colour, s.dash, s.dots])])]);
   }
 
   extent() { const d = this.spec; return { min: d.xmin ?? d.xs[0], max: Math.max(d.xmax ?? d.xs[d.xs.length - 1], (d.xmin ?? d.xs[0]) + 1) }; }
@@ -64,6 +65,8 @@ class Chart {
     el.style.setProperty("--chart-font-size", `${fs}px`);
     const last = d.panels.length - 1;
     let zooming = false;
+    // Every panel's y axis as wide as the widest one needs, so that their x axes line up.
+    const needY = d.panels.map(() => 0), gotY = d.panels.map(() => 0);
     this.plots = d.panels.map((panel, pi) => {
       const bottom = pi === last;
       const holder = M.el("div", { class: "chart-panel" });
@@ -84,13 +87,16 @@ class Chart {
         gap: 4, space: Math.ceil(fs * 2.2), labelGap: 0, labelSize: panel.label ? Math.ceil(fs * 1.5) : 0,
         values: (u, splits) => splits.map(tick),
         // as wide as its widest tick label, so the title beside it never runs into them
-        size: (u, values) => Math.ceil(4 + 4 + Math.max(measure(theme.font, "0"), ...(values || []).map((t) => measure(theme.font, t))) + 2),
+        size: (u, values) => {
+          needY[pi] = Math.ceil(4 + 4 + Math.max(measure(theme.font, "0"), ...(values || []).map((t) => measure(theme.font, t))) + 2);
+          return (gotY[pi] = Math.max(...needY));
+        },
       };
       if (panel.label) {
         // the long title where the panel is tall enough for it, else the short one
         yAxis.label = (u) => {
-          const room = u.bbox.height / (window.devicePixelRatio || 1) - 4;
-          return !narrow && measure(theme.font, panel.label) <= room ? panel.label : panel.short || panel.label;
+          const p = this.spec.panels[pi], room = u.bbox.height / (window.devicePixelRatio || 1) - 4;
+          return !narrow && measure(theme.font, p.label) <= room ? p.label : p.short || p.label;
         };
       }
       const series = [{
@@ -115,12 +121,16 @@ class Chart {
         },
         scales: {
           x: { time: false },
-          y: { range: (u, lo, hi) => yRange(panel, lo, hi) },
+          y: { range: (u, lo, hi) => yRange(this.spec.panels[pi], lo, hi) },
         },
         axes: [xAxis, yAxis],
         series,
         hooks: {
-          draw: [(u) => this.drawMarks(u)],
+          draw: [(u) => {
+            this.drawMarks(u);
+            // another panel's axis turned out wider (or narrower): this one measured again
+            if (gotY[pi] !== Math.max(...needY)) queueMicrotask(() => u.redraw(false, true));
+          }],
           setSelect: [(u) => {
             if (!this.opts.onZoom || u.select.width < 8) return;
             const a = u.posToVal(u.select.left, "x"), b = u.posToVal(u.select.left + u.select.width, "x");
