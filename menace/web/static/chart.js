@@ -76,16 +76,16 @@ class Chart {
         gap: Math.ceil(fs * 0.55),
         // room for the widest label between two ticks; labels only under the bottom panel
         space: (u, i, min, max) => measure(theme.font, compact(max)) + fs * (narrow ? 2.5 : 3),
-        values: (u, splits) => splits.map((v) => (bottom ? compact(v) : "")),
+        values: (u, splits) => (bottom ? tickLabels(splits) : splits.map(() => "")),
         size: bottom ? Math.ceil(4 + fs * 0.55 + fs * 1.3) : 4,
       };
       if (bottom) { xAxis.label = d.xlabel || "games played"; xAxis.labelSize = Math.ceil(fs * 1.5); }
       const format = (v) => (v == null ? "–" : panel.percent ? `${(v * 100).toFixed(1)}%` : M.fmt(v));
-      const tick = (v) => (panel.percent ? `${Math.round(v * 100)}%` : compact(v));
+
       const yAxis = {
         stroke: theme.ink, font: theme.font, labelFont: theme.font, grid: theme.grid, ticks: theme.ticks,
         gap: 4, space: Math.ceil(fs * 2.2), labelGap: 0, labelSize: panel.label ? Math.ceil(fs * 1.5) : 0,
-        values: (u, splits) => splits.map(tick),
+        values: (u, splits) => (panel.percent ? splits.map((v) => `${Math.round(v * 100)}%`) : tickLabels(splits)),
         // as wide as its widest tick label, so the title beside it never runs into them
         size: (u, values) => {
           needY[pi] = Math.ceil(4 + 4 + Math.max(measure(theme.font, "0"), ...(values || []).map((t) => measure(theme.font, t))) + 2);
@@ -93,10 +93,11 @@ class Chart {
         },
       };
       if (panel.label) {
-        // the long title where the panel is tall enough for it, else the short one
+        // the long title where the panel is tall enough for it, else the short one, else none (the
+        // legend still names the series): a title never runs past its panel
         yAxis.label = (u) => {
           const p = this.spec.panels[pi], room = u.bbox.height / (window.devicePixelRatio || 1) - 4;
-          return !narrow && measure(theme.font, p.label) <= room ? p.label : p.short || p.label;
+          return (narrow ? [p.short] : [p.label, p.short]).find((t) => t && measure(theme.font, t) <= room) || "";
         };
       }
       const series = [{
@@ -104,7 +105,8 @@ class Chart {
         value: (u, v, si, idx) => M.fmt(idx == null ? lastOf(u.data[0]) : v),
       }, ...panel.series.map((s, si) => ({
         label: s.name, stroke: s.colour, width: s.width || 2.5, dash: s.dash || undefined, spanGaps: true,
-        points: { show: Boolean(s.dots), size: 6, fill: s.colour, stroke: s.colour },
+        // dots where the points are few and far enough apart to be seen (uPlot decides, zoom included)
+        points: s.dots ? { size: 6, space: 10, fill: s.colour, stroke: s.colour } : { show: false },
         value: (u, v, i, idx) => format(idx == null ? lastOf(u.data[si + 1]) : v),
       }))];
       const opts = {
@@ -112,7 +114,8 @@ class Chart {
         // inside the canvas: the top tick label (half above the top line), the last x label (half past the end)
         padding: [Math.ceil(fs * 0.7), (u) => Math.ceil(measure(theme.font, compact(this.extent().max)) / 2) + 4,
           bottom ? 0 : Math.ceil(fs * 0.7), 0],
-        legend: { live: true },
+        // each series' key: a filled square for a solid line, the dashes of a dashed one
+        legend: { live: true, markers: { width: 2, fill: (u, i) => (panel.series[i - 1].dash ? "transparent" : panel.series[i - 1].colour) } },
         cursor: {
           sync: { key: this.sync },
           drag: { x: true, y: false, setScale: !this.opts.onZoom },
@@ -128,8 +131,9 @@ class Chart {
         hooks: {
           draw: [(u) => {
             this.drawMarks(u);
-            // another panel's axis turned out wider (or narrower): this one measured again
-            if (gotY[pi] !== Math.max(...needY)) queueMicrotask(() => u.redraw(false, true));
+            // a panel's axis turned out wider (or narrower) than another's: that one measured again
+            const want = Math.max(...needY);
+            this.plots.forEach((p, j) => { if (gotY[j] !== want) queueMicrotask(() => p.redraw(false, true)); });
           }],
           setSelect: [(u) => {
             if (!this.opts.onZoom || u.select.width < 8) return;
@@ -224,6 +228,12 @@ function chartTheme(fs) {
 
 const measureCtx = document.createElement("canvas").getContext("2d");
 function measure(font, text) { measureCtx.font = font; return measureCtx.measureText(text).width; }
+
+// An axis's tick labels, short and alike: 5k, 10k, 15k (not 5,000 beside 10k); 500k, 1.0M; 1.5bn.
+function tickLabels(splits) {
+  const top = Math.max(0, ...splits.map(Math.abs));
+  return splits.map((v) => (top >= 1e4 && Math.abs(v) < 1e4 && v !== 0 ? `${+(v / 1e3).toFixed(2)}k` : compact(v)));
+}
 
 function compact(v) {
   const a = Math.abs(v);
