@@ -151,9 +151,16 @@ def test_a_live_training_run_updates_the_same_plots(trained: str, browser: Any) 
         assert same
 
 
-LAID_OUT = """(() => [...document.querySelectorAll('.chart')].filter((el) => el.menaceChart).every((el) =>
+# Every chart with games drawn as wide as its place on the page.
+LAID_OUT = """(() => [...document.querySelectorAll('.chart')]
+  .filter((el) => el.menaceChart && el.menaceChart.spec && el.menaceChart.spec.xs.length).every((el) =>
   el.menaceChart.plots.length && el.menaceChart.plots.every((u) =>
     Math.abs(u.root.querySelector('canvas').getBoundingClientRect().width - el.clientWidth) < 1)))()"""
+
+# Each chart's panels plot the games between the same two pixels: their x axes line up.
+LINED_UP = """(() => [...document.querySelectorAll('.chart')].filter((el) => el.menaceChart).every((el) => {
+  const [first, ...rest] = el.menaceChart.plots.map((u) => [u.bbox.left, u.bbox.width]);
+  return rest.every(([left, width]) => left === first[0] && width === first[1]); }))()"""
 
 
 def test_charts_lay_out_again_as_the_window_widens(trained: str, browser: Any) -> None:
@@ -161,14 +168,23 @@ def test_charts_lay_out_again_as_the_window_widens(trained: str, browser: Any) -
         page.add_init_script(RECORD_TEXT)
         _open_learning(page, srv.base)
         page.wait_for_function(LAID_OUT)
+        page.wait_for_function(LINED_UP)
         widths = []
         for w, h in ((1366, 768), (1920, 1080)):
             page.set_viewport_size({"width": w, "height": h})
             page.wait_for_function(f"document.getElementById('learning-chart').clientWidth > {w} * 0.8")
             page.wait_for_function(LAID_OUT)
+            page.wait_for_function(LINED_UP)
             widths.append(page.evaluate("document.querySelector('#learning-chart canvas').clientWidth"))
             assert text_collisions(page.evaluate("window.textBoxes")) == []
         assert widths[0] < widths[1]
+        for w, h in ((1366, 768), (390, 844)):  # the audience view's larger type, and its own axes
+            page.set_viewport_size({"width": w, "height": h})
+            page.goto(srv.base + "/audience")
+            page.wait_for_selector("body[data-ready='1']")
+            page.wait_for_function(LAID_OUT)
+            page.wait_for_function(LINED_UP)
+            assert text_collisions(page.evaluate("window.textBoxes")) == []
 
 
 def test_the_chart_pages_fetch_nothing_from_outside(trained: str, browser: Any) -> None:
@@ -184,3 +200,26 @@ def test_the_chart_pages_fetch_nothing_from_outside(trained: str, browser: Any) 
         assert outside == []
         assert any(u.endswith("/static/uPlot.iife.min.js") for u in asked)
         assert any(u.endswith("/static/uPlot.min.css") for u in asked)
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1366, 768)], ids=["phone", "laptop"])
+def test_the_scoreboards_small_charts_keep_their_text_whole_and_apart(sqlite_menace: Invoke, sqlite_url: str,
+                                                                      browser: Any, size: tuple[int, int]) -> None:
+    for n in (1, 2, 3):
+        sqlite_menace("-m", f"group-{n}", "init")
+    sqlite_menace("-m", "group-1", "tournament", "--vs", "random", "-n", "20000", "--seed", "1")
+    sqlite_menace("-m", "group-2", "tournament", "--vs", "random", "-n", "300", "--seed", "1")
+    with BackgroundServer(sqlite_url, "group-1") as srv, page_at(browser, size) as [page]:
+        page.add_init_script(RECORD_TEXT)
+        page.goto(srv.base + "/scoreboard")
+        page.wait_for_selector("body[data-ready='1']")
+        page.wait_for_function(LAID_OUT)
+        page.wait_for_function(LINED_UP)
+        drawn = page.evaluate("window.textBoxes")
+        assert {b["canvas"].split(":")[0] for b in drawn} == {"chart-group-1", "chart-group-2"}
+        assert text_collisions(drawn) == []
+        # an axis's tick labels alike: 5k beside 10k, not 5,000
+        assert "5,000" not in {b["text"] for b in drawn}
+        assert page.evaluate("tickLabels([0, 5000, 10000, 15000])") == ["0", "5k", "10k", "15k"]
+        assert chart_legend(page, "chart-group-3") == []  # no games: no chart, a line saying so
+        assert page.inner_text("#chart-group-3") == "No games yet: train or play the machine."
