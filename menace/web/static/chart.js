@@ -120,6 +120,7 @@ class Chart {
           sync: { key: this.sync },
           drag: { x: true, y: false, setScale: !this.opts.onZoom },
           points: { size: 9 },
+          y: false,  // the games line only: a level line at the mouse would read as a value
           bind: { dblclick: () => () => { this.zoomOut(); return null; } },
         },
         scales: {
