@@ -81,7 +81,6 @@ class Chart {
       };
       if (bottom) { xAxis.label = d.xlabel || "games played"; xAxis.labelSize = Math.ceil(fs * 1.5); }
       const format = (v) => (v == null ? "–" : panel.percent ? `${(v * 100).toFixed(1)}%` : M.fmt(v));
-
       const yAxis = {
         stroke: theme.ink, font: theme.font, labelFont: theme.font, grid: theme.grid, ticks: theme.ticks,
         gap: 4, space: Math.ceil(fs * 2.2), labelGap: 0, labelSize: panel.label ? Math.ceil(fs * 1.5) : 0,
