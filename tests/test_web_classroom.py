@@ -13,7 +13,15 @@ from typing import Any
 
 import pytest
 from conftest import Invoke, owner, wait_until
-from web_browser_helpers import RECORD_TEXT, SVG_TEXT, click_through_game, launch_browser, page_at, text_collisions
+from web_browser_helpers import (
+    RECORD_TEXT,
+    SVG_TEXT,
+    chart_legend,
+    click_through_game,
+    launch_browser,
+    page_at,
+    text_collisions,
+)
 
 from menace.web.server import BackgroundServer
 
@@ -198,12 +206,19 @@ def test_the_learning_charts_text_is_whole_and_apart(trained: str, browser: Any,
         page.wait_for_function("document.getElementById('growth-caption').textContent.startsWith('Box 1')")
         boxes = page.evaluate("window.textBoxes")
         assert text_collisions(boxes) == []
-        texts = {b["text"] for b in boxes if b["canvas"] == "learning-chart"}
-        assert {"wins", "draws", "losses"} <= texts, texts  # the series are named, on a phone too
+        texts = {b["text"] for b in boxes if b["canvas"].startswith("learning-chart:")}
+        named = set().union(*chart_legend(page, "learning-chart"))
+        assert {"wins", "draws", "losses"} <= named, named  # the series are named, on a phone too
         assert any("reinforcement" in t for t in texts) and "3,000" in texts
         growth = page.evaluate("""(async () => { const d = await M.api('/machines/menace/boxes/1/series?points=50');
             return beadChartData(d).panels[0].series.map((s) => Boolean(s.step)); })()""")
         assert growth and not any(growth)  # the counts where the history knows them, not held flat between
+        # and the chart drawn holds exactly those counts at exactly those games
+        drawn, known = page.evaluate("""(async () => {
+            const d = await M.api('/machines/menace/boxes/1/series?points=500');
+            return [document.getElementById('growth-chart').menaceChart.plots[0].data,
+                    [d.games, ...d.series.map((s) => s.counts)]]; })()""")
+        assert drawn == known and len(known[0]) > 2
 
 
 # -- 6. the turn card's drawing: no bead cut off, none on top of another ----------------------------
@@ -372,7 +387,7 @@ def test_the_audience_view_fits_a_projector_with_large_type(trained: str, browse
         assert status >= size[1] / 30, status  # 36 px on 1080 lines
         assert board >= size[1] * 0.45, board
         chart_text = [b["y1"] - b["y0"] for b in audience.evaluate("window.textBoxes")
-                      if b["canvas"] == "learning-chart"
+                      if b["canvas"].startswith("learning-chart:")
                       and b["text"].replace(",", "").isdigit()]
         assert chart_text and min(chart_text) >= size[1] / 80  # the tick numbers' digits, 13 px on 1080 lines
         # the whole game's MENACE turns stay on screen, and the winning line is drawn

@@ -44,17 +44,23 @@ def launch_browser() -> Iterator[Any]:
 RECORD_TEXT = """
 // Every text drawn on a canvas, as a box in the canvas's CSS pixels: (canvas, frame, text, box).
 // A frame ends when the canvas is cleared (a chart drawn anew); the wall's chunks are drawn once.
+// A chart's canvases (uPlot's, one per panel) are named by the chart: "learning-chart:0", ":1"...
 window.textBoxes = [];
 (() => {
   const proto = CanvasRenderingContext2D.prototype, fill = proto.fillText, clear = proto.clearRect;
-  let ids = 0;
+  // frames numbered across canvases: a chart built anew (new canvases under the same name) is newer
+  let ids = 0, frames = 0;
   proto.clearRect = function (...args) {
-    this.canvas.__frame = (this.canvas.__frame || 0) + 1;
+    this.canvas.__frame = ++frames;
     return clear.apply(this, args);
   };
   proto.fillText = function (text, x, y, ...rest) {
     const c = this.canvas, m = this.measureText(text), t = this.getTransform();
-    if (!c.__id) c.__id = c.id || ("canvas-" + (++ids));
+    if (!c.__id) {
+      const chart = c.closest(".chart[id]");
+      const panel = chart ? [...chart.querySelectorAll(".uplot canvas")].indexOf(c) : -1;
+      c.__id = c.id || (chart ? chart.id + ":" + panel : "canvas-" + (++ids));
+    }
     const sx = c.clientWidth ? c.width / c.clientWidth : 1, sy = c.clientHeight ? c.height / c.clientHeight : 1;
     const l = x - m.actualBoundingBoxLeft, r = x + m.actualBoundingBoxRight;
     const top = y - m.actualBoundingBoxAscent, bottom = y + m.actualBoundingBoxDescent;
@@ -84,6 +90,27 @@ SVG_TEXT = """(root) => {
   });
   return out;
 }"""
+
+
+LEGEND = """(chart) => {
+  // each panel's legend under the chart #chart (uPlot's): {label: value} of the rows one can see
+  return [...document.querySelectorAll("#" + chart + " .u-legend")].map((table) => {
+    const rows = {};
+    for (const row of table.querySelectorAll("tr.u-series")) {
+      const r = row.getBoundingClientRect();
+      if (!r.width || !r.height || getComputedStyle(row).display === "none") continue;
+      rows[row.querySelector(".u-label").textContent] = row.querySelector(".u-value").textContent;
+    }
+    return rows;
+  });
+}"""
+
+
+def chart_legend(page: Any, chart: str) -> list[dict[str, str]]:
+    """The legend of each panel of the chart with id ``chart``, as one reads it: {series: value}, the
+    x value under "game" (the hovered game's values, or the latest ones when the mouse is elsewhere)."""
+    legends: list[dict[str, str]] = page.evaluate(LEGEND, chart)
+    return legends
 
 
 def text_collisions(boxes: list[dict[str, Any]], slack: float = 0.5) -> list[str]:

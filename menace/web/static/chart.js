@@ -1,203 +1,238 @@
-// A small line chart on a canvas: stacked panels sharing the x axis, hover read-out, drag to zoom.
+// The pages' charts, drawn by uPlot (vendored beside this file, see VENDORED.md): panels stacked on a
+// shared x axis (games), each panel one uPlot with its legend, which reads out the hovered game's
+// values (the latest ones otherwise). Drag across a chart to zoom in, double-click to zoom out. This
+// file only says what to draw: sizes that fit the text, the page's colours, the data.
 "use strict";
 
 class Chart {
-  // panels: [{label, series: [{name, colour, ys, dash}], percent, zero}], xs shared by all series.
-  constructor(canvas, opts = {}) {
-    this.canvas = canvas;
+  // el: a block whose CSS gives its size; opts: {onZoom(first, last), onReset(), fontSize: px or fn}.
+  // A chart is set() a spec: {xs, xmin, xmax, xlabel, empty, marks: [{x}],
+  //   panels: [{label, short, percent, zero, weight, xs, series: [{name, colour, ys, dash, dots}]}]}.
+  constructor(el, opts = {}) {
+    this.el = el;
     this.opts = opts;
-    this.data = null;
-    this.hover = null;
-    this.drag = null;
-    canvas.addEventListener("mousemove", (e) => this.onMove(e));
-    canvas.addEventListener("mouseleave", () => { this.hover = null; this.draw(); });
-    canvas.addEventListener("mousedown", (e) => { const p = this.pos(e); if (this.inPlot(p)) this.drag = { x0: p.x, x1: p.x }; });
-    window.addEventListener("mouseup", () => this.endDrag());
-    canvas.addEventListener("dblclick", () => { if (this.opts.onReset) this.opts.onReset(); });
-    new ResizeObserver(() => this.draw()).observe(canvas);
+    this.spec = null;
+    this.plots = [];
+    this.shape = null;
+    this.sync = `menace-chart-${Chart.made = (Chart.made || 0) + 1}`;
+    el.menaceChart = this;  // what the browser tests read back
+    el.classList.add("chart");
+    this.observer = new ResizeObserver(() => this.fit());
+    this.observer.observe(el);
   }
 
-  set(data) { this.data = data; this.draw(); }
+  set(spec) { this.spec = spec; this.render(); }
 
-  pos(e) { const r = this.canvas.getBoundingClientRect(); return { x: e.clientX - r.left, y: e.clientY - r.top }; }
-  inPlot(p) { return p.x >= this.left && p.x <= this.left + this.plotW; }
+  // Gone from the page for good (a group's card removed): its plots and their listeners with it.
+  destroy() { this.observer.disconnect(); this.clear(); delete this.el.menaceChart; }
 
-  onMove(e) {
-    const p = this.pos(e);
-    if (this.drag) this.drag.x1 = p.x;
-    this.hover = this.inPlot(p) ? p.x : null;
-    this.draw();
-  }
+  clear() { for (const u of this.plots) u.destroy(); this.plots = []; this.shape = null; this.el.replaceChildren(); }
 
-  endDrag() {
-    if (!this.drag) return;
-    const d = this.drag; this.drag = null;
-    if (Math.abs(d.x1 - d.x0) > 8 && this.opts.onZoom && this.data) {
-      const a = this.xAt(Math.min(d.x0, d.x1)), b = this.xAt(Math.max(d.x0, d.x1));
-      this.opts.onZoom(Math.max(1, Math.floor(a)), Math.ceil(b));
-    }
-    this.draw();
-  }
+  fontSize() { const f = this.opts.fontSize; return Math.round(typeof f === "function" ? f() : f || 13); }
 
-  xAt(px) { const [x0, x1] = this.xRange; return x0 + (px - this.left) / this.plotW * (x1 - x0); }
-
-  draw() {
-    const c = this.canvas, dpr = window.devicePixelRatio || 1;
-    if (!c.getClientRects().length) return;  // not shown (a closed dialog): drawn when it is
-    const w = c.clientWidth || 600, h = c.clientHeight || Number(c.getAttribute("height")) || 300;
-    if (c.width !== Math.round(w * dpr) || c.height !== Math.round(h * dpr)) { c.width = Math.round(w * dpr); c.height = Math.round(h * dpr); }
-    const ctx = c.getContext("2d");
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.clearRect(0, 0, w, h);
-    const d = this.data;
-    // Text size: 13 px, or what the page asks for (the audience view, read from the back of a hall).
-    const fs = typeof this.opts.fontSize === "function" ? this.opts.fontSize() : this.opts.fontSize || 13, k = fs / 13;
-    const font = `${fs}px system-ui, sans-serif`, bold = `bold ${fs}px system-ui, sans-serif`;
-    ctx.font = font;
+  // The same panels and series as drawn: new data only (uPlot's setData), else built anew.
+  render() {
+    const d = this.spec, el = this.el;
+    if (!el.clientWidth || !el.getClientRects().length) return;  // not shown (a closed dialog): drawn when it is
     if (!d || !d.xs.length) {
-      ctx.fillStyle = "#666"; ctx.textAlign = "center"; ctx.fillText(d && d.empty ? d.empty : "No games yet.", w / 2, h / 2); return;
+      this.clear();
+      el.append(M.el("p", { class: "chart-empty", text: d && d.empty ? d.empty : "No games yet." }));
+      return;
     }
-    const narrow = w < 500;
-    // Each panel's value range and tick labels first: the left margin is as wide as the widest
-    // tick label plus the axis title beside it, so neither runs into the other.
-    const scales = d.panels.map((panel) => {
-      let lo = panel.percent ? 0 : Infinity, hi = panel.percent ? 1 : -Infinity;
-      if (!panel.percent) for (const s of panel.series) for (const v of s.ys) { if (v < lo) lo = v; if (v > hi) hi = v; }
-      if (lo === Infinity) { lo = 0; hi = 1; }
-      if (panel.zero) { lo = Math.min(lo, 0); hi = Math.max(hi, 0); }
-      if (hi === lo) { hi += 1; lo -= panel.zero ? 0 : 1; }
-      const pad = (hi - lo) * 0.05; if (!panel.percent) { hi += pad; if (lo !== 0) lo -= pad; }
-      const tk = ticks(lo, hi, 4).map((t) => [t, panel.percent ? Math.round(t * 100) + "%" : compact(t)]);
-      return { lo, hi, tk };
+    if (this.shapeOf() !== this.shape) this.build();
+    d.panels.forEach((p, i) => {
+      const u = this.plots[i];
+      u.setData(panelData(d, p));
+      u.setScale("x", this.extent());
     });
-    const tickW = Math.max(0, ...scales.flatMap((sc) => sc.tk.map(([, text]) => ctx.measureText(text).width)));
-    const titleW = d.panels.some((p) => p.label) ? Math.round(fs * 1.5) : 0;
-    this.left = Math.round(titleW + tickW + 12);
-    // On a wide chart the series are named at their last values, on the right; on a narrow one
-    // in a row above their panel.
-    ctx.font = bold;
-    const nameW = Math.max(0, ...d.panels.flatMap((p) => p.series.map((s) => ctx.measureText(s.name).width)));
-    ctx.font = font;
-    const right = narrow ? Math.round(fs * 0.8) : Math.round(nameW + 14);
-    const legendH = narrow ? Math.round(fs * 1.5) : 0;
-    this.plotW = Math.max(40, w - this.left - right);
-    const xs = d.xs;
-    this.xRange = [d.xmin ?? xs[0], d.xmax ?? xs[xs.length - 1]];
-    if (this.xRange[1] <= this.xRange[0]) this.xRange[1] = this.xRange[0] + 1;
-    const X = (x) => this.left + (x - this.xRange[0]) / (this.xRange[1] - this.xRange[0]) * this.plotW;
-    const gap = 18 * k + legendH, bottom = 34 * k, top = 8 * k + legendH;
-    const totalH = h - bottom - top - gap * (d.panels.length - 1);
-    let y0 = top;
-    let hoverIdx = null;
-    if (this.hover !== null) {
-      const gx = this.xAt(this.hover);
-      let best = 0; for (let i = 0; i < xs.length; i++) if (Math.abs(xs[i] - gx) < Math.abs(xs[best] - gx)) best = i;
-      hoverIdx = best;
-    }
-    d.panels.forEach((panel, pi) => {
-      const ph = totalH * (panel.weight || 1) / d.panels.reduce((s, p) => s + (p.weight || 1), 0);
-      const { lo, hi, tk } = scales[pi];
-      const Y = (v) => y0 + ph - (v - lo) / (hi - lo) * ph;
-      ctx.fillStyle = "#fafafa"; ctx.fillRect(this.left, y0, this.plotW, ph);
-      ctx.strokeStyle = "#e2e2e2"; ctx.lineWidth = 1; ctx.fillStyle = "#444"; ctx.textAlign = "right"; ctx.textBaseline = "middle";
-      // tick labels kept inside the panel's height (the top one may sit at its very edge)
-      for (const [t, text] of tk) {
-        const y = Y(t); ctx.beginPath(); ctx.moveTo(this.left, y); ctx.lineTo(this.left + this.plotW, y); ctx.stroke();
-        ctx.fillText(text, this.left - 6, Math.min(Math.max(y, y0 + fs / 2), y0 + ph - fs / 2));
-      }
+  }
+
+  // What, changed, needs the plots built anew: the type's size, a phone's width, the panels and their
+  // series (a title that changes, the rates' window growing with the games, is only drawn anew).
+  shapeOf() {
+    const d = this.spec;
+    return JSON.stringify([this.fontSize(), this.el.clientWidth < 500,
+      d.panels.map((p) => [Boolean(p.label), p.percent, p.zero, p.series.map((s) => [s.name, s.colour, s.dash, s.dots])])]);
+  }
+
+  extent() { const d = this.spec; return { min: d.xmin ?? d.xs[0], max: Math.max(d.xmax ?? d.xs[d.xs.length - 1], (d.xmin ?? d.xs[0]) + 1) }; }
+
+  build() {
+    this.clear();
+    this.shape = this.shapeOf();
+    const d = this.spec, el = this.el, fs = this.fontSize(), narrow = el.clientWidth < 500;
+    const theme = chartTheme(fs);
+    el.style.setProperty("--chart-font-size", `${fs}px`);
+    const last = d.panels.length - 1;
+    let zooming = false;
+    // Every panel's y axis as wide as the widest one needs, so that their x axes line up.
+    const needY = d.panels.map(() => 0), gotY = d.panels.map(() => 0);
+    this.plots = d.panels.map((panel, pi) => {
+      const bottom = pi === last;
+      const holder = M.el("div", { class: "chart-panel" });
+      el.append(holder);
+      const xAxis = {
+        stroke: theme.ink, font: theme.font, labelFont: theme.font, grid: theme.grid, ticks: theme.ticks,
+        gap: Math.ceil(fs * 0.55),
+        // room for the widest label between two ticks; labels only under the bottom panel
+        space: (u, i, min, max) => measure(theme.font, compact(max)) + fs * (narrow ? 2.5 : 3),
+        values: (u, splits) => (bottom ? tickLabels(splits) : splits.map(() => "")),
+        size: bottom ? Math.ceil(4 + fs * 0.55 + fs * 1.3) : 4,
+      };
+      if (bottom) { xAxis.label = d.xlabel || "games played"; xAxis.labelSize = Math.ceil(fs * 1.5); }
+      const format = (v) => (v == null ? "–" : panel.percent ? `${(v * 100).toFixed(1)}%` : M.fmt(v));
+      const yAxis = {
+        stroke: theme.ink, font: theme.font, labelFont: theme.font, grid: theme.grid, ticks: theme.ticks,
+        gap: 4, space: Math.ceil(fs * 2.2), labelGap: 0, labelSize: panel.label ? Math.ceil(fs * 1.5) : 0,
+        values: (u, splits) => (panel.percent ? splits.map((v) => `${Math.round(v * 100)}%`) : tickLabels(splits)),
+        // as wide as its widest tick label, so the title beside it never runs into them
+        size: (u, values) => {
+          needY[pi] = Math.ceil(4 + 4 + Math.max(measure(theme.font, "0"), ...(values || []).map((t) => measure(theme.font, t))) + 2);
+          return (gotY[pi] = Math.max(...needY));
+        },
+      };
       if (panel.label) {
-        // A label longer than its panel is tall would run into the next one: the short one, else
-        // the short one made smaller.
-        let text = narrow || ctx.measureText(panel.label).width > ph - 8 ? panel.short || panel.label : panel.label;
-        let size = fs;
-        while (size > 9 && ctx.measureText(text).width * size / fs > ph - 4) size -= 1;
-        ctx.save(); ctx.translate(titleW / 2 + 2, y0 + ph / 2); ctx.rotate(-Math.PI / 2); ctx.textAlign = "center";
-        ctx.fillStyle = "#333"; ctx.font = `${size}px system-ui, sans-serif`; ctx.fillText(text, 0, 0); ctx.restore();
-        ctx.font = font;
+        // the long title where the panel is tall enough for it, else the short one, else none (the
+        // legend still names the series): a title never runs past its panel
+        yAxis.label = (u) => {
+          const p = this.spec.panels[pi], room = u.bbox.height / (window.devicePixelRatio || 1) - 4;
+          return (narrow ? [p.short] : [p.label, p.short]).find((t) => t && measure(theme.font, t) <= room) || "";
+        };
       }
-      if (narrow) {
-        // the series' names in a row above the panel, each after a sample of its line
-        ctx.font = bold; ctx.textAlign = "left"; ctx.textBaseline = "middle";
-        let x = this.left; const y = y0 - legendH / 2 - 2;
-        for (const s of panel.series) {
-          ctx.strokeStyle = s.colour; ctx.lineWidth = 2.5; ctx.setLineDash(s.dash || []);
-          ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(x + fs * 1.3, y); ctx.stroke(); ctx.setLineDash([]);
-          ctx.fillStyle = s.colour; ctx.fillText(s.name, x + fs * 1.6, y);
-          x += fs * 2.4 + ctx.measureText(s.name).width;
-        }
-        ctx.font = font;
-      }
-      ctx.save(); ctx.beginPath(); ctx.rect(this.left, y0, this.plotW, ph); ctx.clip();
-      for (const s of panel.series) {
-        ctx.strokeStyle = s.colour; ctx.lineWidth = s.width || 2.5; ctx.setLineDash(s.dash || []);
-        ctx.beginPath();
-        const sx = s.xs || xs;
-        for (let i = 0; i < sx.length; i++) {
-          const px = X(sx[i]), py = Y(s.ys[i]);
-          if (i === 0) ctx.moveTo(px, py); else if (s.step) { ctx.lineTo(px, Y(s.ys[i - 1])); ctx.lineTo(px, py); } else ctx.lineTo(px, py);
-        }
-        ctx.stroke(); ctx.setLineDash([]);
-        if (s.dots) {
-          ctx.fillStyle = s.colour;
-          for (let i = 0; i < sx.length; i++) { ctx.beginPath(); ctx.arc(X(sx[i]), Y(s.ys[i]), 3, 0, Math.PI * 2); ctx.fill(); }
-        }
-      }
-      ctx.restore();
-      if (!narrow) {
-        ctx.textAlign = "left"; ctx.textBaseline = "middle";
-        // Each series' name at its last value, apart from the others and inside its panel.
-        const labels = panel.series.filter((s) => s.ys.length).map((s) => ({ s, y: Y(s.ys[s.ys.length - 1]) }))
-          .sort((a, b) => a.y - b.y);
-        const step = fs + 1;
-        const top = y0 + fs / 2, bottom = y0 + ph - fs / 2;
-        labels.forEach((l, i) => { l.y = Math.max(l.y, top, i ? labels[i - 1].y + step : top); });
-        for (let i = labels.length - 1; i >= 0; i--) labels[i].y = Math.min(labels[i].y, i === labels.length - 1 ? bottom : labels[i + 1].y - step);
-        ctx.font = bold;
-        for (const l of labels) { ctx.fillStyle = l.s.colour; ctx.fillText(l.s.name, this.left + this.plotW + 6, l.y); }
-        ctx.font = font;
-      }
-      if (hoverIdx !== null) {
-        const px = X(xs[hoverIdx]);
-        ctx.strokeStyle = "#555"; ctx.setLineDash([3, 3]); ctx.beginPath(); ctx.moveTo(px, y0); ctx.lineTo(px, y0 + ph); ctx.stroke(); ctx.setLineDash([]);
-        // A series with its own game numbers (rates start once a window of games is full).
-        const at = (s) => { if (!s.xs) return hoverIdx; let b = 0; for (let i = 0; i < s.xs.length; i++) if (Math.abs(s.xs[i] - xs[hoverIdx]) < Math.abs(s.xs[b] - xs[hoverIdx])) b = i; return b; };
-        const value = (s) => { const v = s.ys[at(s)]; return v === undefined ? "–" : panel.percent ? (v * 100).toFixed(1) + "%" : M.fmt(v); };
-        const lines = panel.series.map((s) => `${s.name}: ${value(s)}`);
-        const tw = Math.max(...lines.map((t) => ctx.measureText(t).width)) + 12;
-        const bx = px + tw + 10 > this.left + this.plotW ? px - tw - 6 : px + 6;
-        ctx.fillStyle = "rgba(255,255,255,0.92)"; ctx.fillRect(bx, y0 + 4, tw, lines.length * (fs + 3) + 6);
-        ctx.strokeStyle = "#bbb"; ctx.strokeRect(bx, y0 + 4, tw, lines.length * (fs + 3) + 6);
-        ctx.textAlign = "left";
-        lines.forEach((t, i) => { ctx.fillStyle = panel.series[i].colour; ctx.fillText(t, bx + 6, y0 + 4 + (fs + 3) * (i + 0.5) + 3); });
-      }
-      y0 += ph + gap;
+      const series = [{
+        label: "game",
+        value: (u, v, si, idx) => M.fmt(idx == null ? lastOf(u.data[0]) : v),
+      }, ...panel.series.map((s, si) => ({
+        label: s.name, stroke: s.colour, width: s.width || 2.5, dash: s.dash || undefined, spanGaps: true,
+        // dots where the points are few and far enough apart to be seen (uPlot decides, zoom included)
+        points: s.dots ? { size: 6, space: 10, fill: s.colour, stroke: s.colour } : { show: false },
+        value: (u, v, i, idx) => format(idx == null ? lastOf(u.data[si + 1]) : v),
+      }))];
+      const opts = {
+        width: el.clientWidth, height: 100,
+        // inside the canvas: the top tick label (half above the top line), the last x label (half past the end)
+        padding: [Math.ceil(fs * 0.7), (u) => Math.ceil(measure(theme.font, compact(this.extent().max)) / 2) + 4,
+          bottom ? 0 : Math.ceil(fs * 0.7), 0],
+        // each series' key: a filled square for a solid line, the dashes of a dashed one
+        legend: { live: true, markers: { width: 2, fill: (u, i) => (panel.series[i - 1].dash ? "transparent" : panel.series[i - 1].colour) } },
+        cursor: {
+          sync: { key: this.sync },
+          drag: { x: true, y: false, setScale: !this.opts.onZoom },
+          points: { size: 9 },
+          y: false,  // the games line only: a level line at the mouse would read as a value
+          bind: { dblclick: () => () => { this.zoomOut(); return null; } },
+        },
+        scales: {
+          x: { time: false },
+          y: { range: (u, lo, hi) => yRange(this.spec.panels[pi], lo, hi) },
+        },
+        axes: [xAxis, yAxis],
+        series,
+        hooks: {
+          draw: [(u) => {
+            this.drawMarks(u);
+            // a panel's axis turned out wider (or narrower) than another's: that one measured again
+            const want = Math.max(...needY);
+            this.plots.forEach((p, j) => { if (gotY[j] !== want) queueMicrotask(() => p.redraw(false, true)); });
+          }],
+          setSelect: [(u) => {
+            if (!this.opts.onZoom || u.select.width < 8) return;
+            const a = u.posToVal(u.select.left, "x"), b = u.posToVal(u.select.left + u.select.width, "x");
+            u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+            // the panels share one drag: one zoom asked for
+            if (zooming) return;
+            zooming = true; queueMicrotask(() => { zooming = false; });
+            this.opts.onZoom(Math.max(1, Math.floor(a)), Math.ceil(b));
+          }],
+        },
+      };
+      const u = new uPlot(opts, panelData(d, panel), holder);
+      u.root.querySelector(".u-legend").setAttribute("aria-label", `${panel.short || panel.label || "chart"}: the values at the game shown`);
+      u.root.querySelector(".u-over").title = "drag across to zoom in, double-click to zoom out";
+      return u;
     });
-    ctx.fillStyle = "#444"; ctx.textAlign = "center"; ctx.textBaseline = "top";
-    const xt = ticks(this.xRange[0], this.xRange[1], narrow ? 3 : 6);
-    // each x label whole and inside the canvas: one at an end is moved in, not cut
-    let lastRight = -Infinity;
-    for (const t of xt) {
-      const text = compact(t), tw = ctx.measureText(text).width;
-      const x = Math.min(Math.max(X(t), tw / 2 + 2), w - tw / 2 - 2);
-      if (x - tw / 2 < lastRight + 6) continue;
-      ctx.fillText(text, x, h - bottom + 4);
-      lastRight = x + tw / 2;
+    this.fit();
+  }
+
+  zoomOut() {
+    if (this.opts.onReset) this.opts.onReset();
+    else if (this.spec && this.spec.xs.length) for (const u of this.plots) u.setScale("x", this.extent());
+  }
+
+  // Each panel as wide as the chart, the height left by the legends shared by the panels' weights.
+  fit() {
+    const el = this.el, d = this.spec;
+    if (!d || !el.clientWidth || !el.getClientRects().length) return;
+    if (!this.plots.length || this.shapeOf() !== this.shape) { this.render(); return; }
+    const w = el.clientWidth;
+    let room = el.clientHeight || 300;
+    for (const u of this.plots) {
+      const legend = u.root.querySelector(".u-legend");
+      legend.style.width = `${w}px`;
+      room -= legend.offsetHeight;
     }
-    ctx.fillText(hoverIdx !== null ? `game ${M.fmt(xs[hoverIdx])}` : (d.xlabel || "games played"), this.left + this.plotW / 2, h - 16 * k);
-    for (const m of d.marks || []) {
-      if (m.x <= this.xRange[0] || m.x > this.xRange[1]) continue;
-      const px = X(m.x); ctx.strokeStyle = "#7f3c8d"; ctx.setLineDash([5, 4]); ctx.beginPath(); ctx.moveTo(px, top); ctx.lineTo(px, h - bottom); ctx.stroke(); ctx.setLineDash([]);
+    const weights = d.panels.map((p) => p.weight || 1), total = weights.reduce((a, b) => a + b, 0);
+    this.plots.forEach((u, i) => {
+      const h = Math.max(60, Math.floor(room * weights[i] / total));
+      if (u.width !== w || u.height !== h) u.setSize({ width: w, height: h });
+    });
+  }
+
+  // Where the opponent changed: a dashed line across the panel.
+  drawMarks(u) {
+    const marks = (this.spec && this.spec.marks) || [];
+    if (!marks.length) return;
+    const ctx = u.ctx, { left, top, width, height } = u.bbox, dpr = window.devicePixelRatio || 1;
+    ctx.save();
+    ctx.strokeStyle = chartTheme(13).mark; ctx.lineWidth = dpr; ctx.setLineDash([5 * dpr, 4 * dpr]);
+    for (const m of marks) {
+      const x = u.valToPos(m.x, "x", true);
+      if (x <= left || x > left + width) continue;
+      ctx.beginPath(); ctx.moveTo(x, top); ctx.lineTo(x, top + height); ctx.stroke();
     }
-    if (this.drag) { ctx.fillStyle = "rgba(0,114,178,0.15)"; ctx.fillRect(Math.min(this.drag.x0, this.drag.x1), top, Math.abs(this.drag.x1 - this.drag.x0), h - bottom - top); }
+    ctx.restore();
   }
 }
 
-function ticks(lo, hi, n) {
-  const span = hi - lo; if (span <= 0) return [lo];
-  const raw = span / n, mag = Math.pow(10, Math.floor(Math.log10(raw)));
-  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => span / s <= n) || 10 * mag;
-  const out = []; for (let t = Math.ceil(lo / step) * step; t <= hi + 1e-9; t += step) out.push(Math.round(t * 1e6) / 1e6);
-  return out;
+// The panel's columns as uPlot takes them: its game numbers, then each series' values.
+function panelData(d, panel) { return [panel.xs || d.xs, ...panel.series.map((s) => s.ys)]; }
+
+function lastOf(values) {
+  for (let i = values.length - 1; i >= 0; i--) if (values[i] != null) return values[i];
+  return null;
+}
+
+// A share is 0 to 100%; a count has a little room above its largest value, and 0 on the axis if asked.
+function yRange(panel, lo, hi) {
+  if (panel.percent) return [0, 1];
+  if (lo == null || !Number.isFinite(lo)) { lo = 0; hi = 1; }
+  if (panel.zero) { lo = Math.min(lo, 0); hi = Math.max(hi, 0); }
+  if (hi === lo) { hi += 1; lo -= panel.zero ? 0 : 1; }
+  const pad = (hi - lo) * 0.05;
+  return [lo === 0 ? 0 : lo - pad, hi + pad];
+}
+
+// The page's colours and type (style.css's custom properties), read when a chart is built.
+function chartTheme(fs) {
+  const css = getComputedStyle(document.documentElement);
+  const v = (name, fallback) => css.getPropertyValue(name).trim() || fallback;
+  const family = getComputedStyle(document.body).fontFamily || "system-ui, sans-serif";
+  const line = v("--line", "#d8d2c4");
+  return {
+    ink: v("--ink", "#1d1d1d"), muted: v("--muted", "#5c5c5c"), mark: v("--mark", "#7f3c8d"),
+    font: `${fs}px ${family}`,
+    grid: { stroke: line, width: 1 },
+    ticks: { stroke: line, width: 1, size: 4 },
+  };
+}
+
+const measureCtx = document.createElement("canvas").getContext("2d");
+function measure(font, text) { measureCtx.font = font; return measureCtx.measureText(text).width; }
+
+// An axis's tick labels, short and alike: 5k, 10k, 15k (not 5,000 beside 10k); 500k, 1.0M; 1.5bn.
+function tickLabels(splits) {
+  const top = Math.max(0, ...splits.map(Math.abs));
+  return splits.map((v) => (top >= 1e4 && Math.abs(v) < 1e4 && v !== 0 ? `${+(v / 1e3).toFixed(2)}k` : compact(v)));
 }
 
 function compact(v) {
@@ -208,21 +243,27 @@ function compact(v) {
   return M.fmt(v);
 }
 
-const RESULT_COLOURS = { win: "#009e73", draw: "#0072b2", loss: "#d55e00" };
+function resultColours() {
+  const css = getComputedStyle(document.documentElement);
+  const v = (name, fallback) => css.getPropertyValue(name).trim() || fallback;
+  return { win: v("--win", "#009e73"), draw: v("--draw", "#0072b2"), loss: v("--loss", "#d55e00"), ink: v("--ink", "#222") };
+}
 
 // The learning chart: cumulative reinforcement above, rolling W/D/L shares below.
 function learningChartData(s) {
+  const c = resultColours();
   return {
     xs: s.games, xmin: s.first, xmax: s.last,
     empty: "No games yet: train or play the machine.",
     marks: s.opponents.slice(1).map((o) => ({ x: o.game })),
     panels: [
       { label: `cumulative reinforcement (${s.rule})`, short: "reinforcement", zero: true, weight: 1.1,
-        series: [{ name: "total", colour: "#222", ys: s.cumulative }] },
+        series: [{ name: "total", colour: c.ink, ys: s.cumulative }] },
       { label: `share of the last ${M.fmt(s.window)} games`, short: `last ${M.fmt(s.window)} games`, percent: true,
-        series: [{ name: "wins", colour: RESULT_COLOURS.win, xs: s.rate_games, ys: s.win },
-          { name: "draws", colour: RESULT_COLOURS.draw, xs: s.rate_games, ys: s.draw, dash: [8, 4] },
-          { name: "losses", colour: RESULT_COLOURS.loss, xs: s.rate_games, ys: s.loss, dash: [2, 3] }] },
+        xs: s.rate_games,
+        series: [{ name: "wins", colour: c.win, ys: s.win },
+          { name: "draws", colour: c.draw, ys: s.draw, dash: [8, 4] },
+          { name: "losses", colour: c.loss, ys: s.loss, dash: [2, 3] }] },
     ],
   };
 }
