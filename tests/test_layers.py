@@ -295,3 +295,23 @@ def test_nothing_the_package_defines_is_left_unused() -> None:
     elsewhere.append((root / "cli.py").read_text(encoding="utf-8"))
     package = {name: path.read_text(encoding="utf-8") for name, path in modules()}
     assert unused_names(package, elsewhere) == []
+
+
+ENGINE_MAKERS = {"create_engine", "make_engine", "open_database", "upgrade_database"}
+"""What builds a SQLAlchemy Engine (and so a pool of connections) on a database from its URL
+(``upgrade_database(url)`` did, for ``menace upgrade``, until the owner took it over)."""
+
+
+def test_only_the_database_owner_builds_an_engine() -> None:
+    """Above storage, an engine is made only by the one object that owns the database
+    (:class:`menace.app.database.Database`): every command and the server reach theirs through it."""
+    found = []
+    for name, path in modules():
+        if layer_of(name) == "storage" or name == "menace.app.database":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                called = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
+                if called in ENGINE_MAKERS:
+                    found.append(f"{name}:{node.lineno} {called}")
+    assert found == []

@@ -256,9 +256,7 @@ def upgrade(app: AppContext) -> None:
 
     Example: menace --db old.db upgrade
     """
-    from menace.storage.database import upgrade_database
-
-    before, after, backup = upgrade_database(app.url)
+    before, after, backup = app.database.upgrade()
     if backup is None and before == after:
         click.echo(f"{app.where} is up to date (schema {after}).")
         return
