@@ -232,15 +232,25 @@ ALLOWED_FROM_MIGRATIONS = {
     # env.py connects Alembic to the live schema and engine: that is what a migration run is for.
     "menace.storage.database", "menace.storage.database.make_engine",
     "menace.storage.models", "menace.storage.models.metadata",
-    # a name only: the archive table's name, which no release may change
-    "menace.storage.database.ARCHIVE_TABLE",
 }
+
+
+def test_the_migrations_and_the_live_code_name_the_archive_table_alike() -> None:
+    """The table where a downgrade keeps rows is named twice, frozen beside the migrations and in
+    the live code that looks for it (``check``, the schema's state): the same name."""
+    from menace.migrations.archive import ARCHIVE
+
+    from menace.storage.database import ARCHIVE_TABLE
+
+    assert ARCHIVE == ARCHIVE_TABLE == "menace_archive"
 
 
 def test_no_assert_guards_a_production_path() -> None:
     """``python -O`` drops asserts: what the code relies on is raised as an error
-    (:func:`menace.core.errors.known` where a value is known to be there)."""
-    found = [f"{name}:{node.lineno}" for name, path in modules()
+    (:func:`menace.core.errors.known` where a value is known to be there). The migrations too."""
+    migrations = sorted((PACKAGE.parent / "migrations").rglob("*.py"))
+    found = [f"{path.relative_to(PACKAGE.parent)}:{node.lineno}"
+             for path in [*(path for _, path in modules()), *migrations]
              for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, ast.Assert)]
     assert found == []
 
