@@ -27,13 +27,14 @@ from menace.core.settings import PRESETS
 def completed(preset: str, opponent: str, games: int, seeds: int, folder: Path) -> tuple[int, dict[int, int]]:
     """How many seeds played all ``games``, and the game each other seed stopped after."""
     base = folder / f"{preset}.db"
-    init_machine(Database(f"sqlite:///{base}"), "menace", PRESETS[preset], preset)
+    with Database(f"sqlite:///{base}") as built:  # closed: the machine is in the file, none in its -wal
+        init_machine(built, "menace", PRESETS[preset], preset)
     done = 0
     stopped: dict[int, int] = {}
     for seed in range(1, seeds + 1):
         db = folder / f"{preset}-{seed}.db"
         shutil.copy(base, db)
-        with open_machine(Database(f"sqlite:///{db}"), "menace", holder="benchmarks/headline.py") as m:
+        with Database(f"sqlite:///{db}") as owner, open_machine(owner, "menace", holder="benchmarks/headline.py") as m:
             result = run_tournament(m, opponent, games=games, seed=seed)
         if result.games == games and result.stopped is None:
             done += 1

@@ -26,10 +26,15 @@ def run_migrations_online() -> None:
     connection = config.attributes.get("connection")
     if connection is None:
         url = config.get_main_option("sqlalchemy.url")
-        assert url, "no connection passed and no sqlalchemy.url set"
-        with make_engine(url).begin() as conn:
-            context.configure(connection=conn, target_metadata=target_metadata, render_as_batch=True)
-            context.run_migrations()
+        if not url:
+            raise RuntimeError("no connection passed and no sqlalchemy.url set")
+        engine = make_engine(url)
+        try:
+            with engine.begin() as conn:
+                context.configure(connection=conn, target_metadata=target_metadata, render_as_batch=True)
+                context.run_migrations()
+        finally:
+            engine.dispose()
         return
     context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
     with context.begin_transaction():

@@ -4,6 +4,9 @@ option away and stops early, with exit status 3, where its opening box runs dry.
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import pytest
 from conftest import Invoke, owner
 
@@ -76,3 +79,14 @@ def test_the_exact_machine_stops_early_with_status_3(menace: Invoke) -> None:
     # ... and so does a run by time: --for never ends early in silence.
     result = menace("tournament", "--vs", "smart", "--for", "8h", ok=False)
     assert result.exit_code == 3 and "is empty" in result.output  # refused before it starts, as when it empties
+
+
+def test_the_benchmark_that_prints_the_figure_runs(tmp_path: Path) -> None:
+    """benchmarks/headline.py prints README's figure; a few seeds of it run here (it copies a built
+    machine's file for each seed: what was built must be in that file, not left in a write-ahead log)."""
+    spec = importlib.util.spec_from_file_location("headline", Path(__file__).parents[1] / "benchmarks" / "headline.py")
+    assert spec is not None and spec.loader is not None
+    headline = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(headline)
+    assert headline.completed("michie", "smart", 30, 2, tmp_path) == (2, {})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["michie.db"]

@@ -40,9 +40,15 @@ def module_name(path: Path) -> str:
 def imports(path: Path) -> list[str]:
     """Every module ``path`` imports, anywhere in it (inside functions too), relative imports resolved:
     for ``from X import Y`` both ``X`` and ``X.Y`` (Y may be a module or a name in X)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    package = module_name(path).split(".")
-    if path.name != "__init__.py":
+    return imports_in(path.read_text(encoding="utf-8"), module_name(path), path.name == "__init__.py")
+
+
+def imports_in(source: str, module: str, is_package: bool) -> list[str]:
+    """:func:`imports` of the text ``source`` of ``module`` (``menace.cli.__init__`` for a package's face)."""
+    tree = ast.parse(source)
+    # the package a relative import starts from: a module's own, or the package a face stands for
+    package = module.removesuffix(".__init__").split(".")
+    if not is_package:
         package = package[:-1]
     found = []
     for node in ast.walk(tree):
@@ -63,15 +69,15 @@ def modules() -> list[tuple[str, Path]]:
 
 
 def test_relative_imports_are_resolved() -> None:
-    """The checks below see ``from ..web import app`` as the import it is."""
-    here = PACKAGE / "cli" / "serve.py"
-    probe = here.with_name("_probe_relative.py")
-    assert imports(here)  # it imports something
-    try:
-        probe.write_text("from ..web import app\nfrom . import common\n", encoding="utf-8")
-        assert {"menace.web", "menace.web.app", "menace.cli", "menace.cli.common"} <= set(imports(probe))
-    finally:
-        probe.unlink()
+    """The checks below see ``from ..web import app`` as the import it is, in a module and in a
+    package's face (``__init__.py``), without writing a probe into the package."""
+    assert "menace.web.app" in imports(PACKAGE / "cli" / "serve.py")  # a real file is read
+    in_module = set(imports_in("from ..web import app\nfrom . import common\n", "menace.cli.serve", False))
+    assert {"menace.web", "menace.web.app", "menace.cli", "menace.cli.common"} <= in_module
+    in_face = set(imports_in("from .base import RulePlayer\nfrom . import registry\nfrom ..core import player\n",
+                             "menace.players.__init__", True))
+    assert {"menace.players.base", "menace.players.base.RulePlayer", "menace.players.registry",
+            "menace.core.player"} <= in_face
 
 
 def test_every_module_sits_in_a_layer() -> None:
@@ -226,14 +232,96 @@ ALLOWED_FROM_MIGRATIONS = {
     # env.py connects Alembic to the live schema and engine: that is what a migration run is for.
     "menace.storage.database", "menace.storage.database.make_engine",
     "menace.storage.models", "menace.storage.models.metadata",
-    # a name only: the archive table's name, which no release may change
-    "menace.storage.database.ARCHIVE_TABLE",
 }
+
+
+def test_the_migrations_and_the_live_code_name_the_archive_table_alike() -> None:
+    """The table where a downgrade keeps rows is named twice, frozen beside the migrations and in
+    the live code that looks for it (``check``, the schema's state): the same name."""
+    from menace.migrations.archive import ARCHIVE
+
+    from menace.storage.database import ARCHIVE_TABLE
+
+    assert ARCHIVE == ARCHIVE_TABLE == "menace_archive"
 
 
 def test_no_assert_guards_a_production_path() -> None:
     """``python -O`` drops asserts: what the code relies on is raised as an error
-    (:func:`menace.core.errors.known` where a value is known to be there)."""
-    found = [f"{name}:{node.lineno}" for name, path in modules()
+    (:func:`menace.core.errors.known` where a value is known to be there). The migrations too."""
+    migrations = sorted((PACKAGE.parent / "migrations").rglob("*.py"))
+    found = [f"{path.relative_to(PACKAGE.parent)}:{node.lineno}"
+             for path in [*(path for _, path in modules()), *migrations]
              for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, ast.Assert)]
+    assert found == []
+
+
+def unused_names(package: dict[str, str], elsewhere: list[str]) -> list[str]:
+    """The top-level functions, classes and names of the ``package`` modules (name -> source) that
+    no source, the package's or ``elsewhere``, uses: not called, read, imported or named in a string
+    (a command found by its ``"module:name"``, ``__all__``). A definition made by a decorator
+    (a command, a route) is used by it; a docstring that mentions a name does not use it."""
+    used: set[str] = set()
+    trees = {name: ast.parse(source) for name, source in package.items()}
+    for tree in [*trees.values(), *(ast.parse(source) for source in elsewhere)]:
+        docstrings = {id(node.value) for node in ast.walk(tree)
+                      if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+                used.add(node.id)
+            elif isinstance(node, ast.Attribute):
+                used.add(node.attr)
+            elif isinstance(node, ast.alias):
+                used.add(node.name.rpartition(".")[2])
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+                used.update(re.findall(r"[A-Za-z_]\w*", node.value))
+    found = []
+    for module, tree in trees.items():
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names = [] if node.decorator_list else [node.name]
+            elif isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+                names = [node.target.id]
+            else:
+                names = []
+            found += [f"{module}.{name}" for name in names if not name.startswith("__") and name not in used]
+    return found
+
+
+def test_the_unused_check_finds_what_nothing_uses() -> None:
+    module = ('def used(): pass\n@register\ndef hooked(): pass\ndef dead():\n    """dead is never called"""\n'
+              'X = used()\nLAZY = "m:loaded"\ndef loaded(): pass\n')
+    assert unused_names({"m": module}, ["from m import X\nprint(LAZY)\n"]) == ["m.dead"]
+    assert unused_names({"m": module}, []) == ["m.dead", "m.X", "m.LAZY"]
+
+
+def test_nothing_the_package_defines_is_left_unused() -> None:
+    """Dead code goes (what a test or a benchmark uses is used): what no code calls is still read,
+    kept in step and trusted by whoever comes next."""
+    root = PACKAGE.parent
+    elsewhere = [path.read_text(encoding="utf-8") for folder in ("tests", "benchmarks", "migrations")
+                 for path in sorted((root / folder).rglob("*.py"))]
+    elsewhere.append((root / "cli.py").read_text(encoding="utf-8"))
+    package = {name: path.read_text(encoding="utf-8") for name, path in modules()}
+    assert unused_names(package, elsewhere) == []
+
+
+ENGINE_MAKERS = {"create_engine", "make_engine", "open_database", "upgrade_database"}
+"""What builds a SQLAlchemy Engine (and so a pool of connections) on a database from its URL
+(``upgrade_database(url)`` did, for ``menace upgrade``, until the owner took it over)."""
+
+
+def test_only_the_database_owner_builds_an_engine() -> None:
+    """Above storage, an engine is made only by the one object that owns the database
+    (:class:`menace.app.database.Database`): every command and the server reach theirs through it."""
+    found = []
+    for name, path in modules():
+        if layer_of(name) == "storage" or name == "menace.app.database":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                called = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
+                if called in ENGINE_MAKERS:
+                    found.append(f"{name}:{node.lineno} {called}")
     assert found == []

@@ -17,7 +17,7 @@ import menace.app.database as owner_module
 from menace.app import wall
 from menace.app.database import Database
 from menace.app.history import beads_series
-from menace.app.machines import machine_summary
+from menace.app.machines import machine_summary, settings_for
 from menace.app.tournament import NoSuchSideError, parse_side, train
 from menace.cli import cli
 from menace.core.errors import InvalidInputError
@@ -110,6 +110,26 @@ def test_side_words_are_read_in_one_place() -> None:
     assert [parse_side(w) for w in ("X", "first", "White", "o", "second", "black")] == [Side.X] * 3 + [Side.O] * 3
     with pytest.raises(InvalidInputError, match="'middle' is not a side"):
         parse_side("middle")
+
+
+def test_the_command_line_offers_the_librarys_side_words() -> None:
+    """``init --side`` and ``tournament --side`` offer the words the library reads, written once
+    (in the core, so that the command line reads them without loading the use cases)."""
+    import click
+
+    from menace.cli.machines import init
+    from menace.cli.tournament import tournament
+    from menace.core import settings
+
+    def choices(command: click.Command) -> set[str]:
+        [side] = [p for p in command.params if p.name == "side"]
+        assert isinstance(side.type, click.Choice)
+        return {str(c).lower() for c in side.type.choices}
+
+    assert choices(init) == set(settings.SIDE_WORDS)
+    assert choices(tournament) == set(settings.ONE_SIDE_WORDS)
+    assert all(parse_side(w) is side for w, side in settings.ONE_SIDE_WORDS.items())
+    assert all(settings_for(side=w)[1].side == side for w, side in settings.SIDE_WORDS.items())
 
 
 def test_train_refuses_before_it_writes(menace: Invoke, db_url: str) -> None:

@@ -20,7 +20,6 @@ from menace.storage.database import (
     open_database,
     sqlite_path,
     upgrade,
-    upgrade_database,
 )
 
 ROWS = ("SELECT (SELECT version_num FROM alembic_version), (SELECT count(*) FROM beads), "
@@ -135,7 +134,7 @@ def test_down_to_base_and_up_to_head_keeps_every_row(db_url: str, tmp_path: Path
 
 def test_upgrade_command_backs_up_first(tmp_path: Path, db_url: str, db_path: Path) -> None:
     init_machine(owner(db_url), "menace", MICHIE, "michie")
-    before, after, backup = upgrade_database(db_url)
+    before, after, backup = owner(db_url).upgrade()
     assert backup is None and before == after  # already current: nothing to do
     engine = make_engine(db_url)
     upgrade(engine)

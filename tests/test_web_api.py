@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import time
 from collections.abc import Iterator
@@ -292,6 +293,22 @@ def test_pages_render(client: TestClient) -> None:
     for path in ("/", "/play", "/train", "/learning", "/console", "/audience", "/machines"):
         r = client.get(path)
         assert r.status_code == 200 and "<main>" in r.text, path
+
+
+def test_the_pages_take_the_machine_name_rule_from_the_library(client: TestClient) -> None:
+    """The rule for a machine's name is written once (menace.core.names): every page is given it, the
+    build form checks a name by it, and no script or template writes it out again."""
+    import re
+
+    from menace.core.names import MACHINE_NAME
+
+    page = client.get("/machines").text
+    shown = html.unescape(re.search(r'data-name-pattern="([^"]*)"', page).group(1))  # type: ignore[union-attr]
+    form = html.unescape(re.search(r'<input name="name"[^>]* pattern="([^"]*)"', page).group(1))  # type: ignore[union-attr]
+    assert shown == form == MACHINE_NAME.pattern
+    web = Path(__file__).parents[1] / "menace" / "web"
+    copies = [p.name for p in [*web.glob("static/*.js"), *web.glob("templates/*.html")] if "{0,63}" in p.read_text()]
+    assert copies == []
 
 
 def test_settings_for_matches_init_options() -> None:

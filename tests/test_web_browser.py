@@ -262,3 +262,18 @@ def test_nim_cups_on_the_wall_and_a_game_by_clicking_how_many_to_take(menace: In
             opened.append("MENACE opens box" in page.inner_text("#turn"))
         assert any(opened)  # the last move may be forced (one stick left): no cup for it
         assert srv.app.state.menace.tables.busy_machines() == set()
+
+
+def test_the_browser_checks_a_machine_name_by_the_librarys_rule(machine: str, browser: Any) -> None:
+    """The build form refuses a name that breaks the rule before sending it (the pattern the server
+    hands the page is one the browser can use), and a page asked for a machine by a bad name shows the
+    server's machine."""
+    with BackgroundServer(machine, "menace") as srv, pages(browser) as [page]:
+        page.goto(srv.base + "/machines")
+        name = page.locator("input[name='name']")
+        valid = {text: name.evaluate("(el, text) => { el.value = text; return el.checkValidity(); }", text)
+                 for text in ("group-2", "v1.0_b", "-dash", "two words", "a" * 65)}
+        assert valid == {"group-2": True, "v1.0_b": True, "-dash": False, "two words": False, "a" * 65: False}
+        page.goto(srv.base + "/play?machine=..%2Fsecret")
+        page.wait_for_selector("body[data-ready='1']")
+        assert page.inner_text("#machine-name") == "menace"

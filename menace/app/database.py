@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from types import TracebackType
 
 from sqlalchemy import Engine
@@ -33,6 +34,7 @@ from menace.storage.database import (
     schema_state,
     session_scope,
     sqlite_path,
+    upgrade_with_backup,
 )
 
 
@@ -93,6 +95,14 @@ class Database:
                 prepare_schema(engine, create)
                 self._checked = True
             return engine
+
+    def upgrade(self) -> tuple[str | None, str, Path | None]:
+        """``menace upgrade``: back the file up, then migrate the schema to this version's. (The
+        schema it was at, the one it is at now, the backup's path: None if none was needed.)"""
+        with self._lock:
+            engine = self._raw(create=False)
+            self._checked = False  # checked again at the next use, at its new version
+            return upgrade_with_backup(engine, self.url)
 
     def state(self) -> tuple[SchemaState, str | None]:
         """How the schema compares with this version of menace, refusing nothing."""

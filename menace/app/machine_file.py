@@ -1,6 +1,6 @@
 """The machine file, parsed strictly: the first step of an import, before anything else.
 
-:func:`loads` (and :func:`load_json` for a path) reads the file's text within bounds (its size, integers of at most
+:func:`loads` reads the file's text within bounds (its size, integers of at most
 :data:`MAX_DIGITS` digits, no floats, no NaN, a limited nesting depth) and
 :func:`check_machine_content` checks every field against the schema of menace/docs/machine-file.md:
 types (an integer is never a bool or a float), bounds the same as ``menace init``'s, names
@@ -30,7 +30,6 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from datetime import datetime
-from pathlib import Path
 from typing import Any, BinaryIO
 
 from menace.core.colours import ColourError, parse_colours
@@ -103,20 +102,6 @@ def _depth_ok(text: str) -> bool:
         elif ch in "]}":
             depth -= 1
     return True
-
-
-def load_json(path: Path) -> dict[str, Any]:
-    """The file's JSON, read within bounds; :class:`MachineFileError` for anything else."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise MachineFileError(f"{path} is {size:,} bytes: too large for a machine file")
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise MachineFileError(f"no file {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MachineFileError(f"{path} cannot be read as a machine file: {exc}") from None
-    return loads(text, str(path))
 
 
 def loads(text: str, where: str = "the file") -> dict[str, Any]:

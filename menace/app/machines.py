@@ -20,6 +20,7 @@ from menace.core.replay import bead_layout
 from menace.core.settings import (
     MAX_BEADS,
     PRESETS,
+    SIDE_WORDS,
     EmptyPolicy,
     Scope,
     Settings,
@@ -83,11 +84,6 @@ def summarize(stored: repo.StoredMachine, boxes: Sequence[Box]) -> MachineSummar
         dict(sorted(by_move.items())), sum(beads_by_move.values()), dict(sorted(beads_by_move.items())),
         [b.number for b in boxes if b.total == 0],
     )
-
-
-SIDE_WORDS = {"x": "X", "o": "O", "both": "both", "first": "X", "second": "O", "white": "X", "black": "O",
-              "him": "X", "her": "O"}
-"""Ways to name MENACE's side: first or second, and Hexapawn's colours and names."""
 
 
 def settings_for(game: str = DEFAULT_GAME, preset: str | None = None, *, side: str | None = None,

@@ -19,6 +19,7 @@ from menace.core.game import Game, Side
 from menace.core.learner import DRAWN, Learner, TreeOpponent, play_learners
 from menace.core.match import MenacePlayer, play_game
 from menace.core.records import GameBuffer
+from menace.core.settings import ONE_SIDE_WORDS
 from menace.players import Player, RulePlayer, default_opponent, find_player, split_name
 from menace.storage.database import DatabaseBusyError
 
@@ -366,16 +367,12 @@ def _save(machine: OpenMachine, player: Player, run_id: int, pending: GameBuffer
 
 
 # -- a tournament of a stored machine: the flow every front end calls ----------------------------
-SIDE_WORDS = {"x": Side.X, "first": Side.X, "white": Side.X, "o": Side.O, "second": Side.O, "black": Side.O}
-"""The words a person may use for a side: the mark, the order of play, or Hexapawn's colour."""
-
-
 def parse_side(text: str) -> Side:
     """``"first"`` -> ``Side.X``; :class:`InvalidInputError` naming the words that are understood."""
     try:
-        return SIDE_WORDS[text.strip().lower()]
+        return ONE_SIDE_WORDS[text.strip().lower()]
     except KeyError:
-        raise InvalidInputError(f"{text!r} is not a side: say {', '.join(SIDE_WORDS)}") from None
+        raise InvalidInputError(f"{text!r} is not a side: say {', '.join(ONE_SIDE_WORDS)}") from None
 
 
 class NoSuchSideError(InvalidInputError):

@@ -21,7 +21,15 @@ from menace.cli.common import (
     where_options,
 )
 from menace.core.colours import BeadColour, format_colours
-from menace.core.settings import PRESETS, EmptyPolicy, Scope, SettingsError, parse_reinforcement, parse_schedule
+from menace.core.settings import (
+    PRESETS,
+    SIDE_WORDS,
+    EmptyPolicy,
+    Scope,
+    SettingsError,
+    parse_reinforcement,
+    parse_schedule,
+)
 from menace.games import DEFAULT_GAME, game_names
 from menace.players import training_opponent
 from menace.render.beads import places_pieces
@@ -46,10 +54,6 @@ def _reinforcement(ctx: click.Context, param: click.Parameter, value: str | None
     except SettingsError as exc:
         raise click.BadParameter(str(exc)) from None
     return value
-
-
-SIDE_WORDS = {"x": "X", "o": "O", "both": "both", "first": "X", "second": "O", "white": "X", "black": "O",
-              "him": "X", "her": "O"}
 
 
 @click.command()
@@ -256,9 +260,7 @@ def upgrade(app: AppContext) -> None:
 
     Example: menace --db old.db upgrade
     """
-    from menace.storage.database import upgrade_database
-
-    before, after, backup = upgrade_database(app.url)
+    before, after, backup = app.database.upgrade()
     if backup is None and before == after:
         click.echo(f"{app.where} is up to date (schema {after}).")
         return

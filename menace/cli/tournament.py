@@ -20,6 +20,7 @@ from menace.cli.common import (
     where_options,
 )
 from menace.core.game import Side
+from menace.core.settings import ONE_SIDE_WORDS
 from menace.players import PlayerParamError, UnknownPlayerError
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ class DurationType(click.ParamType):  # type: ignore[type-arg]
 @click.option("--for", "duration", type=DurationType(), help="Play for this long instead, e.g. 8h or 30m.")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1),
               help="Seed: the same seed on the same machine gives the same beads.")
-@click.option("--side", type=click.Choice(["X", "O", "first", "second", "white", "black"], case_sensitive=False),
+@click.option("--side", type=click.Choice(list(ONE_SIDE_WORDS), case_sensitive=False),
               help="For a machine that plays both sides: only this one.")
 @click.option("--keep-all", is_flag=True,
               help="Store every game, however long the run [default: every game of the first 10 million, "

@@ -324,7 +324,6 @@ class Learner:
             for box in self.boxes
         ]
         """Per box: an empty box is refilled with its initial beads (else MENACE resigns on it)."""
-        self.index_of_position = {box.position: i for i, box in enumerate(self.boxes)}
         self._rule = (settings.win, settings.draw, settings.loss,
                       settings.scope is Scope.EVERY and policy is not EmptyPolicy.KEEP_LAST)
         """The learning rule for the hot loops: win, draw, loss, and whether every bead drawn is

@@ -16,8 +16,10 @@ from menace.core.errors import InvalidInputError
 DEFAULT_MACHINE = "menace"
 """The machine a command or page works on unless told another."""
 
-MACHINE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-"""A machine's name: ASCII letters and digits, ``-``, ``_`` and ``.``, 1 to 64 of them."""
+MACHINE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
+"""A machine's name: ASCII letters and digits, ``-``, ``_`` and ``.``, 1 to 64 of them. Written so
+that a browser takes the same pattern as it stands (an HTML form's ``pattern``, a script's
+``RegExp``): the web pages are handed it, never a copy."""
 
 
 class MachineNameError(InvalidInputError):

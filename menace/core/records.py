@@ -255,14 +255,3 @@ def skip_games(raw: bytes, n: int, start: int = 0) -> int:
 MAX_GAME_BYTES = 2 + MAX_MOVES
 """A game takes at most 257 bytes packed: a header, a length byte and at most 255 moves. (Noughts
 and crosses and Hexapawn take at most 10; a block read from outside is bounded by this.)"""
-
-
-def _whole_records(data: bytes) -> int:
-    """How many leading bytes of ``data`` are whole game records."""
-    i, size = 0, len(data)
-    while i < size:
-        end = record_end(data, i)
-        if end > size:
-            break
-        i = end
-    return i

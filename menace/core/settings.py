@@ -46,6 +46,15 @@ class Scope(enum.Enum):
 
 SIDE_CHOICES = {"X": (Side.X,), "O": (Side.O,), "both": (Side.X, Side.O)}
 
+SIDE_WORDS = {"x": "X", "o": "O", "both": "both", "first": "X", "second": "O", "white": "X", "black": "O",
+              "him": "X", "her": "O"}
+"""Ways to name the side a machine is built for (a key of :data:`SIDE_CHOICES`): the mark, first or
+second, Hexapawn's colours and Gardner's names."""
+
+ONE_SIDE_WORDS = {"x": Side.X, "first": Side.X, "white": Side.X, "o": Side.O, "second": Side.O, "black": Side.O}
+"""The words a person may use for one side of a game (a tournament's): the mark, the order of play,
+or Hexapawn's colour."""
+
 
 @dataclass(frozen=True)
 class Settings:

@@ -55,11 +55,6 @@ class NimRulesError(InvalidInputError):
 _NAME = re.compile(r"nim(?:-(\d+)-(\d+)-(normal|misere))?")
 
 
-def heap_of(state: State) -> int:
-    """The sticks left in ``state``."""
-    return state[-3]
-
-
 @dataclass(eq=False)
 class Nim:
     """One heap of :attr:`heap` sticks, take 1 to :attr:`take`; misère: the last stick loses."""

@@ -30,7 +30,6 @@ Key = int
 
 CELLS: Final = 9
 GRID_COUNT: Final = 1 << CELLS
-ALL_CELLS: Final = GRID_COUNT - 1
 KEYS: Final = tuple(range(1, 10))
 
 

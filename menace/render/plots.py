@@ -30,7 +30,6 @@ from matplotlib.ticker import (
     MaxNLocator,
     NullLocator,
     PercentFormatter,
-    StrMethodFormatter,
 )
 from matplotlib.transforms import Bbox
 
@@ -160,7 +159,6 @@ def legible(fig: Figure, smallest: float = 7.0) -> None:
             t.set_fontsize(max(smallest, float(t.get_fontsize()) * ratio))
 
 
-THOUSANDS = StrMethodFormatter("{x:,.0f}")
 
 
 def compact(n: float) -> str:

@@ -1,8 +1,10 @@
 """Opening databases, SQLite settings, and the schema's migrations.
 
-Every command opens its database through :func:`open_database`, which refuses (with a one-line
-:class:`StorageError`) anything it should not touch: a file that is not a database, a schema
-from a newer version of menace, or one that is behind and needs ``menace upgrade``.
+Every command and the server open their database through its one owner,
+:class:`menace.app.database.Database`, which builds the engine here (:func:`make_engine`) and refuses
+(with a one-line :class:`StorageError`, :func:`prepare_schema`) anything it should not touch: a file
+that is not a database, a schema from a newer version of menace, or one that is behind and needs
+``menace upgrade``. (:func:`open_database` does both at once for the tests.)
 """
 
 from __future__ import annotations
@@ -432,21 +434,17 @@ def backup_file(url: str) -> Path | None:
     return target
 
 
-def upgrade_database(url: str) -> tuple[str | None, str, Path | None]:
-    """``menace upgrade``: back the file up, then migrate to head. (from, to, backup)."""
-    check_location(url, create=False)
-    engine = make_engine(url)
-    try:
-        state, rev = schema_state(engine)
-        if state is SchemaState.CURRENT:
-            return rev, rev or "", None
-        if state is not SchemaState.BEHIND:
-            refuse_state(describe(engine), state, rev)
-        backup = backup_file(url)
-        upgrade(engine)
-        return rev, head_revision(), backup
-    finally:
-        engine.dispose()
+def upgrade_with_backup(engine: Engine, url: str) -> tuple[str | None, str, Path | None]:
+    """``menace upgrade`` on the database at ``url`` (``engine`` is its owner's, whatever the schema):
+    back the file up, then migrate to head. (from, to, backup)."""
+    state, rev = schema_state(engine)
+    if state is SchemaState.CURRENT:
+        return rev, rev or "", None
+    if state is not SchemaState.BEHIND:
+        refuse_state(describe(engine), state, rev)
+    backup = backup_file(url)
+    upgrade(engine)
+    return rev, head_revision(), backup
 
 
 def database_bytes(path: Path) -> int:

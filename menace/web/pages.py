@@ -10,6 +10,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.templating import Jinja2Templates
 
 from menace import __version__
+from menace.core.names import MACHINE_NAME
 
 PAGES = [
     ("wall", "/", "Matchbox wall"),
@@ -34,7 +35,7 @@ def routes(templates: Jinja2Templates) -> list[BaseRoute]:
             st = request.app.state.menace
             return templates.TemplateResponse(request, f"{name}.html", {
                 "page": name, "title": title, "pages": PAGES, "machine": st.machine,
-                "token_required": st.tokens.any, "version": __version__,
+                "token_required": st.tokens.any, "version": __version__, "name_pattern": MACHINE_NAME.pattern,
             })
 
         endpoint.__doc__ = f"The {title.lower()} page."

@@ -5,8 +5,10 @@ const M = (() => {
   const SVG = "http://www.w3.org/2000/svg";
   const body = document.body;
   // A page may be opened for one machine (a group's: /play?machine=group-2); else the one shown.
+  // A name is checked by the server's rule, handed to every page (data-name-pattern).
+  const NAME = new RegExp("^(?:" + body.dataset.namePattern + ")$");
   const asked = new URLSearchParams(location.search).get("machine");
-  let machine = asked && /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(asked) ? asked : body.dataset.machine;
+  let machine = asked && NAME.test(asked) ? asked : body.dataset.machine;
   if (machine !== body.dataset.machine) { const b = document.getElementById("machine-name"); if (b) b.textContent = machine; }
 
   // A token is URL-safe (letters, digits, - and _): anything else could never be sent in a header.
