@@ -9,20 +9,27 @@ is given, the way ``sqlite_utils.Database`` or ``httpx.Client`` are::
         print(machine_summary(db, "menace").games)
 
 Nothing is opened until a use case first needs it, so making one costs nothing.
+
+A long-lived owner (``menace serve``'s) may also keep what use cases read, while the database has
+not changed (:meth:`Database.kept`): a page asking again for a machine's summary, wall or learning
+curve is answered from memory until something, in this process or any other, commits a change.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
+from typing import TypeVar, cast
 
 from sqlalchemy import Engine
 from sqlalchemy.engine import Connection
 
 from menace.storage.database import (
+    ChangeWatch,
     SchemaState,
     StorageError,
     check_location,
@@ -37,6 +44,12 @@ from menace.storage.database import (
     upgrade_with_backup,
 )
 
+T = TypeVar("T")
+
+KEPT_ANSWERS = 256
+"""The most answers :meth:`Database.kept` holds (the least recently used go first): the summaries,
+walls and learning curves of a class's machines, with the zooms of their charts."""
+
 
 class Database:
     """The machines' database at ``url`` (a path or a URL; ``None``: ``$MENACE_DB``, else
@@ -47,12 +60,19 @@ class Database:
     (:meth:`creating`); every other use refuses it with a one-line :class:`StorageError`.
     """
 
-    def __init__(self, url: str | None = None) -> None:
+    def __init__(self, url: str | None = None, *, keep: bool = False) -> None:
         self.url = resolve_url(url)
         self._engine: Engine | None = None
         self._checked = False
         self._lock = threading.Lock()
         self._closed = False
+        self.keep = keep
+        """Whether :meth:`kept` keeps answers (a server's owner) or reads every time (a command's)."""
+        self._kept: OrderedDict[Hashable, tuple[object, object]] = OrderedDict()
+        self._loading: dict[Hashable, threading.Lock] = {}
+        self._kept_lock = threading.Lock()
+        self._watch: ChangeWatch | None = None
+        self._watch_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"Database({self.url!r})"
@@ -132,11 +152,64 @@ class Database:
         with session_scope(self.engine, write=True) as conn:
             yield conn
 
+    # -- answers kept while the database has not changed ----------------------------------------
+    def version(self) -> object:
+        """A token equal to the last one exactly when nothing was committed to the database since,
+        by this process or any other: the database's own change signal (SQLite's data version, the
+        server's snapshot on PostgreSQL; see :class:`~menace.storage.database.ChangeWatch`)."""
+        engine = self.engine
+        with self._watch_lock:
+            if self._watch is None:
+                self._watch = ChangeWatch(engine)
+            return self._watch.token()
+
+    def kept(self, key: Hashable, load: Callable[[], T]) -> T:
+        """``load()``'s answer, kept under ``key`` and given again until the database changes.
+
+        With :attr:`keep` off, ``load()`` every time. On, the database's change signal is read first
+        (a few microseconds on SQLite) and the answer loaded while it stood is given back; after a
+        change it is loaded again, by one caller while the others asking for the same key wait for
+        it. An error is never kept. The answer is shared: callers must not change it.
+        """
+        if not self.keep:
+            return load()
+        version = self.version()
+        with self._kept_lock:
+            found = self._kept.get(key)
+            if found is not None and found[0] == version:
+                self._kept.move_to_end(key)
+                return cast(T, found[1])
+            loading = self._loading.setdefault(key, threading.Lock())
+        with loading:
+            with self._kept_lock:  # another caller may have loaded it while this one waited
+                found = self._kept.get(key)
+                if found is not None and found[0] == version:
+                    return cast(T, found[1])
+            value = load()  # read after the version: anything committed meanwhile changes the next one
+            with self._kept_lock:
+                self._kept[key] = (version, value)
+                self._kept.move_to_end(key)
+                while len(self._kept) > KEPT_ANSWERS:
+                    old, _ = self._kept.popitem(last=False)
+                    self._loading.pop(old, None)
+        return value
+
+    def forget(self) -> None:
+        """Drop every kept answer."""
+        with self._kept_lock:
+            self._kept.clear()
+            self._loading.clear()
+
     def close(self) -> None:
         """Close every connection of the pool; the object cannot be used again."""
         with self._lock:
             self._closed = True
             engine, self._engine = self._engine, None
+        with self._watch_lock:
+            watch, self._watch = self._watch, None
+        if watch is not None:
+            watch.close()
+        self.forget()
         if engine is not None:
             engine.dispose()
 

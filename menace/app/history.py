@@ -449,7 +449,15 @@ def learning_series(db: Database, name: str, window: int | None = None, points: 
     A machine without games is a :class:`~menace.app.series.PlotError`, or a curve without points
     with ``allow_empty`` (a web page shows it as "no games yet"). With ``from_start`` the cumulative
     reinforcement of a range counts from the history's first game, as the whole curve does (a
-    zoomed chart goes on from the value it had there instead of starting again at 0)."""
+    zoomed chart goes on from the value it had there instead of starting again at 0).
+
+    A server's owner keeps each answer until the database changes (see :meth:`Database.kept`)."""
+    return db.kept(("learning", name, window, points, first, last, allow_empty, from_start),
+                   lambda: _learning_series(db, name, window, points, first, last, allow_empty, from_start))
+
+
+def _learning_series(db: Database, name: str, window: int | None, points: int, first: int | None,
+                     last: int | None, allow_empty: bool, from_start: bool) -> series.LearningData:
     with db.reading() as s, gc_paused():
         machine_id, settings = repo.machine_settings(s, name)  # not its boxes: 2,201 take 90 ms
         played = repo.games_played(s, machine_id)

@@ -270,7 +270,11 @@ def open_machine(db: Database, name: str, holder: str | None = None) -> Iterator
 
 
 def machine_summary(db: Database, name: str) -> MachineSummary:
-    """``menace stats``."""
+    """``menace stats`` (kept by a server's owner until the database changes: see :meth:`Database.kept`)."""
+    return db.kept(("summary", name), lambda: _machine_summary(db, name))
+
+
+def _machine_summary(db: Database, name: str) -> MachineSummary:
     with db.reading() as s:
         stored = repo.load_machine(s, name)
         summary = summarize(stored, stored.boxes)

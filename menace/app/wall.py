@@ -36,7 +36,12 @@ class Wall:
 
 
 def machine_wall(db: Database, name: str) -> Wall:
-    """The machine's boxes and beads as stored now, and how many games it has played."""
+    """The machine's boxes and beads as stored now, and how many games it has played (kept by a
+    server's owner until the database changes: see :meth:`Database.kept`)."""
+    return db.kept(("wall", name), lambda: _machine_wall(db, name))
+
+
+def _machine_wall(db: Database, name: str) -> Wall:
     with db.reading() as s:
         stored = repo.load_machine(s, name)
         played = repo.games_played(s, stored.id)

@@ -69,6 +69,7 @@ def serve(app: Any, host: str, port: int, open_browser: bool, play_token: str | 
     import webbrowser
 
     from menace.app.machines import machine_summary
+    from menace.interrupts import catch_sigterm
     from menace.web import lan
     from menace.web.app import create_app, needs_token
     from menace.web.guard import ADMIN_POWERS, new_token
@@ -122,6 +123,11 @@ def serve(app: Any, host: str, port: int, open_browser: bool, play_token: str | 
         lan.print_qr(play, sys.stdout)
     if open_browser:
         webbrowser.open(here)
+    # uvicorn takes SIGINT and SIGTERM while it serves, shuts down (the event streams ended, a
+    # tournament stopped after its game and saved) and then raises the signal again: SIGTERM then
+    # unwinds like Ctrl-C does (one line, status 143; Ctrl-C: 130) instead of killing the process
+    # before the database is closed.
+    catch_sigterm()
     server.run(sockets=[sock])
 
 

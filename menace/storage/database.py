@@ -159,6 +159,61 @@ def make_engine(url: str) -> Engine:
     return engine
 
 
+class ChangeWatch:
+    """Tells whether anything was committed to the database since it last looked, from the database's
+    own signal (never a timer), for a cache of what was read from it (:meth:`token`).
+
+    It holds one connection of its own, out of the engine's pool, which never writes: SQLite's
+    ``PRAGMA data_version`` changes on a connection whenever *another* connection commits, which for
+    this one is every writer there is, this process's pool included. On PostgreSQL the token is the
+    server's current snapshot (``pg_current_snapshot()``, read in autocommit so that the connection
+    holds no transaction open): a transaction that writes takes an id, which moves the snapshot's
+    end, and its commit takes it out of the snapshot's list of those in progress, so every commit
+    since the last look changes it (a commit in another database of the same server changes it
+    too: only a needless reload). On any other database, or when the look fails, the token equals
+    no other, and what was read is read again.
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._raw: Any = None
+
+    def _connection(self) -> Any:
+        if self._raw is None:
+            raw = self._engine.raw_connection()
+            raw.detach()  # its own for good: not one of the pool's, never handed to a writer
+            driver: Any = raw.dbapi_connection
+            if self._engine.dialect.name == "postgresql":
+                driver.rollback()
+                driver.autocommit = True
+            self._raw = raw
+        return self._raw.dbapi_connection
+
+    def token(self) -> object:
+        """A value equal to the last one exactly when nothing was committed since (call it from one
+        thread at a time)."""
+        dialect = self._engine.dialect.name
+        if dialect not in ("sqlite", "postgresql"):
+            return object()
+        try:
+            conn = self._connection()
+            cur = conn.cursor()
+            try:
+                cur.execute("PRAGMA data_version" if dialect == "sqlite" else "SELECT pg_current_snapshot()::text")
+                return ("version", cur.fetchone()[0])
+            finally:
+                cur.close()
+        except Exception:  # noqa: BLE001 - a failed look (a busy file, a server restarting): read again, and reconnect
+            self.close()
+            return object()
+
+    def close(self) -> None:
+        raw, self._raw = self._raw, None
+        if raw is not None:
+            with suppress(Exception):
+                raw.close()
+
+
 def use_wal(engine: Engine) -> None:
     """Put a SQLite file menace writes in WAL mode (readers and a writer at once). Only a file
     found to be menace's, or made for it: the mode is kept in the file, and another program's

@@ -43,7 +43,7 @@ __all__ = ["create_app", "needs_token", "warm_up"]
 
 def create_app(db: Database | str, machine: str, token: str | None = None, *, play_token: str | None = None,
                bound: str = "127.0.0.1", hosts: tuple[str, ...] | list[str] = (),
-               trust_loopback: bool = False, body_timeout: float = 30.0) -> Starlette:
+               trust_loopback: bool = False, body_timeout: float = 30.0, keep: bool = True) -> Starlette:
     """The application for the database ``db`` (or at the URL ``db``, then owned by the application
     and closed when it stops), showing ``machine`` first.
 
@@ -52,10 +52,15 @@ def create_app(db: Database | str, machine: str, token: str | None = None, *, pl
     server answers only to the loopback names, ``bound`` (the address it listens on: every IP
     address when that is 0.0.0.0 or ::) and the names in ``hosts``. With ``trust_loopback``, a
     visitor at this computer needs no token. :class:`ValueError` for a token that is not URL-safe.
+
+    With ``keep`` (the default), the database's owner keeps the machines' summaries, walls and
+    learning curves in memory and reads them again only once the database has changed
+    (:meth:`Database.kept`); off, every request reads them (the benchmarks compare the two).
     """
 
     owned = isinstance(db, str)
     database = Database(db) if isinstance(db, str) else db
+    database.keep = keep
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     templates.env.globals["lesson_html"] = lesson.lesson_html
     policy = HostPolicy.for_server(bound, hosts)

@@ -117,7 +117,12 @@ class MenaceServer(uvicorn.Server):
         self.menace_app = app
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-        self.menace_app.state.menace.hub.close_soon()
+        state = self.menace_app.state.menace
+        # Both before uvicorn's own shutdown begins: the event streams end at once (uvicorn waits for
+        # open connections), and a tournament stops at its next game and saves while uvicorn
+        # drains the other connections, instead of only when the app hears of the shutdown.
+        state.hub.close_soon()
+        state.trainer.request_stop()
         super().handle_exit(sig, frame)
 
 

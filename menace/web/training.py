@@ -122,10 +122,17 @@ class Trainer:
             self._thread.start()
         return started
 
+    def request_stop(self, why: str = "the server stopped") -> None:
+        """Ask the tournament to stop after the current game and save, without waiting for it: safe
+        in a signal handler, so that the run's last save overlaps the server's own shutdown."""
+        flag = self._flag
+        if not flag.requested:
+            flag.signal_name = why  # named before it is requested: the loop reads the name once it sees the request
+            flag.requested = True
+
     def stop(self, wait: float | None = 30.0) -> dict[str, Any]:
         """Ask the tournament to stop after the current game; wait for it to save."""
-        self._flag.requested = True
-        self._flag.signal_name = "stopped from the page"
+        self.request_stop("stopped from the page")
         thread = self._thread
         if thread is not None:
             thread.join(wait)

@@ -1,0 +1,144 @@
+"""A server's database owner answers a machine's summary, wall and learning curve from memory until
+the database changes, by whoever changes it: a ``menace tournament`` in another process, or this
+process itself. The change is the database's own signal (SQLite's data version, PostgreSQL's
+snapshot), so the next answer after a commit is always the new one, and it equals what an owner
+that keeps nothing reads."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from menace.app.database import Database
+from menace.app.history import learning_series
+from menace.app.machines import machine_summary, reconcile_box
+from menace.app.tournament import train
+from menace.app.wall import machine_wall
+from menace.cli import cli
+from menace.web import present
+from menace.web.server import BackgroundServer
+
+
+@pytest.fixture
+def keeping(db_url: str) -> Iterator[Database]:
+    """An owner that keeps answers, as ``menace serve``'s does, on a machine with 300 games."""
+    run(db_url, "init")
+    run(db_url, "tournament", "--vs", "smart", "-n", "300", "--seed", "1")
+    db = Database(db_url, keep=True)
+    yield db
+    db.close()
+
+
+def run(url: str, *args: str) -> None:
+    result = CliRunner().invoke(cli, ["--db", url, *args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+
+
+def tournament_in_another_process(url: str, games: int, seed: int) -> None:
+    done = subprocess.run([sys.executable, "-m", "menace", "--db", url, "tournament", "--vs", "random",
+                           "-n", str(games), "--seed", str(seed)], capture_output=True, text=True,
+                          env={k: v for k, v in os.environ.items() if k != "MENACE_DB"})
+    assert done.returncode == 0, done.stderr
+
+
+def answers(db: Database) -> dict[str, Any]:
+    """What the pages show, as they are sent: the summary, the wall, the whole curve and a zoom."""
+    return {
+        "summary": present.summary_json(machine_summary(db, "menace")),
+        "wall": present.wall_json(machine_wall(db, "menace")),
+        "learning": present.learning_json(learning_series(db, "menace", None, 600, allow_empty=True,
+                                                          from_start=True)),
+        "zoom": present.learning_json(learning_series(db, "menace", None, 50, 101, 200, allow_empty=True,
+                                                      from_start=True)),
+    }
+
+
+def uncached(url: str) -> dict[str, Any]:
+    with Database(url) as fresh:
+        return answers(fresh)
+
+
+def test_an_answer_is_kept_while_nothing_changes(keeping: Database, db_url: str) -> None:
+    first = machine_summary(keeping, "menace")
+    assert machine_summary(keeping, "menace") is first  # from memory: not read again
+    assert machine_wall(keeping, "menace") is machine_wall(keeping, "menace")
+    assert learning_series(keeping, "menace") is learning_series(keeping, "menace")
+    assert keeping.version() == keeping.version()
+    assert answers(keeping) == uncached(db_url)
+
+
+def test_an_owner_that_keeps_nothing_reads_every_time(db_url: str) -> None:
+    run(db_url, "init")
+    with Database(db_url) as db:
+        assert machine_summary(db, "menace") is not machine_summary(db, "menace")
+
+
+def test_the_kept_answer_follows_a_tournament_in_another_process(keeping: Database, db_url: str) -> None:
+    before = answers(keeping)
+    assert before["summary"]["games"] == 300
+    tournament_in_another_process(db_url, 250, seed=2)
+    after = answers(keeping)
+    assert after["summary"]["games"] == 550
+    assert after["learning"]["games_played"] == 550
+    assert after != before
+    assert after == uncached(db_url)
+    tournament_in_another_process(db_url, 1, seed=3)  # the smallest change there is: one game
+    assert answers(keeping)["summary"]["games"] == 551
+    assert answers(keeping) == uncached(db_url)
+
+
+def test_the_kept_answer_follows_this_process_writing(keeping: Database, db_url: str) -> None:
+    answers(keeping)
+    # the owner itself writes (a tournament in the server, through its own pool of connections)
+    train(keeping, "menace", "random", holder="a test", games=120, seed=4)
+    mine = answers(keeping)
+    assert mine["summary"]["games"] == 420
+    assert mine == uncached(db_url)
+    # another owner in this process (another connection) writes: a recount of box 1
+    with Database(db_url) as other:
+        before = machine_wall(keeping, "menace").boxes[0].beads
+        bead = next(iter(before))
+        assert reconcile_box(other, "menace", 1, {bead: before[bead] + 7}, holder="a test")
+    recounted = answers(keeping)
+    assert recounted != mine
+    assert recounted == uncached(db_url)
+    # ... and undo, which takes games away
+    run(db_url, "undo", "--games", "20")
+    undone = answers(keeping)
+    assert undone["summary"]["games"] == 400
+    assert undone == uncached(db_url)
+
+
+def test_the_server_answers_from_memory_and_follows_another_process(keeping: Database, db_url: str) -> None:
+    with BackgroundServer(db_url, "menace") as srv:
+        assert srv.app.state.menace.db.keep
+
+        def get(path: str) -> Any:
+            conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=60)
+            try:
+                conn.request("GET", path)
+                answer = conn.getresponse()
+                assert answer.status == 200
+                return json.loads(answer.read())
+            finally:
+                conn.close()
+
+        paths = ["/api/machines/menace", "/api/machines/menace/boxes", "/api/machines/menace/learning"]
+        before = [get(p) for p in paths]
+        assert before == [get(p) for p in paths]
+        assert before[0]["games"] == 300
+        tournament_in_another_process(db_url, 77, seed=5)
+        after = [get(p) for p in paths]
+        assert after[0]["games"] == 377
+        want = json.loads(json.dumps(uncached(db_url)))  # as sent: JSON's keys are text
+        assert after[0] == want["summary"]
+        assert after[1] == want["wall"]
+        assert after[2] == want["learning"]
