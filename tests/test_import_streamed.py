@@ -205,3 +205,24 @@ def test_a_pipe_is_read_once_into_a_temporary_file(machine: Body, tmp_path: Path
         assert import_file(owner(f"sqlite:///{tmp_path / 'm.db'}"), fifo)[2] == machine["history"]["games"]
     finally:
         writer.join()
+
+
+_ANY_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**30, 10**30) | st.floats(allow_nan=False) | st.text(max_size=6),
+    lambda kids: st.lists(kids, max_size=40) | st.dictionaries(st.text(max_size=4), kids, max_size=5),
+    max_leaves=60)
+
+
+@settings(deadline=None)
+@given(body=st.dictionaries(st.text(max_size=8), _ANY_JSON, max_size=6), piece=st.sampled_from([1, 8, 1 << 16]))
+def test_the_checksum_is_the_sha256_of_the_canonical_text(body: Body, piece: int) -> None:
+    """checksum() hashes its text in pieces (the C encoder on a value or a slice of a list at a time):
+    the pieces make exactly the canonical text of the whole body, however the lists are cut."""
+    whole = {k: v for k, v in body.items() if k != "checksum"}
+    expected = "sha256:" + hashlib.sha256(machine_file.canonical(whole).encode("ascii")).hexdigest()
+    previous = machine_file._PIECE
+    machine_file._PIECE = piece  # slices of one item each up to many (monkeypatch is function-scoped)
+    try:
+        assert checksum({**body, "checksum": "x"}) == expected
+    finally:
+        machine_file._PIECE = previous
