@@ -161,7 +161,8 @@ def run_tournament(
     learner = machine.learner
     sides = (side,) if side is not None else learner.settings.sides
     if any(s not in learner.settings.sides for s in sides):
-        raise InvalidInputError(f"machine {machine.name!r} has no boxes for {side.name if side else ''}")
+        raise InvalidInputError(f"machine {machine.name!r} has no boxes for "
+                                f"{machine.game.side_names[side] if side else ''}")
     base, param = split_name(opponent)
     with interrupt_on_signals() if handle_signals else nullcontext():
         if base == "menace" and resolve is not None:
@@ -413,8 +414,8 @@ def machine_sides(db: Database, machine: str, side: Side | None) -> tuple[Game, 
     row alone, before anything is written (a refusal leaves the database as it was)."""
     game, settings = machine_header(db, machine)
     if side is not None and side not in settings.sides:
-        raise NoSuchSideError(f"machine {machine!r} has no boxes for {side.name}; it plays "
-                              f"{'/'.join(s.name for s in settings.sides)}")
+        raise NoSuchSideError(f"machine {machine!r} has no boxes for {game.side_names[side]}; it plays "
+                              f"{'/'.join(game.side_names[s] for s in settings.sides)}")
     return game, settings.sides
 
 
@@ -436,8 +437,8 @@ def train(db: Database, machine: str, opponent: str | None = None, *, holder: st
     with open_machine(db, machine, holder=holder.replace("{opponent}", opponent)) as m:
         sides = m.learner.settings.sides
         if side is not None and side not in sides:
-            raise NoSuchSideError(f"machine {machine!r} has no boxes for {side.name}; it plays "
-                                  f"{'/'.join(s.name for s in sides)}")
+            raise NoSuchSideError(f"machine {machine!r} has no boxes for {game.side_names[side]}; it plays "
+                                  f"{'/'.join(game.side_names[s] for s in sides)}")
         playing = side or sides[0]
         if (len(sides) == 1 or side is not None) and m.learner.opening_empty(playing):
             raise OpeningEmptyError(m, playing)
