@@ -206,7 +206,9 @@ def _play_tournament(
         while stopped is None:
             done = wins + draws + losses + pending.games
             batch = CHECK_EVERY if games is None else min(CHECK_EVERY, games - done)
-            if keep_games is None or done < keep_games:
+            # The pending games are kept if the games stored so far are fewer than keep_games (see
+            # _save): then the block is bounded, the one that crosses the line too.
+            if keep_games is None or wins + draws + losses < keep_games:
                 batch = min(batch, max(1, FLUSH_GAMES - pending.games))  # a kept block: FLUSH_GAMES at most
             if batch <= 0:
                 break

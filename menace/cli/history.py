@@ -236,7 +236,11 @@ def undo(app: AppContext, count: int) -> None:
     if done.dropped:
         boxes = sorted({c.box_number for c in done.dropped})
         where = ", ".join(map(str, boxes))
-        click.echo(f"The bead counts set by hand after game {done.played:,} went with the games "
+        # the games they followed, as history lists them ("after game 5")
+        after = sorted({c.after_game for c in done.dropped})
+        when = (f"game {after[0]:,}" if len(after) == 1
+                else f"games {', '.join(f'{n:,}' for n in after[:-1])} and {after[-1]:,}")
+        click.echo(f"The bead counts set by hand after {when} went with the games "
                    f"({plural(len(done.dropped), 'count')}, box{'es' if len(boxes) > 1 else ''} {where}: "
                    f"{printable(done.dropped[-1].reason)}); if the real box still holds them, count it again: "
                    f"{app.command('reconcile', str(boxes[0]))}")
