@@ -195,7 +195,7 @@ def test_an_operated_game_followed_by_the_audience_view(machine: str, browser: A
         assert console.get_attribute("body", "data-over") == "1"
         assert "bead ledger" in console.inner_text("#end")
         audience.wait_for_function("document.getElementById('last-result').textContent.length > 0")
-        audience.wait_for_function("document.getElementById('learning-caption').textContent.includes('after 1 games')")
+        audience.wait_for_function("document.getElementById('learning-caption').textContent.includes('after 1 game:')")
 
 
 def test_a_box_recounted_from_the_wall_with_the_token(machine: str, browser: Any) -> None:

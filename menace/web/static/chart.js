@@ -219,7 +219,7 @@ function learningChartData(s) {
     panels: [
       { label: `cumulative reinforcement (${s.rule})`, short: "reinforcement", zero: true, weight: 1.1,
         series: [{ name: "total", colour: "#222", ys: s.cumulative }] },
-      { label: `share of the last ${M.fmt(s.window)} games`, short: `last ${M.fmt(s.window)} games`, percent: true,
+      { label: `share of the last ${M.count(s.window, "game")}`, short: `last ${M.count(s.window, "game")}`, percent: true,
         series: [{ name: "wins", colour: RESULT_COLOURS.win, xs: s.rate_games, ys: s.win },
           { name: "draws", colour: RESULT_COLOURS.draw, xs: s.rate_games, ys: s.draw, dash: [8, 4] },
           { name: "losses", colour: RESULT_COLOURS.loss, xs: s.rate_games, ys: s.loss, dash: [2, 3] }] },

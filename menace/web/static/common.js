@@ -84,6 +84,8 @@ const M = (() => {
   function textOn(bead) { return (bead && bead.ink) || "#111111"; }
   const NUMBER = new Intl.NumberFormat("en-GB");
   function fmt(n) { return n < 1000 && n > -1000 && Number.isInteger(n) ? String(n) : NUMBER.format(n); }
+  // A count and its noun, as the terminal writes them: "1 game", "2,001 games", "1 box", "3 boxes".
+  function count(n, word, many) { return `${fmt(n)} ${n === 1 ? word : many || (word.endsWith("x") ? word + "es" : word + "s")}`; }
   // A count in at most five characters where room is short: 9,999, 92.5k, 925k, 2.93M, 1.00bn.
   function short(n) {
     const a = Math.abs(n);
@@ -328,7 +330,7 @@ const M = (() => {
 
   initToken();
   return {
-    api, newest, flash, events, el, board, named, drawBox, pieceSvg, drawPieces, fmt, short, fitCount, textOn, token, setMachine, confirmed,
+    api, newest, flash, events, el, board, named, drawBox, pieceSvg, drawPieces, fmt, count, short, fitCount, textOn, token, setMachine, confirmed,
     get machine() { return machine; },
   };
 })();

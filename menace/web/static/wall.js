@@ -62,7 +62,7 @@
   function say() {
     const empty = data.boxes.filter((b) => b.empty).length;
     const beads = data.boxes.reduce((s, b) => s + b.total, 0);
-    summary.textContent = `${M.fmt(data.boxes.length)} boxes of '${data.machine}' after ${M.fmt(data.games_played)} games · ${M.fmt(beads)} beads · ${empty ? M.fmt(empty) + " empty" : "none empty"}`;
+    summary.textContent = `${M.count(data.boxes.length, "box")} of '${data.machine}' after ${M.count(data.games_played, "game")} · ${M.count(beads, "bead")} · ${empty ? M.fmt(empty) + " empty" : "none empty"}`;
   }
 
   // Each move group is cut into canvases of a few rows: small canvases are quick to allocate and
@@ -337,7 +337,7 @@
     try {
       const s = await M.api(`/machines/${encodeURIComponent(M.machine)}/boxes/${b.number}/series?points=400`);
       detailChart.set(beadChartData(s));
-      document.getElementById("detail-caption").textContent = `Its beads over ${M.fmt(s.games_played)} games, replayed from the history.`;
+      document.getElementById("detail-caption").textContent = `Its beads over ${M.count(s.games_played, "game")}, replayed from the history.`;
     } catch (err) { document.getElementById("detail-caption").textContent = err.message; }
   }
 
