@@ -271,3 +271,28 @@ def test_history_says_when_later_games_are_only_summaries(menace: Invoke, db_url
         run_tournament(m, "random", games=3_000, seed=1, keep_games=1_000, flush_seconds=1e9)
     out = menace("history", "--last", "3").output
     assert "Games 1,001 to 3,000 are kept only as summaries" in out and "1,000  tournament" in out, out
+
+
+def test_history_names_summarized_games_amid_kept_ones_and_under_filters(menace: Invoke, db_url: str,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Games kept after a run's summaries (a game at the terminal, a --keep-all run) do not hide them,
+    and a filter does not either: the list says which games it cannot show."""
+    import menace.app.tournament as tournament
+    from menace.app.machines import open_machine
+    from menace.app.tournament import run_tournament
+
+    monkeypatch.setattr(tournament, "FLUSH_GAMES", 500)
+    monkeypatch.setattr(tournament, "FIRST_FLUSH_SECONDS", 1e9)
+    menace("init")
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
+        run_tournament(m, "random", games=3_000, seed=1, keep_games=1_000, flush_seconds=1e9)
+        run_tournament(m, "random", games=5, seed=2, keep_games=None, flush_seconds=1e9)
+    note = "Games 1,001 to 3,000 are kept only as summaries"
+    out = menace("history", "--last", "8").output  # games 998 to 1,000, then 3,001 to 3,005
+    assert "\n1,000  tournament" in out and "3,005  tournament" in out and note in out, out
+    out = menace("history", "--opponent", "random", "--last", "8").output
+    assert note in out, out
+    out = menace("history", "--last", "3").output  # 3,003 to 3,005: none missing among them
+    assert "3,005  tournament" in out and "only as summaries" not in out, out
+    out = menace("history", "--from", "990", "--to", "995").output
+    assert "only as summaries" not in out, out  # none of the games asked for is summarized

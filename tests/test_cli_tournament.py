@@ -236,3 +236,19 @@ def test_opponents_of_a_named_machine_play_its_game(menace: Invoke) -> None:
     listed = {line.split()[0] for line in menace("-m", "her", "opponents").output.splitlines() if line[:1].strip()}
     assert {"random", "perfect"} <= listed and "smart" not in listed and "oxo" not in listed, listed
     assert "smart" in menace("opponents").output  # no machine named: every player
+
+
+@pytest.mark.parametrize("keep", [600, 1_000, 1_100])
+def test_no_kept_block_is_larger_than_a_flush_where_keeping_stops(keep: int, menace: Invoke, db_url: str,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kept games are written in blocks of FLUSH_GAMES at most, the block that crosses the line where
+    keeping stops too (a 10,100,000-game run once stored a kept block of 20,224 games)."""
+    monkeypatch.setattr(tournament, "FLUSH_GAMES", 500)
+    monkeypatch.setattr(tournament, "FIRST_FLUSH_SECONDS", 1e9)  # no write on the clock
+    menace("init")
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
+        run_tournament(m, "random", games=3_000, seed=1, keep_games=keep, flush_seconds=1e9)
+    blocks = query(db_url, "SELECT n_games, kept FROM game_blocks ORDER BY first_game")
+    kept = [n for n, k in blocks if k]
+    assert kept and max(kept) <= 500, blocks
+    assert sum(kept) >= keep and sum(n for n, _ in blocks) == 3_000, blocks

@@ -22,7 +22,8 @@ def test_names_and_sizes(game: Game) -> None:
     assert 0 < game.move_count <= 256
     assert 0 < game.max_plies <= 255
     assert len(game.row_labels) == game.rows and len(game.col_labels) == game.cols
-    assert set(game.side_names) == {1, 2}
+    assert set(game.side_names) == {1, 2} and all(game.side_names.values())
+    assert game.pieces and all(0 < v < 256 for v in game.pieces)
     assert game.symmetries[0].name == "as it is"
     assert 1 <= game.colours <= 9
     assert isinstance(game.grid, bool) and isinstance(game.moves_on_board, bool)

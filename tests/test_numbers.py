@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from conftest import Invoke
 
@@ -36,3 +37,12 @@ def test_show_keeps_its_columns_with_counts_in_the_billions(sqlite_menace: Invok
     rows = [line for line in sqlite_menace("show", "1").output.splitlines() if "started with" in line]
     assert len(rows) == 3 and len({line.index("(") for line in rows}) == 1, rows  # the shares line up
     assert "1,999,999,999 (" in rows[0]
+
+
+def test_the_pages_write_a_count_and_its_noun_one_way() -> None:
+    """A count before a noun goes through M.count (1 game, 2 games), never "after 1 games"."""
+    static = Path(__file__).resolve().parents[1] / "menace" / "web" / "static"
+    bare = re.compile(r"\$\{M\.fmt\([^}]*\)\} (games|boxes|beads|bead|game|box)\b")
+    found = {p.name: bare.findall(p.read_text(encoding="utf-8")) for p in static.glob("*.js")}
+    assert not {k: v for k, v in found.items() if v}, found
+    assert "function count(" in (static / "common.js").read_text(encoding="utf-8")

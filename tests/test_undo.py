@@ -183,5 +183,18 @@ def test_undo_says_which_recount_goes_with_the_games(menace: Invoke) -> None:
     menace("tournament", "--vs", "smart", "-n", "5", "--seed", "1")
     menace("reconcile", "1", "--count", "W=9", "--count", "K=9", "--count", "G=9")
     out = menace("undo").output
-    assert "The bead counts set by hand after game 4 went with the games (3 counts, box 1: recount of box 1" in out
+    assert "The bead counts set by hand after game 5 went with the games (3 counts, box 1: recount of box 1" in out
     assert "-m menace reconcile 1" in out
+
+
+def test_undo_names_a_dropped_recount_by_the_game_history_lists_it_after(menace: Invoke) -> None:
+    """The recount history shows as "after game 4" is named so by undo, not by the games left (3)."""
+    menace("init")
+    menace("tournament", "--vs", "smart", "-n", "4", "--seed", "1")
+    menace("reconcile", "1", "--count", "W=9", "--count", "K=9", "--count", "G=9")
+    menace("tournament", "--vs", "smart", "-n", "1", "--seed", "2")
+    listed = [line for line in menace("history").output.splitlines() if "recount of box 1" in line]
+    assert len(listed) == 1 and listed[0].startswith("after game 4:"), listed
+    out = menace("undo", "--games", "2").output
+    assert "The bead counts set by hand after game 4 went with the games" in out, out
+    assert "has played 3 games now" in out, out

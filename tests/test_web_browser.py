@@ -191,11 +191,11 @@ def test_an_operated_game_followed_by_the_audience_view(machine: str, browser: A
                     console.locator("#board .cell.clickable").first.click()
             moves = len(answer.value.json()["moves"])
             audience.wait_for_function(f"Number(document.body.dataset.moves) === {moves}")
-            console.wait_for_function(f"document.querySelectorAll('#board .mark-x, #board .mark-o').length === {moves}")
+            console.wait_for_function(f"document.querySelectorAll('#board .piece').length === {moves}")
         assert console.get_attribute("body", "data-over") == "1"
         assert "bead ledger" in console.inner_text("#end")
         audience.wait_for_function("document.getElementById('last-result').textContent.length > 0")
-        audience.wait_for_function("document.getElementById('learning-caption').textContent.includes('after 1 games')")
+        audience.wait_for_function("document.getElementById('learning-caption').textContent.includes('after 1 game:')")
 
 
 def test_a_box_recounted_from_the_wall_with_the_token(machine: str, browser: Any) -> None:
@@ -224,6 +224,11 @@ def test_a_hexapawn_move_by_clicking_a_pawn_then_its_square(menace: Invoke, db_u
         page.wait_for_selector("body[data-ready='1']")
         page.click("#new-game")
         page.wait_for_selector("#board .cell.clickable")
+        # The pawns drawn from the server's description of them (as the labels and plots draw them):
+        # three white pawns, three black, a white one filled white.
+        assert page.locator("#board .piece[data-piece='white pawn']").count() == 3
+        assert page.locator("#board .piece[data-piece='black pawn']").count() == 3
+        assert page.locator("#board .piece[data-piece='white pawn'] circle").first.get_attribute("fill") == "#ffffff"
         assert "Click one of your pieces" in page.inner_text("#how-to-move")
         page.click("#board .cell[data-cell='7']")  # White's middle pawn, b1
         page.wait_for_selector("#board .cell.picked[data-cell='7']")
@@ -249,6 +254,7 @@ def test_nim_cups_on_the_wall_and_a_game_by_clicking_how_many_to_take(menace: In
         page.wait_for_selector("#board button.move:not([disabled])")
         assert "Click a move below the drawing" in page.inner_text("#how-to-move")
         assert "21 sticks" in page.inner_text("#board")
+        assert page.locator("#board .piece[data-piece='stick']").count() == 21
         # The person (first) takes 1 by clicking; MENACE answers from a cup; until the game ends.
         opened = []
         while page.locator("#end h3.result").count() == 0:

@@ -453,11 +453,11 @@ def test_a_game_and_a_box_by_keyboard_alone(machine: str, browser: Any) -> None:
         for _ in range(6):
             if page.get_attribute("body", "data-over") == "1":
                 break
-            marks = page.locator("#board .mark-x, #board .mark-o").count()
+            marks = page.locator("#board .piece").count()
             page.focus("#board .cell.clickable")  # reached with Tab as well: each free square takes the focus
             page.keyboard.press("Enter")
             page.wait_for_function(f"document.body.dataset.over === '1' || "
-                                   f"document.querySelectorAll('#board .mark-x, #board .mark-o').length > {marks + 1}")
+                                   f"document.querySelectorAll('#board .piece').length > {marks + 1}")
         page.wait_for_selector("body[data-over='1']")
         page.wait_for_selector("#end h3.result")
         assert serious_violations(page) == []

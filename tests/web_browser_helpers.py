@@ -171,5 +171,5 @@ def click_through_game(page: Any) -> None:
         with page.expect_response(lambda r: r.url.endswith("/move") and r.request.method == "POST") as answer:
             page.locator("#board .cell.clickable").first.click()
         moves = len(answer.value.json()["moves"])
-        page.wait_for_function(f"document.querySelectorAll('#board .mark-x, #board .mark-o').length === {moves}")
+        page.wait_for_function(f"document.querySelectorAll('#board .piece').length === {moves}")
     assert page.get_attribute("body", "data-over") == "1"

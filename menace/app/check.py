@@ -163,7 +163,8 @@ def _check_machine(s: Connection, name: str, report: CheckReport, full: bool) ->
             faults.append(f"{where}: position {game.encode(box.position)} appears twice")
         seen.add(box.position)
         if game.outcome(box.position) is not None or game.to_move(box.position) is not box.side:
-            faults.append(f"{where}: {game.encode(box.position)} is not a position where {box.side.name} moves")
+            faults.append(f"{where}: {game.encode(box.position)} is not a position where "
+                          f"{game.side_names[box.side]} moves")
         if settings.symmetry and canonical(game, box.position)[0] != box.position:
             faults.append(f"{where}: position {game.encode(box.position)} is not in canonical form")
         for move, count in box.beads.items():
@@ -180,7 +181,8 @@ def _check_machine(s: Connection, name: str, report: CheckReport, full: bool) ->
                 faults.append(f"{where}: stored as MENACE's move {box.move_number}, but it is move "
                               f"{exp.move_number}")
             if exp.side is not box.side:
-                faults.append(f"{where}: stored for side {box.side.name}, but it is {exp.side.name}'s box")
+                faults.append(f"{where}: stored for {game.side_names[box.side]}, but it is "
+                              f"{game.side_names[exp.side]}'s box")
     fixes = repo.corrections(s, stored.id)
     trusted_at = None if full else s.scalar(
         select(func.max(block_table.c.first_game)).where(block_table.c.machine_id == stored.id,

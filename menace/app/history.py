@@ -131,6 +131,9 @@ class GameList:
     corrections: list[ShownCorrection] = field(default_factory=list)
     colours: str | None = None
     """The machine's bead colours, as stored."""
+    summarized: tuple[int, int, int] = (0, 0, 0)
+    """``(how many, first, last)``: games in the span asked for (from the oldest shown, or ``first``,
+    to ``last_number`` or the newest) that are kept only as summaries, so could not be listed."""
     # corrections: those made among the games shown (after the first's, up to after the last), in
     # order; with no games shown, every correction.
 
@@ -153,7 +156,9 @@ def list_games(
                                         reverse=last is not None, opponent=opponent, result=result)) as found:
             games = list(found) if last is None else list(islice(found, last))[::-1]
         fixes = _corrections_among(s, stored, games)
-    return GameList(find_game(stored.game), name, played, games, fixes, stored.colours)
+        start = games[0].number if games and first is None else (first or 1)
+        summarized = hrepo.summarized_games(s, stored.id, start, min(last_number or played, played))
+    return GameList(find_game(stored.game), name, played, games, fixes, stored.colours, summarized)
 
 
 def _corrections_among(s: Connection, stored: repo.StoredMachine,

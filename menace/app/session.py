@@ -234,8 +234,8 @@ class PlaySession:
         learner = self.machine.learner
         box = learner.boxes[index]
         counts = learner.counts[index]
-        return BoxToOpen(box.number, str(shelf_place(learner.boxes, box.number)), symmetry, box.position,
-                         {m: counts[m] for m in box.initial})
+        place = shelf_place(learner.boxes, box.number, names=learner.game.side_names)
+        return BoxToOpen(box.number, str(place), symmetry, box.position, {m: counts[m] for m in box.initial})
 
     @property
     def resigns_on_empty(self) -> bool:

@@ -162,7 +162,8 @@ def run_tournament(
     learner = machine.learner
     sides = (side,) if side is not None else learner.settings.sides
     if any(s not in learner.settings.sides for s in sides):
-        raise InvalidInputError(f"machine {machine.name!r} has no boxes for {side.name if side else ''}")
+        raise InvalidInputError(f"machine {machine.name!r} has no boxes for "
+                                f"{machine.game.side_names[side] if side else ''}")
     base, param = split_name(opponent)
     with interrupt_on_signals() if handle_signals else nullcontext():
         if base == "menace" and resolve is not None:
@@ -206,7 +207,9 @@ def _play_tournament(
         while stopped is None:
             done = wins + draws + losses + pending.games
             batch = CHECK_EVERY if games is None else min(CHECK_EVERY, games - done)
-            if keep_games is None or done < keep_games:
+            # The pending games are kept if the games stored so far are fewer than keep_games (see
+            # _save): then the block is bounded, the one that crosses the line too.
+            if keep_games is None or wins + draws + losses < keep_games:
                 batch = min(batch, max(1, FLUSH_GAMES - pending.games))  # a kept block: FLUSH_GAMES at most
             if batch <= 0:
                 break
@@ -410,8 +413,8 @@ def machine_sides(db: Database, machine: str, side: Side | None) -> tuple[Game, 
     row alone, before anything is written (a refusal leaves the database as it was)."""
     game, settings = machine_header(db, machine)
     if side is not None and side not in settings.sides:
-        raise NoSuchSideError(f"machine {machine!r} has no boxes for {side.name}; it plays "
-                              f"{'/'.join(s.name for s in settings.sides)}")
+        raise NoSuchSideError(f"machine {machine!r} has no boxes for {game.side_names[side]}; it plays "
+                              f"{'/'.join(game.side_names[s] for s in settings.sides)}")
     return game, settings.sides
 
 
@@ -433,8 +436,8 @@ def train(db: Database, machine: str, opponent: str | None = None, *, holder: st
     with open_machine(db, machine, holder=holder.replace("{opponent}", opponent)) as m:
         sides = m.learner.settings.sides
         if side is not None and side not in sides:
-            raise NoSuchSideError(f"machine {machine!r} has no boxes for {side.name}; it plays "
-                                  f"{'/'.join(s.name for s in sides)}")
+            raise NoSuchSideError(f"machine {machine!r} has no boxes for {game.side_names[side]}; it plays "
+                                  f"{'/'.join(game.side_names[s] for s in sides)}")
         playing = side or sides[0]
         if (len(sides) == 1 or side is not None) and m.learner.opening_empty(playing):
             raise OpeningEmptyError(m, playing)

@@ -103,10 +103,12 @@ def history(app: AppContext, opponent: str | None, result: str | None, first: in
         click.echo(_correction_line(found.game, fix, colours))
         fix = next(fixes, None)
     shown = len(found.games)
-    newest = found.games[-1].number
-    if opponent is None and result is None and last_number is None and newest < found.played:
-        click.echo(f"Games {newest + 1:,} to {found.played:,} are kept only as summaries (their wins, draws and "
-                   f"losses, and the beads after them): they cannot be listed or replayed.")
+    count, low, high = found.summarized
+    if count:
+        which = (f"Games {low:,} to {high:,} are" if count == high - low + 1
+                 else f"{count:,} games between {low:,} and {high:,} are")
+        click.echo(f"{which} kept only as summaries (their wins, draws and losses, and the beads after them): "
+                   f"they cannot be listed or replayed.")
     click.echo(f"{plural(shown, 'game')} shown; {found.machine!r} has played {found.played:,}. "
                f"See one move by move with: {app.command('replay', str(found.games[-1].number))}")
 
@@ -236,7 +238,11 @@ def undo(app: AppContext, count: int) -> None:
     if done.dropped:
         boxes = sorted({c.box_number for c in done.dropped})
         where = ", ".join(map(str, boxes))
-        click.echo(f"The bead counts set by hand after game {done.played:,} went with the games "
+        # the games they followed, as history lists them ("after game 5")
+        after = sorted({c.after_game for c in done.dropped})
+        when = (f"game {after[0]:,}" if len(after) == 1
+                else f"games {', '.join(f'{n:,}' for n in after[:-1])} and {after[-1]:,}")
+        click.echo(f"The bead counts set by hand after {when} went with the games "
                    f"({plural(len(done.dropped), 'count')}, box{'es' if len(boxes) > 1 else ''} {where}: "
                    f"{printable(done.dropped[-1].reason)}); if the real box still holds them, count it again: "
                    f"{app.command('reconcile', str(boxes[0]))}")

@@ -47,6 +47,30 @@ class Outcome:
         return Result.WIN if self.winner is side else Result.LOSS
 
 
+class PieceShape(enum.Enum):
+    """The kinds of piece a board holds; :mod:`menace.render.pieces` keeps the one drawing of each."""
+
+    CROSS = "cross"
+    NOUGHT = "nought"
+    PAWN = "pawn"
+    STICK = "stick"
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A piece as people see it: its shape, light or dark (White's pawns and Black's), and its name.
+
+    >>> Piece(PieceShape.PAWN, "white pawn", light=True).name
+    'white pawn'
+    """
+
+    shape: PieceShape
+    name: str
+    """What people call it: "cross", "black pawn", "stick"."""
+    light: bool = False
+    """Drawn light (a white pawn) rather than dark; marks and sticks are drawn in their own ink."""
+
+
 class Result(enum.Enum):
     """A game's result from one player's point of view."""
 
@@ -112,6 +136,9 @@ class Game(Protocol):
       position; :meth:`move_name` and :meth:`parse_move` likewise for moves.
     * For drawing: the board is :attr:`rows` x :attr:`cols` cells, state indices ``0 ..
       rows*cols-1`` row by row from the top; :attr:`glyphs` gives a cell value's one-character mark;
+      :attr:`pieces` gives each cell value's piece (its shape, colour and name), which every
+      picture draws the one way :mod:`menace.render.pieces` draws it; :attr:`side_names` is the
+      one word for each side that every output uses ("White" and "Black" in Hexapawn, not X and O);
       :meth:`move_cells` says where a move goes (``(None, cell)`` for a game that places pieces,
       ``(from, to)`` for one that moves them).
     * Bead colours: :meth:`colour_slot` is the colour (0 .. ``colours - 1``) of the bead for a
@@ -134,6 +161,9 @@ class Game(Protocol):
     symmetries: tuple[Symmetry, ...]
     """Every symmetry of the board, the identity first."""
     side_names: dict[Side, str]
+    """The one word for each side, in every output: "X" and "O", "White" and "Black"."""
+    pieces: dict[int, Piece]
+    """The piece of each cell value other than 0 (an empty cell), for every drawing."""
     rows: int
     cols: int
     row_labels: str

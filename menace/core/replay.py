@@ -236,7 +236,7 @@ class Replayer:
             table = self._tables[record.menace_side]
         except KeyError:
             raise ReplayError(f"game {self.games + 1}: this machine has no boxes for "
-                              f"{record.menace_side.name}") from None
+                              f"{self.learner.game.side_names[record.menace_side]}") from None
         mine = 0 if record.menace_side is Side.X else 1
         drawn: list[tuple[int, Move]] = []
         k = e.root
@@ -268,7 +268,8 @@ class Replayer:
             raise CorruptHistoryError(f"game {self.games + 1}: bad game record")
         table = self._tables.get(side)
         if table is None:
-            raise ReplayError(f"game {self.games + 1}: this machine has no boxes for {side.name}")
+            raise ReplayError(f"game {self.games + 1}: this machine has no boxes for "
+                              f"{self.learner.game.side_names[side]}")
         kids = self.learner.kids
         drawn: list[tuple[list[int], int, int]] = []
         k = self.learner.root

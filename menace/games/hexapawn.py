@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from menace.core.game import IllegalMoveError, Move, Outcome, Side, State, Symmetry
+from menace.core.game import IllegalMoveError, Move, Outcome, Piece, PieceShape, Side, State, Symmetry
 
 Cell = int
 EMPTY = 0
@@ -144,6 +144,7 @@ class Hexapawn:
     row_labels = "321"
     col_labels = "abc"
     side_names = {Side.X: "White", Side.O: "Black"}
+    pieces = {WHITE: Piece(PieceShape.PAWN, "white pawn", light=True), BLACK: Piece(PieceShape.PAWN, "black pawn")}
     glyphs = GLYPHS
     colours = 4
     grid = True

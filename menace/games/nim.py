@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from menace.core.errors import InvalidInputError
-from menace.core.game import IllegalMoveError, Move, Outcome, Side, State, Symmetry
+from menace.core.game import IllegalMoveError, Move, Outcome, Piece, PieceShape, Side, State, Symmetry
 
 HEAPS = range(5, 51)
 """The heap sizes a machine may start from."""
@@ -72,6 +72,8 @@ class Nim:
     row_labels: str = field(init=False, repr=False)
     col_labels: str = field(init=False, repr=False)
     side_names: dict[Side, str] = field(init=False, repr=False)
+    pieces: dict[int, Piece] = field(default_factory=lambda: {1: Piece(PieceShape.STICK, "stick")}, init=False,
+                                     repr=False)
     glyphs: str = field(default=".|", init=False)
     colours: int = field(init=False)
     grid: bool = field(default=False, init=False)

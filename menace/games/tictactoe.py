@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from menace.core.game import IllegalMoveError, Move, Outcome, Side, State, Symmetry
+from menace.core.game import IllegalMoveError, Move, Outcome, Piece, PieceShape, Side, State, Symmetry
 
 Square = int
 EMPTY = 0
@@ -90,6 +90,7 @@ class TicTacToe:
     max_plies = CELLS
     symmetries = SYMMETRIES
     side_names = {Side.X: "X", Side.O: "O"}
+    pieces = {1: Piece(PieceShape.CROSS, "cross"), 2: Piece(PieceShape.NOUGHT, "nought")}
     rows = 3
     cols = 3
     row_labels = ROWS

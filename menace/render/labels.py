@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import IO
 
@@ -20,6 +21,7 @@ from menace.core.game import Game, Move
 from menace.core.learner import Box
 from menace.core.numbers import plural, times
 from menace.render import beads as bd
+from menace.render import pieces
 from menace.render.canvas import MONO, MONO_BOLD, SANS, SANS_BOLD, Canvas, Face, GlyphError, text_width
 from menace.render.labels_layout import (
     _BOARD,
@@ -204,6 +206,11 @@ def _missing_glyphs_reported() -> Iterator[None]:
         raise LabelLayoutError(str(exc)) from None
 
 
+def _offset(at: Callable[[float, float], tuple[float, float]], cu: float, cv: float, u: float,
+            v: float) -> tuple[float, float]:
+    return at(cu + u, cv + v)
+
+
 def _draw_label(canvas: Canvas, game: Game, box: Box, rect: Rect, colours: Sequence[BeadColour],
                 two_sided: bool, fill: dict[Move, int] | None = None) -> None:
     """One label; ``fill`` is the beads listed on it (default: the box's first beads).
@@ -244,24 +251,11 @@ def _draw_label(canvas: Canvas, game: Game, box: Box, rect: Rect, colours: Seque
         row, col = divmod(c, game.cols)
         return b0 + (col + 0.5) * cell, b0 + top_row + (game.rows - 1 - row + 0.5) * cell
 
-    k = 0.27 * cell
     for c in range(game.rows * game.cols):
-        cu, cv = centre(c)
         value = box.position[c]
-        mark = game.glyphs[value] if value else ""
-        if mark == "X":
-            canvas.line([at(cu - k, cv - k), at(cu + k, cv + k)], 1.8 * s)
-            canvas.line([at(cu - k, cv + k), at(cu + k, cv - k)], 1.8 * s)
-        elif mark == "O":
-            canvas.circle(at(cu, cv), k * s, None, "#000000", 1.8 * s)
-        elif mark == "|":  # a stick
-            canvas.line([at(cu, cv - 0.42 * cell), at(cu, cv + 0.42 * cell)], 2.2 * s, "#8a5a2b")
-        elif mark:  # a pawn, head and base: white for the first player, black for the second
-            face = "#ffffff" if value == 1 else "#000000"
-            canvas.polygon([at(cu - 0.26 * cell, cv - 0.32 * cell), at(cu + 0.26 * cell, cv - 0.32 * cell),
-                            at(cu + 0.09 * cell, cv + 0.02 * cell), at(cu - 0.09 * cell, cv + 0.02 * cell)],
-                           face, "#000000", 0.8 * s)
-            canvas.circle(at(cu, cv + 0.14 * cell), 0.15 * cell * s, face, "#000000", 0.8 * s)
+        if value:
+            cu, cv = centre(c)
+            pieces.on_canvas(canvas, game.pieces[value], partial(_offset, at, cu, cv), cell, s)
     caption = game.caption(box.position)
     if caption:
         number, _, words = caption.partition(" ")
@@ -594,7 +588,7 @@ def _shopping_page(boxes: Sequence[Box], spec: KitSpec, plan: _Plan, shopping: S
     for group in move_groups(boxes):
         y -= 4.6
         counts = sorted({n for b in group for n in spec.fill(b).values() if n})
-        side = f" ({group[0].side.name})" if two_sided else ""
+        side = f" ({spec.game.side_names[group[0].side]})" if two_sided else ""
         canvas.text(x, y, f"{group[0].move_number}{side}", 9, va="top")
         canvas.text(x + 40, y, f"{len(group):,}", 9, va="top", ha="right")
         canvas.text(x + 70, y, f"{sum(sum(spec.fill(b).values()) for b in group):,}", 9, va="top", ha="right")

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from itertools import groupby
 from pathlib import Path
 
-from menace.app.shelf import SHELF_WIDTH, shelf_sections
+from menace.app.shelf import SHELF_WIDTH, SideNames, shelf_sections, side_word
 from menace.core.colours import DEFAULT_COLOURS, BeadColour
 from menace.core.errors import InvalidInputError
 from menace.core.game import Game, Move, Side
@@ -459,13 +459,13 @@ def _fill_row_text(box: Box | None, colours: Sequence[BeadColour], width: str,
 
 
 def fill_list_pages(boxes: Sequence[Box], paper: Paper = A4, colours: Sequence[BeadColour] = DEFAULT_COLOURS,
-                    ) -> list[ListPage]:
+                    names: SideNames = None) -> list[ListPage]:
     """The fill list, flowed into as many text columns per page as fit, in box-number order."""
     rows, per_page = _fill_grid(boxes, paper, colours)
     entries: list[ListEntry] = []
     two_sided = len({b.side for b in boxes}) > 1
     for group in move_groups(boxes):
-        entries.append(ListEntry(_group_title(group, two_sided)))
+        entries.append(ListEntry(_group_title(group, two_sided, names)))
         entries.extend(ListEntry("", b) for b in group)
     columns: list[tuple[ListEntry, ...]] = []
     column: list[ListEntry] = []
@@ -511,15 +511,16 @@ class ShelfRow:
     boxes: tuple[int, ...]
 
 
-def shelf_map_pages(boxes: Sequence[Box], paper: Paper = A4, per_row: int = SHELF_WIDTH) -> list[list[ShelfRow]]:
+def shelf_map_pages(boxes: Sequence[Box], paper: Paper = A4, per_row: int = SHELF_WIDTH,
+                    names: SideNames = None) -> list[list[ShelfRow]]:
     """Box numbers in rows of ``per_row``, a section per move, flowed down as many pages as needed."""
     height = paper.height - _BODY_TOP - _CLEAR
     two_sided = len({b.side for b in boxes}) > 1
     pages: list[list[ShelfRow]] = []
     page: list[ShelfRow] = []
     used = 0.0
-    for _, group in shelf_sections(boxes):  # the same places menace operate names
-        title = _group_title(group, two_sided)
+    for _, group in shelf_sections(boxes, names):  # the same places menace operate names
+        title = _group_title(group, two_sided, names)
         numbers = [b.number for b in group]
         chunks = [tuple(numbers[i:i + per_row]) for i in range(0, len(numbers), per_row)]
         used += _SHELF_GAP if page else 0.0
@@ -541,9 +542,9 @@ def shelf_map_pages(boxes: Sequence[Box], paper: Paper = A4, per_row: int = SHEL
     return pages
 
 
-def _group_title(group: Sequence[Box], two_sided: bool) -> str:
+def _group_title(group: Sequence[Box], two_sided: bool, names: SideNames = None) -> str:
     first, last = group[0], group[-1]
-    side = f" ({first.side.name})" if two_sided else ""
+    side = f" ({side_word(first.side, names)})" if two_sided else ""
     count = f"{len(group)} box{'es' if len(group) != 1 else ''}"
     numbers = f"box {first.number}" if len(group) == 1 else f"boxes {first.number}–{last.number}"
     return f"Move {first.move_number}{side}: {numbers}, {count}"
@@ -632,8 +633,8 @@ def _plan(boxes: Sequence[Box], spec: KitSpec) -> _Plan:
         raise LabelLayoutError("the machine has no boxes")
     return _Plan(
         layout(boxes, spec.paper, spec.label, spec.sheet),
-        fill_list_pages(boxes, spec.paper, spec.colours[:spec.game.colours]),
-        shelf_map_pages(boxes, spec.paper),
+        fill_list_pages(boxes, spec.paper, spec.colours[:spec.game.colours], names=spec.game.side_names),
+        shelf_map_pages(boxes, spec.paper, names=spec.game.side_names),
     )
 
 

@@ -42,10 +42,11 @@ from menace.app.series import (
     dot_fraction,
 )
 from menace.core.colours import BeadColour, default_colours
-from menace.core.game import Game, Result, State
+from menace.core.game import Game, Piece, Result, State
 from menace.core.numbers import plural
 from menace.core.replay import BeadSeries
 from menace.render import beads as bd
+from menace.render import pieces
 from menace.render.figures import FORMATS, save_figure
 from menace.render.text import rule_text
 
@@ -230,14 +231,10 @@ def _draw_box(ax: Axes, game: Game, position: State, beads: dict[int, int], orig
         r, k = divmod(c, game.cols)
         return x0 + (k + 0.5) * cell, y0 + (r + 0.5) * cell
 
-    for c in range(game.rows * game.cols):
-        if position[c]:
-            cx, cy = centre(c)
-            if game.glyphs[position[c]] == "|":  # a stick
-                ax.plot([cx, cx], [cy - 0.4 * cell, cy + 0.4 * cell], color=STICK, lw=lw, solid_capstyle="round")
-                continue
-            ax.text(cx, cy, game.glyphs[position[c]], ha="center", va="center", fontsize=30, fontweight="bold",
-                    color=EDGE)
+    # The drawing's panel is about 2.2 inches across its ``size`` units (12 x 7 inch figure, a quarter
+    # of its width): the pieces' outlines are sized for that.
+    pieces.add_to_axes(ax, [(game.pieces[v], *centre(c)) for c, v in enumerate(position[:game.rows * game.cols]) if v],
+                       cell, points_per_unit=2.2 * 72 / size, zorder=0.9)  # under the beads
     # A game whose moves are named (Nim): its caption's number under the sticks, a bead per move in a
     # row at the bottom.
     slot = size / max(3, game.move_count)
@@ -455,7 +452,7 @@ def render_boxes(data: BoxesData, path: str | Path) -> Path:
         segments: list[list[tuple[float, float]]] = []
         trays: list[Rectangle] = []
         tray_colours: list[str] = []
-        marks: dict[int, tuple[list[float], list[float]]] = {1: ([], []), 2: ([], [])}
+        placed: list[tuple[Piece, float, float]] = []
         dots: tuple[list[float], list[float], list[float], list[str]] = ([], [], [], [])
         rings: tuple[list[float], list[float]] = ([], [])
         arrows: list[list[tuple[float, float]]] = []
@@ -504,11 +501,9 @@ def render_boxes(data: BoxesData, path: str | Path) -> Path:
                     return x0 + (sx + 0.5) * step, y0 + (sy + 0.5) * step
 
                 for cell in range(game.rows * game.cols):
-                    mark = box.position[cell]
-                    if mark:
-                        cx, cy = centre(cell)
-                        marks[mark][0].append(cx)
-                        marks[mark][1].append(cy)
+                    value = box.position[cell]
+                    if value:
+                        placed.append((game.pieces[value], *centre(cell)))
                 for m, count in box.beads.items():
                     frm, to = game.move_cells(m)
                     cx, cy = centre(to)
@@ -535,17 +530,7 @@ def render_boxes(data: BoxesData, path: str | Path) -> Path:
         ax.add_collection(PatchCollection(trays, facecolors=tray_colours, edgecolors="#b8a27a", linewidths=0.8))
         ax.add_collection(LineCollection(segments, colors=EDGE, linewidths=1.2 if small else 0.7))
         ax.add_collection(LineCollection(arrows, colors=arrow_colours, linewidths=4.0 if small else 2.0, zorder=2))
-        mark_size = (0.6 * square) ** 2
-        lw = 2.0 if small else 1.2
-        if game.glyphs[1:] == "|":  # sticks, as tall as their cells
-            stick = board / max(game.rows, game.cols) * inch * 72
-            ax.scatter(*marks[1], s=(0.8 * stick) ** 2, marker="|", c=STICK, linewidths=lw * 1.5)
-        elif game.glyphs[1:] == "XO":
-            ax.scatter(*marks[1], s=mark_size, marker="x", c=EDGE, linewidths=lw)
-            ax.scatter(*marks[2], s=mark_size, marker="o", facecolors="none", edgecolors=EDGE, linewidths=lw)
-        else:  # pawns: white for the first player, black for the second
-            ax.scatter(*marks[1], s=mark_size, marker="^", facecolors="white", edgecolors=EDGE, linewidths=lw)
-            ax.scatter(*marks[2], s=mark_size, marker="^", facecolors=EDGE, edgecolors=EDGE, linewidths=lw)
+        pieces.add_to_axes(ax, placed, board / max(game.rows, game.cols), points_per_unit=inch * 72)
         # A small grey diamond, not a ring: a ring reads as an O on the board.
         ax.scatter(*rings, s=(0.3 * square) ** 2, marker="D", facecolors="#d0d0d0", edgecolors="#a0a0a0",
                    linewidths=1.0)

@@ -12,7 +12,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, delete, exists, select, update
+from sqlalchemy import Connection, delete, exists, func, select, update
 
 from menace.core.errors import InvalidInputError
 from menace.core.game import Result
@@ -194,6 +194,21 @@ def summarized_block_at(conn: Connection, machine_id: int, game: int) -> BlockIn
             _BLOCK.first_game + _BLOCK.n_games > game)
     ).first()
     return None if row is None else _info(row, kept=False)
+
+
+def summarized_games(conn: Connection, machine_id: int, first: int, last: int) -> tuple[int, int, int]:
+    """``(how many, first, last)``: the summarized games (their blocks keep no games) among games
+    ``first`` to ``last``; ``(0, 0, 0)`` when there are none."""
+    end = _BLOCK.first_game + _BLOCK.n_games - 1
+    count, low, high = conn.execute(
+        select(func.sum(_BLOCK.n_games), func.min(_BLOCK.first_game), func.max(end))
+        .where(_BLOCK.machine_id == machine_id, ~_BLOCK.kept, _BLOCK.first_game <= last, end >= first)
+    ).one()
+    if not count:
+        return 0, 0, 0
+    # a block the range cuts counts only its games inside the range
+    low, high = max(int(low), first), min(int(high), last)
+    return min(int(count), high - low + 1), low, high
 
 
 def set_block_extras(conn: Connection, updates: Sequence[tuple[int, int, bytes | None, str | None]]) -> None:

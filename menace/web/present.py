@@ -18,6 +18,7 @@ from menace.core.colours import DEFAULT_COLOURS, BeadColour, default_colours
 from menace.core.game import Game, Move, State
 from menace.core.learner import Box
 from menace.render.beads import places_pieces, slot
+from menace.render.pieces import pieces_json
 from menace.render.text import rule_text
 
 JSON = dict[str, Any]
@@ -29,11 +30,13 @@ def colours_json(colours: Sequence[BeadColour] = DEFAULT_COLOURS) -> list[JSON]:
 
 
 def shape_json(game: Game) -> JSON:
-    """How to draw the game's board: rows, columns, the glyph of each cell value, side names."""
+    """How to draw the game's board: rows, columns, the glyph of each cell value, the drawing of each
+    piece (:func:`menace.render.pieces.pieces_json`: the pages draw them as the labels and plots
+    do), side names."""
     return {"game": game.name, "title": game.title, "rows": game.rows, "cols": game.cols,
             "grid": game.grid, "moves_on_board": game.moves_on_board, "move_count": game.move_count,
             "move_texts": [game.move_text(m) for m in range(game.move_count)],
-            "glyphs": ["" if g == "." else g for g in game.glyphs],
+            "glyphs": ["" if g == "." else g for g in game.glyphs], "pieces": pieces_json(game),
             "sides": {side.name: name for side, name in game.side_names.items()}}
 
 

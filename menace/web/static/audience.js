@@ -13,7 +13,7 @@
     chart.set(learningChartData(s));
     document.getElementById("learning-chart").dataset.games = String(s.games_played);
     document.getElementById("learning-caption").textContent = s.games_played
-      ? `'${s.machine}' after ${M.fmt(s.games_played)} games: ${M.fmt(s.wins)} won, ${M.fmt(s.draws)} drawn, ${M.fmt(s.losses)} lost.` : "No games yet.";
+      ? `'${s.machine}' after ${M.count(s.games_played, "game")}: ${M.fmt(s.wins)} won, ${M.fmt(s.draws)} drawn, ${M.fmt(s.losses)} lost.` : "No games yet.";
   });
   const redrawCurve = () => curve().catch((err) => M.flash(err.message));
 

@@ -259,7 +259,7 @@ function learningChartData(s) {
     panels: [
       { label: `cumulative reinforcement (${s.rule})`, short: "reinforcement", zero: true, weight: 1.1,
         series: [{ name: "total", colour: c.ink, ys: s.cumulative }] },
-      { label: `share of the last ${M.fmt(s.window)} games`, short: `last ${M.fmt(s.window)} games`, percent: true,
+      { label: `share of the last ${M.count(s.window, "game")}`, short: `last ${M.count(s.window, "game")}`, percent: true,
         xs: s.rate_games,
         series: [{ name: "wins", colour: c.win, ys: s.win },
           { name: "draws", colour: c.draw, ys: s.draw, dash: [8, 4] },

@@ -109,6 +109,8 @@ const M = (() => {
   function textOn(bead) { return (bead && bead.ink) || "#111111"; }
   const NUMBER = new Intl.NumberFormat("en-GB");
   function fmt(n) { return n < 1000 && n > -1000 && Number.isInteger(n) ? String(n) : NUMBER.format(n); }
+  // A count and its noun, as the terminal writes them: "1 game", "2,001 games", "1 box", "3 boxes".
+  function count(n, word, many) { return `${fmt(n)} ${n === 1 ? word : many || (word.endsWith("x") ? word + "es" : word + "s")}`; }
   // A count in at most five characters where room is short: 9,999, 92.5k, 925k, 2.93M, 1.00bn.
   function short(n) {
     const a = Math.abs(n);
@@ -125,11 +127,48 @@ const M = (() => {
     return measure(full) <= width ? full : short(n);
   }
 
-  // One board as SVG, from game-generic data: shape {rows, cols, glyphs}, cells (one value per
+  // One board as SVG, from game-generic data: shape {rows, cols, glyphs, pieces}, cells (one value per
   // cell), beads [{to, from, letter, hex, count}] and options {size, clickable, highlight, drawn}.
   // A game whose moves are named, not drawn on the cells (Nim's "take 2"): the cells (sticks) on top,
   // the caption ("13 sticks") under them, then a row with a bead per move.
   function named(shape) { return shape.moves_on_board === false; }
+
+  // The game's pieces as the server describes them (shape.pieces, from menace/render/pieces.py):
+  // each a list of strokes in a cell's units, centred, y down. The labels, the plots and these pages
+  // draw the same strokes, so a pawn is one pawn everywhere; nothing here knows a game's letters.
+  function strokePoints(s, cx, cy, cell) { return s.points.map(([u, v]) => [cx + u * cell, cy + v * cell]); }
+  function pieceSvg(shape, v, cx, cy, cell) {
+    const piece = (shape.pieces || {})[v];
+    const g = el("svg:g", { class: "piece", "data-piece": piece ? piece.name : "unknown" });
+    for (const s of piece ? piece.strokes : []) {
+      const style = { fill: s.face || "none", stroke: s.edge, "stroke-width": s.width * cell, "stroke-linecap": s.kind === "line" ? "round" : "butt" };
+      const pts = strokePoints(s, cx, cy, cell);
+      if (s.kind === "circle") g.append(el("svg:circle", { cx: pts[0][0], cy: pts[0][1], r: s.radius * cell, ...style }));
+      else g.append(el("svg:path", { d: "M" + pts.map((p) => p.join(" ")).join("L") + (s.kind === "polygon" ? "Z" : ""), ...style }));
+    }
+    return g;
+  }
+  // Many pieces on a canvas, [value, cx, cy] each, `cell` pixels a cell: one path per part of each
+  // kind of piece (every pawn's body, then every head), so a wall of 2,201 boxes stays quick.
+  function drawPieces(ctx, shape, placed, cell) {
+    const parts = new Map();
+    for (const [v, cx, cy] of placed) {
+      const piece = (shape.pieces || {})[v]; if (!piece) continue;
+      piece.strokes.forEach((s, k) => {
+        const key = `${v}:${k}`;
+        if (!parts.has(key)) parts.set(key, [s, new Path2D()]);
+        const path = parts.get(key)[1], pts = strokePoints(s, cx, cy, cell);
+        if (s.kind === "circle") { path.moveTo(pts[0][0] + s.radius * cell, pts[0][1]); path.arc(pts[0][0], pts[0][1], s.radius * cell, 0, Math.PI * 2); }
+        else { path.moveTo(...pts[0]); for (const p of pts.slice(1)) path.lineTo(...p); if (s.kind === "polygon") path.closePath(); }
+      });
+    }
+    for (const [s, path] of parts.values()) {
+      if (s.face) { ctx.fillStyle = s.face; ctx.fill(path); }
+      ctx.lineWidth = Math.max(1, s.width * cell); ctx.strokeStyle = s.edge; ctx.lineCap = s.kind === "line" ? "round" : "butt";
+      ctx.stroke(path);
+    }
+    ctx.lineCap = "butt";
+  }
 
   function board(shape, cells, beads = [], opts = {}) {
     const size = opts.size || 240;
@@ -150,17 +189,7 @@ const M = (() => {
       g.append(el("svg:rect", { x: c * cell, y: r * cell, width: cell, height: cell, class: "cell-bg" + (opts.highlight === i ? " hl" : "") }));
       const v = cells[i];
       if (v) {
-        const glyph = shape.glyphs[v] || "?";
-        if (glyph === "X") {
-          const p = cell * 0.24, x0 = c * cell + p, y0 = r * cell + p, x1 = (c + 1) * cell - p, y1 = (r + 1) * cell - p;
-          g.append(el("svg:path", { d: `M${x0} ${y0}L${x1} ${y1}M${x1} ${y0}L${x0} ${y1}`, class: "mark-x", "stroke-width": cell * 0.1 }));
-        } else if (glyph === "O") {
-          g.append(el("svg:circle", { cx: (c + 0.5) * cell, cy: (r + 0.5) * cell, r: cell * 0.28, class: "mark-o", "stroke-width": cell * 0.1 }));
-        } else if (glyph === "|") {
-          g.append(el("svg:line", { x1: (c + 0.5) * cell, y1: (r + 0.1) * cell, x2: (c + 0.5) * cell, y2: (r + 0.9) * cell, class: "stick", "stroke-width": cell * 0.16 }));
-        } else {
-          g.append(el("svg:text", { x: (c + 0.5) * cell, y: (r + 0.5) * cell, class: "glyph", "font-size": cell * 0.55, text: glyph }));
-        }
+        g.append(pieceSvg(shape, v, (c + 0.5) * cell, (r + 0.5) * cell, cell));
       }
       if (opts.clickable && !v && !named(shape)) { g.classList.add("clickable"); g.setAttribute("tabindex", "0"); }
       svg.append(g);
@@ -226,15 +255,9 @@ const M = (() => {
     for (let c = 1; c < cols; c++) { ctx.moveTo(x + c * cell, y); ctx.lineTo(x + c * cell, y + rows * cell); }
     for (let r = 1; r < rows; r++) { ctx.moveTo(x, y + r * cell); ctx.lineTo(x + cols * cell, y + r * cell); }
     ctx.stroke();
-    for (let i = 0; i < box.cells.length; i++) {
-      const v = box.cells[i]; if (!v) continue;
-      const r = Math.floor(i / cols), c = i % cols, cx = x + (c + 0.5) * cell, cy = y + (r + 0.5) * cell, p = cell * 0.27;
-      const glyph = shape.glyphs[v];
-      ctx.lineWidth = 2; ctx.strokeStyle = "#333";
-      if (glyph === "X") { ctx.beginPath(); ctx.moveTo(cx - p, cy - p); ctx.lineTo(cx + p, cy + p); ctx.moveTo(cx + p, cy - p); ctx.lineTo(cx - p, cy + p); ctx.stroke(); }
-      else if (glyph === "O") { ctx.beginPath(); ctx.arc(cx, cy, p, 0, Math.PI * 2); ctx.stroke(); }
-      else { ctx.fillStyle = "#333"; setFont(ctx, `bold ${cell * 0.5}px system-ui, sans-serif`); ctx.textAlign = "center"; ctx.textBaseline = "middle"; ctx.fillText(glyph, cx, cy); }
-    }
+    const placed = [];
+    for (let i = 0; i < box.cells.length; i++) if (box.cells[i]) placed.push([box.cells[i], x + (i % cols + 0.5) * cell, y + (Math.floor(i / cols) + 0.5) * cell]);
+    drawPieces(ctx, shape, placed, cell);
     const most = Math.max(1, ...box.beads.map((b) => b.count));
     for (const b of box.beads) {
       const r = Math.floor(b.to / cols), c = b.to % cols, cx = x + (c + 0.5) * cell, cy = y + (r + 0.5) * cell;
@@ -334,7 +357,7 @@ const M = (() => {
 
   initToken();
   return {
-    api, newest, oneAtATime, flash, events, el, board, named, drawBox, fmt, short, fitCount, textOn, token, setMachine, confirmed,
+    api, newest, oneAtATime, flash, events, el, board, named, drawBox, pieceSvg, drawPieces, fmt, count, short, fitCount, textOn, token, setMachine, confirmed,
     get machine() { return machine; },
   };
 })();

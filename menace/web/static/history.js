@@ -9,7 +9,7 @@
 
   const load = M.newest(() => M.api(`/machines/${encodeURIComponent(M.machine)}/games?last=30`), (d) => {
     latest = d.games[0] || null;
-    summary.textContent = d.played ? `'${d.machine}' has played ${M.fmt(d.played)} games; the last ${d.games.length} are listed, newest first.` : `'${d.machine}' has played no games yet.`;
+    summary.textContent = d.played ? `'${d.machine}' has played ${M.count(d.played, "game")}; the last ${d.games.length} are listed, newest first.` : `'${d.machine}' has played no games yet.`;
     document.getElementById("undo").disabled = !latest;
     body.replaceChildren(...d.games.map((g) => M.el("tr", { "data-game": g.number },
       M.el("td", { text: M.fmt(g.number) }), M.el("td", { text: g.opponent }),
@@ -69,7 +69,7 @@
     try {
       const r = await M.api(`/machines/${encodeURIComponent(M.machine)}/undo`, { json: { games: 1 } });
       out.className = "flash ok";
-      out.textContent = `Game ${r.removed.join(", ")} undone: ${r.changes.length} bead count${r.changes.length === 1 ? "" : "s"} put back; ${M.fmt(r.played)} games left.`;
+      out.textContent = `Game ${r.removed.join(", ")} undone: ${r.changes.length} bead count${r.changes.length === 1 ? "" : "s"} put back; ${M.count(r.played, "game")} left.`;
       document.getElementById("replay").hidden = true; replay = null;
       reload();
     } catch (err) { out.className = "flash error"; out.textContent = err.message; }

@@ -19,7 +19,7 @@
     chart.set(learningChartData(s));
     const n = s.games_played;
     summary.textContent = n
-      ? `'${s.machine}' has played ${M.fmt(n)} games` +
+      ? `'${s.machine}' has played ${M.count(n, "game")}` +
         (asked ? `; games ${M.fmt(s.first)} to ${M.fmt(s.last)}: ` : ": ") +
         `${M.fmt(s.wins)} won, ${M.fmt(s.draws)} drawn, ${M.fmt(s.losses)} lost. Rule ${s.rule}.` +
         (s.opponents.length > 1 ? ` Opponents: ${s.opponents.map((o) => o.opponent + " from game " + M.fmt(o.game)).join(", ")}.` : s.opponents.length ? ` Opponent: ${s.opponents[0].opponent}.` : "")

@@ -29,7 +29,7 @@
   }
 
   const losing = (l) => `Replace machine '${l.machine}'? Everything it has learnt will be lost: its ${M.fmt(l.games)} ` +
-    `games and the beads of its ${M.fmt(l.boxes)} boxes. Export it first (Downloads, machine file) to keep them.`;
+    `games and the beads of its ${M.count(l.boxes, "box")}. Export it first (Downloads, machine file) to keep them.`;
 
   document.getElementById("create-form").addEventListener("submit", async (e) => {
     e.preventDefault();
@@ -41,7 +41,7 @@
     try {
       const s = await M.confirmed((confirm) => M.api("/machines", { json: { ...body, confirm } }), losing);
       if (!s) { out.textContent = `Nothing replaced: '${body.name}' is kept as it was.`; out.dataset.state = "kept"; return; }
-      out.textContent = `Built '${s.name}' (${s.preset}): ${M.fmt(s.boxes)} boxes, ${M.fmt(s.beads)} beads.`;
+      out.textContent = `Built '${s.name}' (${s.preset}): ${M.count(s.boxes, "box")}, ${M.count(s.beads, "bead")}.`;
       out.dataset.state = "built";
       M.flash(""); await load();
     } catch (err) { out.textContent = ""; out.dataset.state = "refused"; M.flash(err.message); }
@@ -63,7 +63,7 @@
         return M.api(`/import?${q}`, { method: "POST", body: file, headers: { "Content-Type": "application/json" } });
       }, losing);
       if (!r) { out.textContent = "Nothing imported: the machine is kept as it was."; out.className = "muted"; return; }
-      out.textContent = `Imported '${r.name}': ${M.fmt(r.boxes)} boxes, ${M.fmt(r.games)} games, beads checked against the history.`;
+      out.textContent = `Imported '${r.name}': ${M.count(r.boxes, "box")}, ${M.count(r.games, "game")}, beads checked against the history.`;
       out.className = "flash ok"; M.flash(""); await load();
     } catch (err) { out.textContent = `Refused: ${err.message}`; out.className = "flash error"; }
   });

@@ -46,9 +46,9 @@
     document.getElementById("count-rate").textContent = M.fmt(Math.round(s.rate));
     startBtn.disabled = s.running; stopBtn.disabled = !s.running;
     let text;
-    if (s.running) text = `Playing ${s.opponent}${s.target ? ` (${M.fmt(s.games)} of ${M.fmt(s.target)} games)` : s.limit_seconds ? ` for ${M.fmt(s.limit_seconds)} s` : ""}…`;
+    if (s.running) text = `Playing ${s.opponent}${s.target ? ` (${M.fmt(s.games)} of ${M.count(s.target, "game")})` : s.limit_seconds ? ` for ${M.fmt(s.limit_seconds)} s` : ""}…`;
     else if (s.error) text = `Stopped: ${s.error}`;
-    else if (s.opponent) text = `Finished: ${M.fmt(s.games)} games against ${s.opponent}` + (s.stopped ? ` (stopped: ${s.stopped})` : "") + (s.total_games ? `; the machine has played ${M.fmt(s.total_games)} games in all.` : ".");
+    else if (s.opponent) text = `Finished: ${M.count(s.games, "game")} against ${s.opponent}` + (s.stopped ? ` (stopped: ${s.stopped})` : "") + (s.total_games ? `; the machine has played ${M.count(s.total_games, "game")} in all.` : ".");
     else text = "No tournament running.";
     stateEl.textContent = text;
     stateEl.dataset.running = s.running ? "1" : "0";

@@ -62,7 +62,7 @@
   function say() {
     const empty = data.boxes.filter((b) => b.empty).length;
     const beads = data.boxes.reduce((s, b) => s + b.total, 0);
-    summary.textContent = `${M.fmt(data.boxes.length)} boxes of '${data.machine}' after ${M.fmt(data.games_played)} games · ${M.fmt(beads)} beads · ${empty ? M.fmt(empty) + " empty" : "none empty"}`;
+    summary.textContent = `${M.count(data.boxes.length, "box")} of '${data.machine}' after ${M.count(data.games_played, "game")} · ${M.count(beads, "bead")} · ${empty ? M.fmt(empty) + " empty" : "none empty"}`;
   }
 
   // Each move group is cut into canvases of a few rows: small canvases are quick to allocate and
@@ -220,33 +220,21 @@
       ctx.font = `bold ${Math.round(Math.min(capH * 0.62, 34))}px system-ui, sans-serif`;
       for (const t of items) ctx.fillText(t.box.caption.split(" ")[0], t.x + PAD_X + BOARD / 2, t.y + PAD_Y + capTop + capH / 2);
     }
-    const xs = new Path2D(), os = new Path2D(), sticks = new Path2D(), glyphs = [];
-    const small = [];
+    // the pieces, as the labels and plots draw them (M.drawPieces); a piece a capture's bead sits on
+    // is drawn small in its cell's corner, so that the bead shows
+    const placed = [], small = [];
     for (const t of items) {
       const cells = t.box.cells;
       const targets = new Set(t.box.beads.map((b) => b.to));
       for (let i = 0; i < cells.length; i++) {
         const v = cells[i]; if (!v) continue;
-        const cx = t.x + PAD_X + (i % cols + 0.5) * cell, cy = t.y + PAD_Y + (Math.floor(i / cols) + 0.5) * cell, p = cell * 0.27;
-        const glyph = shape.glyphs[v];
-        if (glyph === "X") { xs.moveTo(cx - p, cy - p); xs.lineTo(cx + p, cy + p); xs.moveTo(cx + p, cy - p); xs.lineTo(cx - p, cy + p); }
-        else if (glyph === "O") { os.moveTo(cx + p, cy); os.arc(cx, cy, p, 0, Math.PI * 2); }
-        else if (glyph === "|") { sticks.moveTo(cx, cy - cell * 0.4); sticks.lineTo(cx, cy + cell * 0.4); }
-        else if (targets.has(i) && !named) small.push([glyph, cx - cell * 0.5 + 2, cy - cell * 0.5 + 1]);  // a capture's bead sits on it
-        else glyphs.push([glyph, cx, cy]);
+        const cx = t.x + PAD_X + (i % cols + 0.5) * cell, cy = t.y + PAD_Y + (Math.floor(i / cols) + 0.5) * cell;
+        if (targets.has(i) && !named) small.push([v, cx - cell * 0.32, cy - cell * 0.32]);
+        else placed.push([v, cx, cy]);
       }
     }
-    ctx.lineWidth = 2; ctx.strokeStyle = "#333"; ctx.stroke(xs); ctx.stroke(os);
-    ctx.lineWidth = Math.max(2, cell * 0.18); ctx.strokeStyle = "#8a5a2b"; ctx.lineCap = "round"; ctx.stroke(sticks); ctx.lineCap = "butt";
-    ctx.fillStyle = "#333";
-    if (glyphs.length) {
-      ctx.font = `bold ${Math.round(cell * 0.5)}px system-ui, sans-serif`; ctx.textAlign = "center"; ctx.textBaseline = "middle";
-      for (const [g, x, y] of glyphs) ctx.fillText(g, x, y);
-    }
-    if (small.length) {
-      ctx.font = `bold ${Math.round(cell * 0.3)}px system-ui, sans-serif`; ctx.textAlign = "left"; ctx.textBaseline = "top";
-      for (const [g, x, y] of small) ctx.fillText(g, x, y);
-    }
+    M.drawPieces(ctx, shape, placed, cell);
+    M.drawPieces(ctx, shape, small, cell * 0.4);
     // beads: arrows (pieces that move), then dots grouped by colour, then letters and counts
     const dots = new Map(), arrows = new Map(), outline = new Path2D(), none = new Path2D(), letters = [];
     for (const t of items) {
@@ -349,7 +337,7 @@
     try {
       const s = await M.api(`/machines/${encodeURIComponent(M.machine)}/boxes/${b.number}/series?points=400`);
       detailChart.set(beadChartData(s));
-      document.getElementById("detail-caption").textContent = `Its beads over ${M.fmt(s.games_played)} games, replayed from the history.`;
+      document.getElementById("detail-caption").textContent = `Its beads over ${M.count(s.games_played, "game")}, replayed from the history.`;
     } catch (err) { document.getElementById("detail-caption").textContent = err.message; }
   }
 
