@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -137,7 +138,13 @@ def test_the_train_page_of_a_hexapawn_machine_offers_hexapawn_players_and_trains
 def test_a_queue_a_dead_page_released_and_the_teacher_stopping_a_game(machine: str, browser: Any) -> None:
     with BackgroundServer(machine, "menace") as srv, page_at(browser, PHONE, 3) as [first, second, teacher]:
         tables = srv.app.state.menace.tables
-        tables.orphan_seconds = 1.5  # ORPHAN_SECONDS (45 s) in a real server
+        # The test makes the first page's silence certain instead of racing a short window with a
+        # busy machine: once that page is dead the tables' clock jumps an hour past ORPHAN_SECONDS,
+        # and the test sweeps, as the server's sweeper does, once the waiting page has been heard
+        # from since the jump (the sweeper on its own clock: tests/test_web_classroom_api.py).
+        offset = [0.0]
+        tables._clock = lambda: time.monotonic() + offset[0]
+        tables._sweep_every = 3600.0
         tables.heartbeat_seconds = 0.3  # HEARTBEAT_SECONDS (10 s): a page that is there keeps its game
         first.goto(srv.base + "/play")
         first.wait_for_selector("body[data-ready='1']")
@@ -149,6 +156,11 @@ def test_a_queue_a_dead_page_released_and_the_teacher_stopping_a_game(machine: s
         second.click("#new-game")
         second.wait_for_selector("#queue:not([hidden])")
         assert "you are next; a game is in progress" in second.inner_text("#queue")
+        offset[0] += 3600.0
+        jumped = tables._clock()
+        wait_until(lambda: all(q.seen >= jumped for q in tables._queues["menace"]),
+                   "the waiting page to be heard from after the clock's jump")
+        tables.sweep()
         # the quiet game is released and the one waiting gets the machine, with no click
         second.wait_for_selector("#turn h3", timeout=30_000)
         assert second.get_attribute("body", "data-queue") is None

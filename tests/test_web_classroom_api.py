@@ -3,6 +3,7 @@ the teacher stopping a game."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -77,9 +78,17 @@ def test_the_next_player_waits_in_a_queue_and_starts_when_the_game_ends(client: 
 def test_a_game_whose_page_stops_answering_is_released(client: TestClient) -> None:
     tables = client.app.state.menace.tables  # type: ignore[attr-defined]
     tables.orphan_seconds = 0.6  # ORPHAN_SECONDS (45 s) in a real server
+    # The tables' clock moves only when the test moves it, so that the game's page is quiet for
+    # certain and the queued page never is, however busy the machine (the server's own sweeper
+    # still does the releasing).
+    now = [time.monotonic()]
+    tables._clock = lambda: now[0]
     game = client.post("/api/play", json={"machine": "menace"}).json()
     place = client.post("/api/queue", json={"machine": "menace"}).json()
     assert place["busy"]
+    now[0] += 0.3
+    assert client.get(f"/api/queue/{place['ticket']}").json()["turn"] is False  # the queued page asks
+    now[0] += 0.4  # the game's page was last heard from 0.7 s ago, the queued page's 0.4 s ago
 
     def released() -> bool:
         return client.get(f"/api/queue/{place['ticket']}").json()["turn"]  # the queued page keeps asking
