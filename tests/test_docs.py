@@ -116,6 +116,76 @@ def test_the_performance_page_is_the_benchmarks_output() -> None:
     assert results == sorted(b.name for b in performance_page.BENCHMARKS)
 
 
+def _parametrized(test: object, argname: str) -> list[object]:
+    """The values ``@pytest.mark.parametrize`` gives ``argname`` of ``test``."""
+    for mark in getattr(test, "pytestmark", []):
+        if mark.name == "parametrize" and mark.args[0] == argname:
+            return list(mark.args[1])
+    raise AssertionError(f"{test} has no parameter {argname}")
+
+
+WORDS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+
+
+def _examples(test: object) -> int:
+    return int(test._hypothesis_internal_use_settings.max_examples)  # type: ignore[attr-defined]
+
+
+def test_the_guarantees_page_counts_are_what_the_tests_and_code_say() -> None:
+    """Each count and limit docs/explanation/guarantees.md gives, worked out from the tests that
+    show it and the code that sets it: a test added or a limit changed fails here until the page says so."""
+    import test_guarantees
+    import test_import_streamed
+    import test_reliability_damage as damage
+    import test_reliability_files
+    import test_reliability_fuzz as fuzz
+    import test_reliability_import
+    import test_reliability_interrupt as interrupt
+    import test_reliability_migrations as migrations
+
+    from menace.app import machine_file
+    from menace.app.sweep import PARENT_CHECK_SECONDS
+    from menace.app.tournament import BUSY_WAIT_SECONDS
+    from menace.storage.leases import HEARTBEAT_SHARE, LEASE_SECONDS
+
+    page = " ".join((ROOT / "docs" / "explanation" / "guarantees.md").read_text().split())
+    crafted = (len(test_reliability_import.CONTENT_CASES) + len(test_reliability_import.FLOAT_CASES)
+               + len(test_reliability_import.TEXT_CASES))
+    options, files = (_examples(fuzz.test_no_option_crashes_and_refusals_change_nothing),
+                      _examples(fuzz.test_no_machine_file_crashes_an_import))
+    commands = _parametrized(interrupt.test_ctrl_c_at_every_stage_of_start_up_exits_130_with_one_line, "args")
+    revisions = _parametrized(migrations.test_upgrade_finishes_from_every_revision_after_an_older_version_wrote,
+                              "revision")
+    sides = _parametrized(migrations.test_upgrade_finishes_from_every_revision_after_an_older_version_wrote,
+                          "replaced")
+    names = _parametrized(test_reliability_files.test_one_rule_for_machine_names, "name")
+    streamed = _examples(test_import_streamed.test_the_streamed_reading_refuses_and_reads_what_the_whole_reading_does)
+    said = {
+        f"renews its lease every {LEASE_SECONDS / HEARTBEAT_SHARE:g} s": "the heartbeat",
+        f"after {LEASE_SECONDS:g} s of silence": "the lease's length",
+        f"renews the lease every {LEASE_SECONDS / HEARTBEAT_SHARE:g} seconds": "the heartbeat (prose)",
+        f"after {LEASE_SECONDS:g} seconds of silence": "the lease's length (prose)",
+        f"up to {BUSY_WAIT_SECONDS:g} s": "a flush's wait on a busy database",
+        f"within {PARENT_CHECK_SECONDS:g} s of its death": "a sweep worker's watch on its parent",
+        f"at most {machine_file.MAX_DIGITS} digits": "an integer's digits",
+        f"nesting at most {machine_file.MAX_DEPTH} deep": "nesting",
+        f"{crafted} crafted files": "tests/test_reliability_import.py",
+        f"{len(damage.SCENARIOS)} generated damage scenarios x {len(damage.COMMANDS)} commands "
+        f"({len(damage.SCENARIOS) * len(damage.COMMANDS)} runs)": "tests/test_reliability_damage.py",
+        f"{options + files:,} cases per run ({options} command lines over {len(fuzz.COMMANDS)} commands, "
+        f"{files} mutated machine files)": "tests/test_reliability_fuzz.py",
+        f"the {len(fuzz.COMMANDS)} commands the fuzz test runs": "tests/test_reliability_fuzz.py (not yet done)",
+        f"({len(interrupt.STAGES)} stages x {len(commands)} commands)": "tests/test_reliability_interrupt.py",
+        f"(base, 0001-{revisions[-1]})": "tests/test_reliability_migrations.py's revisions",
+        f"({len(revisions) * len(sides)} cases)": "tests/test_reliability_migrations.py's cases",
+        f"({len(names)} hostile names)": "test_one_rule_for_machine_names",
+        f"({streamed} per run)": "tests/test_import_streamed.py",
+        f"kills a running tournament {WORDS[test_guarantees.KILLS]} times": "the crash test's kills",
+    }
+    missing = {text: why for text, why in said.items() if text not in page}
+    assert missing == {}
+
+
 def test_export_help_names_the_installed_description_of_the_file() -> None:
     assert MACHINE_FILE_DOC.is_file()
     assert MACHINE_FILE_DOC.read_text().startswith("# The machine file")
