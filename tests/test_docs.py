@@ -211,6 +211,20 @@ def test_the_guarantees_page_counts_are_what_the_tests_and_code_say() -> None:
     assert missing == {}
 
 
+def test_the_python_api_session_runs_as_shown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ``pycon`` blocks of the Python API page, run as doctests in an empty folder."""
+    import doctest
+
+    monkeypatch.chdir(tmp_path)
+    text = (ROOT / "docs" / "reference" / "python-api.md").read_text()
+    blocks = re.findall(r"^```pycon\n(.*?)```", text, re.S | re.M)
+    assert blocks
+    parser, runner = doctest.DocTestParser(), doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    for n, block in enumerate(blocks, 1):
+        runner.run(parser.get_doctest(block, {}, f"python-api.md block {n}", None, 0))
+    assert runner.summarize(verbose=False).failed == 0
+
+
 def test_export_help_names_the_installed_description_of_the_file() -> None:
     assert MACHINE_FILE_DOC.is_file()
     assert MACHINE_FILE_DOC.read_text().startswith("# The machine file")
