@@ -6,7 +6,8 @@ from the ``sh`` blocks of README.md, the pages of the site (``docs/``), the page
 package (``menace/docs/``), CONTRIBUTING.md and CHANGELOG.md. Each runs in process (click's
 CliRunner) in a fresh folder:
 ``init`` and ``import`` lines in an empty one, the rest beside a ``menace.db`` holding a machine
-``menace`` trained for 2,000 games against smart and a machine ``second`` that moves second (with
+``menace`` trained for 2,000 games against smart, a machine ``second`` that moves second, HER and
+the classroom's Nim machine ``nim`` (with
 copies as ``club.db`` and ``old.db``, and an exported ``menace.json``). A line joined with ``&&``
 runs part by part in one folder, as a shell would. A ``menace serve`` line runs as a process that
 is started, waited for (its "Serving" line, then ``/api/health``), looked at and stopped with Ctrl-C
@@ -136,12 +137,13 @@ EXAMPLES = list(dict.fromkeys(help_examples() + doc_examples()))
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder with menace.db (machines 'menace', trained, 'second', 'alice', 'her'), club.db, old.db, menace.json."""
+    """A folder with menace.db (machines 'menace', trained, 'second', 'alice', 'her', 'nim'), club.db, old.db,
+    menace.json."""
     folder = tmp_path_factory.mktemp("trained")
     db = str(folder / "menace.db")
     for args in (["init"], ["tournament", "--vs", "smart", "-n", "2000", "--seed", "1"],
                  ["-m", "second", "init", "--side", "O"], ["-m", "alice", "init"],
-                 ["-m", "her", "init", "--game", "hexapawn"],
+                 ["-m", "her", "init", "--game", "hexapawn"], ["-m", "nim", "init", "--game", "nim"],
                  ["export", str(folder / "menace.json")]):
         result = CliRunner().invoke(cli, ["--db", db, *args], catch_exceptions=False)
         assert result.exit_code == 0, result.output

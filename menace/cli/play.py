@@ -104,9 +104,10 @@ def play(app: AppContext, first: str | None, seed: int | None, count: int | None
     """Play a game against the machine at the terminal; it learns from the result.
 
     Type moves as the board names them: a1..c3 or 1..9 in noughts and crosses, a2-b3 in
-    Hexapawn. For each of its moves MENACE shows the box it opens, how your board maps onto
-    the box's drawing, the beads in the box and the bead it draws. After a game it asks to
-    play again. End of input or Ctrl-C abandons the game and changes nothing.
+    Hexapawn, how many sticks to take in Nim. For each of its moves MENACE shows the box it
+    opens, how your board maps onto the box's drawing, the beads in the box and the bead it
+    draws. After a game it asks to play again. End of input or Ctrl-C abandons the game and
+    changes nothing.
 
     \b
     Examples:
