@@ -7,16 +7,23 @@ benchmarks' output, and the machine file's description is installed where the he
 
 from __future__ import annotations
 
+import functools
 import html
 import os
 import re
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 from test_cli_help import all_commands
+from web_browser_helpers import launch_browser, page_at
 
 from menace.cli import cli
 from menace.cli.transfer import MACHINE_FILE_DOC
@@ -87,6 +94,77 @@ def test_the_generated_tables_are_the_code(site: Path) -> None:
     lesson = page_text(site, "guides/teacher")
     assert "Misconceptions pupils have" in lesson
     assert 'href="../worksheets.pdf"' in (site / "guides" / "teacher" / "index.html").read_text()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    yield from launch_browser()
+
+
+READ_PAGES = ("", "guides/teacher/", "guides/festival/", "reference/cli/", "performance/", "reference/settings/",
+              "explanation/guarantees/", "reference/python-api/")
+"""Pages looked at in Chromium: the home page, the lesson, the festival guide, the references with
+wide tables and help text, the performance page."""
+
+CODE_LINES = """Array.from(document.querySelectorAll('.md-typeset pre > code')).map(c => ({
+  longest: Math.max(...c.textContent.split('\\n').map(l => l.length)),
+  scrolls: c.scrollWidth > c.clientWidth + 1}))"""
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_the_site_reads_on_a_phone_and_a_laptop(site: Path, browser: Any) -> None:
+    """The built site, served as any static server would (here on a free loopback port): no page
+    scrolls sideways at a phone's or a laptop's size; on a laptop the column is wide enough that a
+    table needs no scrolling and a block of code of 96 columns (the commands' help, most of its
+    example lines) is read without scrolling; no script error."""
+    with static_server(site) as base:
+        _read_the_site(browser, base)
+
+
+@contextmanager
+def static_server(folder: Path) -> Iterator[str]:
+    """``python -m http.server`` for ``folder`` on a free port of 127.0.0.1, in a thread; its address."""
+    handler = functools.partial(QuietHandler, directory=str(folder))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        pass
+
+
+def _read_the_site(browser: Any, base: str) -> None:
+    for size in ((390, 844), (1366, 768)):
+        with page_at(browser, size) as (page,):
+            for path in READ_PAGES:
+                page.goto(base + path)
+                where = f"{path or 'home'} at {size[0]}x{size[1]}"
+                sideways = "document.documentElement.scrollWidth > document.documentElement.clientWidth"
+                assert not page.evaluate(sideways), where
+                if size[0] < 1000:
+                    continue
+                tables = page.evaluate("Array.from(document.querySelectorAll('.md-typeset__table'))"
+                                       ".filter(t => t.scrollWidth > t.clientWidth + 1).length")
+                assert tables == 0, where
+                wide = [c for c in page.evaluate(CODE_LINES) if c["scrolls"] and c["longest"] <= 96]
+                assert wide == [], (where, wide)
+            # The navigation leads to the pages, and the search (its index shipped with the site) finds them.
+            page.goto(base)
+            page.locator("article").get_by_role("link", name="A teacher's lesson").click()
+            page.wait_for_url("**/guides/teacher/")
+            assert "Misconceptions pupils have" in page.inner_text("article")
+            if size[0] >= 1000:
+                page.fill("input.md-search__input", "misconceptions")
+                page.wait_for_selector(".md-search-result__item")
 
 
 def test_every_page_is_in_the_navigation() -> None:
