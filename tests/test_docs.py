@@ -289,6 +289,43 @@ def test_the_guarantees_page_counts_are_what_the_tests_and_code_say() -> None:
     assert missing == {}
 
 
+def test_the_limits_the_web_and_integrity_pages_give_are_the_codes() -> None:
+    """The web server's limits and timeouts (web-security, the HTTP API, the classroom) and the
+    database's (integrity), worked out from the settings that make them."""
+    from starlette.applications import Starlette
+
+    from menace.storage.database import WAL_SIZE_LIMIT
+    from menace.storage.leases import LEASE_SECONDS
+    from menace.web import boundary, server, tables
+    from menace.web.guard import TokenLimiter
+
+    def page(name: str) -> str:
+        return " ".join((ROOT / "docs" / name).read_text().split())
+
+    config = server.server_config(Starlette())
+    security, api = page("web-security.md"), page("reference/http-api.md")
+    integrity, classroom = page("integrity.md"), page("classroom.md")
+    said = {
+        security: [f"| {server.HEADER_TIMEOUT:g} s of connecting", f"| {server.BODY_TIMEOUT:g} s (then `408`)",
+                   f"| {server.SEND_TIMEOUT:g} s (the socket's buffer full)",
+                   f"| idle keep-alive connections | {config.timeout_keep_alive} s |",
+                   f"| connections at once | {config.limit_concurrency:,} (more get `503`)",
+                   f"| upload | {boundary.UPLOAD_LIMIT >> 20} MB |",
+                   f"may give {TokenLimiter.FREE_FAILURES} wrong tokens",
+                   f"up to {TokenLimiter.LONGEST_WAIT // 60} minutes"],
+        api: [f"Bodies are at most {boundary.BODY_LIMIT >> 10} KiB, an imported machine file at most "
+              f"{boundary.UPLOAD_LIMIT >> 20} MB"],
+        integrity: [f"runs out {LEASE_SECONDS:g} seconds after its last heartbeat",
+                    f"nobody touches for {tables.IDLE_SECONDS // 60:g} minutes",
+                    f"down to {WAL_SIZE_LIMIT >> 20} MiB"],
+        classroom: ["given up within a minute"],
+    }
+    for text, phrases in said.items():
+        assert [p for p in phrases if p not in text] == []
+    # "within a minute": a page unheard of for ORPHAN_SECONDS is given up at the sweeper's next round
+    assert tables.ORPHAN_SECONDS + min(5.0, tables.ORPHAN_SECONDS / 4) <= 60
+
+
 def test_the_python_api_session_runs_as_shown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The ``pycon`` blocks of the Python API page, run as doctests in an empty folder."""
     import doctest
