@@ -6,7 +6,7 @@ on what (Python, cores, load average before and after); the page is put together
 alone, in the order of :data:`BENCHMARKS`. A test (tests/test_docs.py) checks that the page is
 exactly what this script writes from them.
 
-    python benchmarks/performance_page.py --run                 # run every benchmark (about 15 minutes)
+    python benchmarks/performance_page.py --run                 # run every benchmark (about 20 minutes)
     python benchmarks/performance_page.py --run bench startup   # run these again, keep the others' results
     python benchmarks/performance_page.py                       # only write the page from the results
 """
@@ -64,6 +64,14 @@ BENCHMARKS = (
                                        "--pairs", "4"),
               "`menace serve` in headless Chromium: the wall drawn, a finished game reflected, a tournament with "
               "event-stream clients, the learning curve of a long history."),
+    Benchmark("web_guard", "Slow, half-sent and guessing clients", ("benchmarks/web_guard.py",),
+              "`menace serve --tokens` with `ulimit -n 256` (see [who can drive menace serve](web-security.md)): "
+              "300 half-sent requests and a visitor among them, a client guessing tokens for 10 s, and the "
+              "server's memory per concurrent download of a 1.5M-game machine's file."),
+    Benchmark("nim_learning", "How soon the classroom's Nim machine stops losing", ("benchmarks/nim_learning.py",),
+              "200 classroom Nim machines per line (21 sticks, take 1-3, the last stick loses), 2,000 games each, "
+              "against the perfect and the random player: the game each lost for the last time. Game counts, "
+              "not timings: the same on any computer."),
 )
 
 

@@ -6,9 +6,12 @@ from the ``sh`` blocks of README.md, the pages of the site (``docs/``), the page
 package (``menace/docs/``), CONTRIBUTING.md and CHANGELOG.md. Each runs in process (click's
 CliRunner) in a fresh folder:
 ``init`` and ``import`` lines in an empty one, the rest beside a ``menace.db`` holding a machine
-``menace`` trained for 2,000 games against smart and a machine ``second`` that moves second (with
+``menace`` trained for 2,000 games against smart, a machine ``second`` that moves second, HER and
+the classroom's Nim machine ``nim`` (with
 copies as ``club.db`` and ``old.db``, and an exported ``menace.json``). A line joined with ``&&``
-runs part by part in one folder, as a shell would.
+runs part by part in one folder, as a shell would. A ``menace serve`` line runs as a process that
+is started, waited for (its "Serving" line, then ``/api/health``), looked at and stopped with Ctrl-C
+(:func:`test_serve_example_serves`).
 
 Some lines are changed before they run, each for a stated reason (:data:`SHORTER`), and a few are
 not run at all (:data:`NOT_RUN`); a test below keeps both lists honest: every entry must still
@@ -21,15 +24,22 @@ order in an empty folder, and each one's output must be the lines shown under it
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
+import signal
+import subprocess
+import sys
+import threading
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner
+from conftest import wait_until
 from test_cli_help import all_commands
 
 from menace.cli import cli
@@ -127,12 +137,13 @@ EXAMPLES = list(dict.fromkeys(help_examples() + doc_examples()))
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder with menace.db (machines 'menace', trained, 'second', 'alice', 'her'), club.db, old.db, menace.json."""
+    """A folder with menace.db (machines 'menace', trained, 'second', 'alice', 'her', 'nim'), club.db, old.db,
+    menace.json."""
     folder = tmp_path_factory.mktemp("trained")
     db = str(folder / "menace.db")
     for args in (["init"], ["tournament", "--vs", "smart", "-n", "2000", "--seed", "1"],
                  ["-m", "second", "init", "--side", "O"], ["-m", "alice", "init"],
-                 ["-m", "her", "init", "--game", "hexapawn"],
+                 ["-m", "her", "init", "--game", "hexapawn"], ["-m", "nim", "init", "--game", "nim"],
                  ["export", str(folder / "menace.json")]):
         result = CliRunner().invoke(cli, ["--db", db, *args], catch_exceptions=False)
         assert result.exit_code == 0, result.output
@@ -155,9 +166,8 @@ def test_example_runs(example: str, trained: Path, tmp_path: Path, monkeypatch: 
         pytest.skip(NOT_RUN[example])
     if "--cluster" in example:
         pytest.skip("needs a Dask scheduler at that address; tests/test_sweep_dask.py runs sweeps on a local cluster")
-    if shlex.split(example)[1:2] == ["serve"] or " serve " in f" {example} ":
-        pytest.skip("a server runs until it is stopped; tests/test_web_api.py and tests/test_web_browser.py "
-                    "start menace serve's app and stop it")
+    if _is_serve(example):
+        pytest.skip("a server runs until it is stopped: test_serve_example_serves starts it and stops it")
     line = example
     for old, new, _why in SHORTER.values():
         line = line.replace(old, new)
@@ -176,6 +186,84 @@ def test_example_runs(example: str, trained: Path, tmp_path: Path, monkeypatch: 
         result = CliRunner().invoke(cli, args, input=INPUT.get(command), catch_exceptions=False, prog_name="menace")
         assert result.exit_code == 0, f"{example}\n{result.output}"
         assert "Traceback" not in result.output
+
+
+def _is_serve(example: str) -> bool:
+    return "serve" in shlex.split(example)[1:4]
+
+
+SERVE_EXAMPLES = [e for e in EXAMPLES if _is_serve(e)]
+LOOPBACK_MENACE = ROOT / "tests" / "loopback_menace.py"
+SERVING = re.compile(r"^Serving machine '[^']+' at (http://127\.0\.0\.1:\d+/)", re.M)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("example", SERVE_EXAMPLES)
+def test_serve_example_serves(example: str, trained: Path, tmp_path: Path) -> None:
+    """A ``menace serve`` line of the documentation, run as a process (through tests/loopback_menace.py,
+    which keeps it on a free port of 127.0.0.1): it says where it serves, answers there, shows the
+    lesson, opens the browser when ``--open`` asks (a recording stand-in named by ``BROWSER``), and
+    stops on Ctrl-C without a traceback."""
+    for name in ("menace.db", "club.db", "old.db", "menace.json"):
+        shutil.copy(trained / name, tmp_path / name)
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser"
+    browser.write_text(f"#!/bin/sh\nprintf '%s' \"$1\" > {shlex.quote(str(opened))}\n")
+    browser.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k != "MENACE_DB"}
+    env.update(BROWSER=str(browser), DISPLAY="", PYTHONUNBUFFERED="1")
+    args = shlex.split(example)[1:]
+    log = tmp_path / "stderr.txt"
+    with log.open("w") as stderr, subprocess.Popen([sys.executable, str(LOOPBACK_MENACE), *args], cwd=tmp_path,
+                                                    env=env, stdout=subprocess.PIPE, stderr=stderr, text=True) as proc:
+        printed: list[str] = []
+        out = proc.stdout
+        assert out is not None
+        reader = threading.Thread(target=lambda: printed.extend(iter(out.readline, "")), daemon=True)
+        reader.start()
+        try:
+            _check_serving(example, args, proc, printed, opened)
+        finally:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=60)
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+            reader.join(timeout=30)
+    errors = log.read_text()
+    assert "Traceback" not in errors, errors
+
+
+def _check_serving(example: str, args: list[str], proc: subprocess.Popen[str], printed: list[str],
+                   opened: Path) -> None:
+    wait_until(lambda: proc.poll() is not None or SERVING.search("".join(printed)) is not None,
+               f"`{example}` to say where it serves")
+    found = SERVING.search("".join(printed))
+    assert found, f"{example}: exit {proc.poll()}\n{''.join(printed)}"
+    base = found.group(1)
+    wait_until(lambda: _answers(base + "api/health"), f"`{example}` to answer at {base}")
+    with urllib.request.urlopen(base + "lesson", timeout=30) as page:
+        assert "A lesson: the machine that learns from matchboxes" in page.read().decode()
+    if "--open" in args:
+        wait_until(opened.exists, f"`{example}` to open the browser")
+        wait_until(lambda: opened.read_text() == base, f"`{example}` to open {base} in the browser")
+    else:
+        assert not opened.exists()
+    if "--host" in args and args[args.index("--host") + 1] == "0.0.0.0":
+        text = "".join(printed)
+        assert "Play token:" in text and "Admin token:" in text, text
+        given = {args[i + 1] for i, a in enumerate(args[:-1]) if a in ("--token", "--admin-token", "--play-token")}
+        assert all(f" token: {t}  " in text or f"token:  {t}  " in text for t in given), text
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            return bool(answer.status == 200)
+    except OSError:
+        return False
 
 
 def _option_values(args: list[str]) -> set[str]:

@@ -41,6 +41,10 @@ def init_here(url: str, *args: str) -> None:
     assert result.exit_code == 0, result.output
 
 
+KILLS = 10
+"""How many times the crash test kills a running tournament (docs/explanation/guarantees.md says so)."""
+
+
 def first_block_stored(url: str) -> Callable[[], bool]:
     """Ready when the tournament has stored its first block: its signal handlers are in place."""
     return lambda: stored_games(url) > 0
@@ -58,7 +62,7 @@ def test_sigkill_at_random_moments_never_leaves_an_inconsistent_database(db_url:
     rng = random.Random(2026)
     kills = 0
     previous = 0
-    for round_ in range(10):
+    for round_ in range(KILLS):
         proc = subprocess.Popen(menace_cmd("tournament", "--vs", "perfect", "--for", "60s", "--seed", str(round_)),
                                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         # the random moment counts from when the tournament holds the machine, however slow the start-up
@@ -74,7 +78,7 @@ def test_sigkill_at_random_moments_never_leaves_an_inconsistent_database(db_url:
         games = stored_games(db_url)
         assert games >= previous  # every game saved before the kill is still there
         previous = games
-    assert kills == 10
+    assert kills == KILLS
     # ...and the next tournament goes on from there (taking over the lock a killed one may hold)
     done = subprocess.run(menace_cmd("tournament", "--vs", "smart", "-n", "500", "--seed", "1"), env=env,
                           capture_output=True, text=True)
