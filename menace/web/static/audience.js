@@ -68,13 +68,13 @@
     // short, in the projector's large type: the score is under the chart, in its caption
     if (s.running) {
       training = true;
-      const of = s.target ? ` of ${M.fmt(s.target)}` : "";
-      statusEl.textContent = `Training${against}: ${M.fmt(s.games)}${of} games so far.`;
+      const done = s.target ? `${M.fmt(s.games)} of ${M.count(s.target, "game")}` : M.count(s.games, "game");
+      statusEl.textContent = `Training${against}: ${done} so far.`;
       resultEl.textContent = "";
     } else if (training) {
       training = false;
       statusEl.textContent = s.error ? `Training stopped${against}: ${s.error}.`
-        : `Training finished${against}: ${M.fmt(s.games)} games.`;
+        : `Training finished${against}: ${M.count(s.games, "game")}.`;
     }
     document.body.dataset.training = training ? "1" : "0";
     if (!s.running) { clearTimeout(pending); pending = null; redrawCurve(); return; }
