@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import Invoke, built_database, invoker, owner, query, train_300
+from conftest import Invoke, built_database, invoker, owner, query, train_300, wait_until
 from history_helpers import stored_beads, stored_records
 from starlette.testclient import TestClient
 
@@ -203,10 +203,15 @@ def test_the_train_api_plays_without_learning(trained: str) -> None:
     with TestClient(create_app(trained, "menace"), base_url="http://127.0.0.1:8000") as client:
         r = client.post("/api/train", json={"opponent": "random", "games": 200, "seed": 3, "frozen": True})
         assert r.status_code == 202 and r.json()["frozen"] is True
-        client.post("/api/train/stop", json={})  # waits for the thread; it may have finished already
+        wait_until(lambda: not client.get("/api/train").json()["running"], "the frozen tournament's end")
         s = client.get("/api/train").json()
-        assert not s["running"] and s["error"] is None and s["frozen"] is True
+        assert s["games"] == 200 and s["error"] is None and s["frozen"] is True
         assert client.post("/api/train", json={"opponent": "td", "games": 5, "frozen": True}).status_code == 400
         assert client.post("/api/train", json={"games": 5, "frozen": "yes"}).status_code == 400
+        listed = client.get("/api/machines/menace/games?last=2").json()["games"]
+        assert [g["frozen"] for g in listed] == [True, True] and listed[0]["number"] == 500
+        assert client.get("/api/machines/menace/games/300").json()["frozen"] is False
+        shown = client.get(f"/api/machines/menace/games/{listed[0]['number']}").json()
+        assert shown["frozen"] is True and shown["reinforcement"] == []
     assert stored_beads(trained) == before
     assert frozen_flags(trained) == [False, True]
