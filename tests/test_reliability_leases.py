@@ -226,8 +226,8 @@ def test_a_database_busy_past_the_bound_stops_with_one_line_and_shows_only_store
         run = m.start_run  # the run starts before the long writer
         long_writer.start()
 
-        def start_run(kind: str, opponent: str, seed: int | None) -> int:
-            run_id = run(kind, opponent, seed)
+        def start_run(kind: str, opponent: str, seed: int | None, frozen: bool = False) -> int:
+            run_id = run(kind, opponent, seed, frozen)
             go.set()
             assert held.wait(30), "the long writer never took the write lock"
             return run_id

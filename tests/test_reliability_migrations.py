@@ -43,6 +43,11 @@ def _build(db: Path, seed: int, correct: bool) -> None:
     if correct:
         _menace(db, "-m", "menace", "reconcile", "1", "--count", "W=7", "--count", "K=2", "--count", "G=5")
         _menace(db, "-m", "menace", "tournament", "--vs", "random", "-n", "10", "--seed", str(seed + 1))
+        # Runs played without learning (0007), which no older version writes: only in the database
+        # downgraded, whose marks must come back exactly, and never onto a replaced machine's runs.
+        _menace(db, "-m", "her", "tournament", "--vs", "random", "-n", "12", "--seed", str(seed), "--frozen")
+        _menace(db, "-m", "menace", "tournament", "--vs", "random", "-n", "15", "--seed", str(seed), "--frozen")
+        _menace(db, "-m", "menace", "tournament", "--vs", "smart", "-n", "5", "--seed", str(seed + 2))
     _menace(db, "check", "--all")  # the verified checksums (0005) are set
 
 
@@ -200,3 +205,40 @@ def test_values_kept_aside_without_fingerprints_are_put_back_only_where_they_sur
     assert "OK" in _menace(db, "check", "--full")
     _menace(db, "undo", "-n", "5000")
     assert "OK" in _menace(db, "check", "--full")
+
+
+def test_frozen_marks_kept_aside_never_land_on_a_run_an_older_menace_made_meanwhile(tmp_path: Path) -> None:
+    """Runs played without learning (0007): a downgrade keeps their marks aside. An older menace then
+    undid the frozen run's games and started a run that took its id: the mark must not land on it
+    (its games were learnt from). Without that, going down and up again gives back every mark."""
+    db = tmp_path / "m.db"
+    _menace(db, "init")
+    _menace(db, "tournament", "--vs", "random", "-n", "30", "--seed", "1")
+    _menace(db, "tournament", "--vs", "random", "-n", "20", "--seed", "2", "--frozen")
+    before = _menace(db, "export", "-")
+    engine = make_engine(f"sqlite:///{db}")
+    downgrade(engine, "0006")
+    engine.dispose()
+    _menace(db, "upgrade")
+    assert _menace(db, "export", "-") == before  # the mark came back
+    engine = make_engine(f"sqlite:///{db}")
+    downgrade(engine, "0006")
+    engine.dispose()
+    con = sqlite3.connect(db)
+    try:
+        con.execute("PRAGMA foreign_keys = ON")
+        (run_id, machine_id) = con.execute("SELECT id, machine_id FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+        con.execute("DELETE FROM game_blocks WHERE run_id = ?", (run_id,))  # what an older undo does
+        con.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+        con.execute("INSERT INTO runs (id, machine_id, kind, opponent, seed, started_at) "
+                    "VALUES (?, ?, 'tournament', 'random', 9, '2030-01-01 00:00:00.000000')", (run_id, machine_id))
+        con.commit()
+    finally:
+        con.close()
+    _menace(db, "upgrade")
+    con = sqlite3.connect(db)
+    try:
+        assert con.execute("SELECT frozen FROM runs WHERE id = ?", (run_id,)).fetchone() == (0,)
+        assert con.execute("SELECT count(*) FROM sqlite_master WHERE name = 'menace_archive'").fetchone() == (0,)
+    finally:
+        con.close()

@@ -108,7 +108,9 @@ def test_down_to_base_and_up_to_head_keeps_every_row(db_url: str, tmp_path: Path
         run_tournament(m, "smart", games=300, seed=1)
         m.correct(0, {0: 7, 1: 2, 4: 9}, "test recount")
         run_tournament(m, "random", games=200, seed=2)
+        run_tournament(m, "random", games=50, seed=3, frozen=True)  # its mark is kept aside too (0007)
     before = {name: export_machine(owner(db_url), name) for name in ("menace", "second")}
+    assert before["menace"]["version"] == 3
     db = make_engine(db_url)
     downgrade(db, "base")
     with db.connect() as conn:

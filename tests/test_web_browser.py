@@ -96,6 +96,21 @@ def test_training_from_the_page_with_the_curve_updated(machine: str, browser: An
         assert all(running == "0" for running, _text in states[stopped_at:]), states[stopped_at:]
 
 
+def test_the_train_page_plays_without_learning(machine: str, browser: Any) -> None:
+    before = export_machine(owner(machine), "menace")["boxes"]
+    with BackgroundServer(machine, "menace") as srv, pages(browser) as [page]:
+        page.goto(srv.base + "/train")
+        page.wait_for_selector("#opponent option[value='random']", state="attached")
+        page.select_option("#opponent", "random")
+        page.fill("#games", "300")
+        page.check("#frozen")
+        page.click("#train-start")
+        page.wait_for_function("""(() => { const e = document.getElementById('train-state');
+            return e.dataset.running === '0' && e.textContent.includes('Finished'); })()""")
+        assert "300 games against random without learning" in page.inner_text("#train-state")
+    assert export_machine(owner(machine), "menace")["boxes"] == before
+
+
 def test_a_damaged_machine_file_is_refused_with_the_message(machine: str, browser: Any, tmp_path: Path) -> None:
     body = export_machine(owner(machine), "menace")
     body["boxes"][0]["beads"]["b2"]["count"] = 99

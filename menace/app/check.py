@@ -243,7 +243,7 @@ def _replay(s: Connection, name: str, machine_id: int, r: Replayer, fixes: list[
                     r.resume(b.last_game, counts)
                 else:
                     raw = unpack_block(b.data)
-                    end = r.apply_packed(raw, 0, b.n_games, settle_end=False)
+                    end = r.apply_packed(raw, 0, b.n_games, settle_end=False, learn=not b.frozen)
                     if r.games != b.last_game or end != len(raw):
                         faults.append(f"{name}: the block of games {b.first_game:,} to {b.last_game:,} holds "
                                       f"{'fewer' if r.games != b.last_game else 'more'} games than it says")
@@ -257,7 +257,9 @@ def _replay(s: Connection, name: str, machine_id: int, r: Replayer, fixes: list[
                         beads = pack_beads(r.counts, layout)  # an older database: checkpoints from now on
                         out.extras.append((b.id, b.n_games, beads, None))
                     r.settle()
-                digest = chain_digest(digest + _corrections_text(fixes, b.first_game - 1, b.last_game),
+                # A run played frozen is part of what is verified (marked only then: older checksums hold).
+                digest = chain_digest(digest + _corrections_text(fixes, b.first_game - 1, b.last_game)
+                                      + (";frozen" if b.frozen else ""),
                                       b.first_game, b.n_games, b.tally, b.data, beads)
                 if beads is not None:
                     last_checkpoint = b.last_game

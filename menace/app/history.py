@@ -85,7 +85,7 @@ def advance(s: Connection, machine_id: int, r: Replayer, stop: int) -> None:
                 r.resume(b.last_game, unpack_beads(b.beads, r.layout(), r.learner.game.move_count))
             else:
                 raw = unpack_block(b.data)
-                r.apply_packed(raw, skip_games(raw, r.games + 1 - b.first_game), stop - r.games)
+                r.apply_packed(raw, skip_games(raw, r.games + 1 - b.first_game), stop - r.games, learn=not b.frozen)
             if r.games >= stop:
                 return
     if r.games < stop:
@@ -232,7 +232,7 @@ def replay_game(db: Database, name: str, number: int) -> ReplayedGame:
             raise SummarizedGameError(_summary_message(summary, f"game {number:,} cannot be shown move by move"))
         with closing(hrepo.stream_games(s, stored.id, start=number, stop=number)) as found:
             one = next(found)
-        detail = next_game_detail(replay_to(s, stored, number - 1), one.record)
+        detail = next_game_detail(replay_to(s, stored, number - 1), one.record, learn=not one.frozen)
     return ReplayedGame(find_game(stored.game), name, one, detail, stored.settings, stored.colours,
                         stored.boxes)
 
@@ -412,10 +412,10 @@ def _beads_by_replay(s: Connection, stored: repo.StoredMachine, index: int, at: 
             raw = unpack_block(b.data)
             i = skip_games(raw, r.games + 1 - b.first_game)
             while goal is not None and goal <= b.last_game:
-                i = r.apply_packed(raw, i, goal - r.games)
+                i = r.apply_packed(raw, i, goal - r.games, learn=not b.frozen)
                 _record(out, r.games, row)
                 goal = next(want, None)
-            r.apply_packed(raw, i)
+            r.apply_packed(raw, i, learn=not b.frozen)
 
 
 def _beads_from_checkpoints(s: Connection, stored: repo.StoredMachine, index: int, at: list[int],

@@ -17,8 +17,10 @@ needed (``menace import`` reads them three times: to check the JSON and the chec
 them, to store them).
 
 Version 2 adds to a block the beads after its last game (``beads``, a checkpoint) and ``kept``
-(false: a summary, no games, its tally and beads taken as they are); version 1 files read as
-before. Keys this version does not know are left alone.
+(false: a summary, no games, its tally and beads taken as they are); version 3 adds to a run
+``frozen`` (true: the machine played its games without learning), and is written only by a
+machine that has such a run. Version 1 and 2 files read as before. Keys this version does not
+know are left alone.
 """
 
 from __future__ import annotations
@@ -41,8 +43,11 @@ from menace.games import find_game, game_names, is_game_name
 from menace.storage.transfer_repo import BlockDump, BoxDump, CorrectionDump, MachineDump, RunDump
 
 FORMAT = "menace-machine"
-VERSION = 2
-"""2: a block may carry the beads after its last game (``beads``) and be a summary (``kept`` false)."""
+VERSION = 3
+"""2: a block may carry the beads after its last game (``beads``) and be a summary (``kept`` false);
+3: a run may be ``frozen`` (played without learning)."""
+LEARNING_VERSION = 2
+"""The version written for a machine every run of which learnt: files older menaces read too."""
 MAX_FILE_BYTES = 1 << 30
 """A machine file larger than 1 GiB is refused before it is read."""
 MAX_DIGITS = 30
@@ -699,8 +704,9 @@ def check_machine_content(body: dict[str, Any], rename: str | None = None,
         r = _obj(r, where, ("kind", "opponent", "seed", "started_at", "ended_at"))
         seed = None if r["seed"] is None else _int(r["seed"], f"{where}.seed", 0, MAX_SEED)
         started = _time(r["started_at"], f"{where}.started_at")
+        frozen = _bool(r["frozen"], f"{where}.frozen") if "frozen" in r else False
         runs.append(RunDump(_text(r["kind"], f"{where}.kind", 40), _text(r["opponent"], f"{where}.opponent", 200),
-                            seed, started, _optional_time(r["ended_at"], f"{where}.ended_at")))
+                            seed, started, _optional_time(r["ended_at"], f"{where}.ended_at"), frozen))
     source = h["blocks"]
     blocks = CheckedBlocks(source if isinstance(source, StreamedBlocks) else
                            _list(source, "history.blocks", MAX_BLOCKS), len(runs), declared)

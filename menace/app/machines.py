@@ -71,6 +71,8 @@ class MachineSummary:
     wins: int = 0
     draws: int = 0
     losses: int = 0
+    frozen: tuple[int, int, int] = (0, 0, 0)
+    """Wins, draws and losses among the games played without learning (counted in the totals too)."""
 
 
 def summarize(stored: repo.StoredMachine, boxes: Sequence[Box]) -> MachineSummary:
@@ -174,9 +176,10 @@ class OpenMachine:
             self.lease.prove(s)
             yield s
 
-    def start_run(self, kind: str, opponent: str, seed: int | None) -> int:
+    def start_run(self, kind: str, opponent: str, seed: int | None, frozen: bool = False) -> int:
+        """A new run; ``frozen``: the machine plays its games without learning."""
         with self.writing() as s:
-            return repo.start_run(s, self.stored.id, kind, opponent, seed)
+            return repo.start_run(s, self.stored.id, kind, opponent, seed, frozen)
 
     def changed_beads(self) -> list[tuple[int, int, int]]:
         out: list[tuple[int, int, int]] = []
@@ -280,6 +283,7 @@ def _machine_summary(db: Database, name: str) -> MachineSummary:
         summary = summarize(stored, stored.boxes)
         summary.wins, summary.draws, summary.losses = repo.totals(s, stored.id)
         summary.games = repo.games_played(s, stored.id)
+        summary.frozen = repo.frozen_totals(s, stored.id)
     return summary
 
 

@@ -105,6 +105,8 @@ class PlaySession:
     rng: random.Random
     operated: bool = False
     listeners: list[Listener] = field(default_factory=list)
+    frozen: bool = False
+    """The machine plays without learning: the game is stored, marked so, and changes no bead."""
     _closer: Callable[[], None] | None = None
     corrected_boxes: list[int] = field(default_factory=list)
     """Boxes whose count the operator corrected in this game (stored at once, kept if it is abandoned)."""
@@ -116,13 +118,17 @@ class PlaySession:
     # -- opening and closing ------------------------------------------------------------------
     @classmethod
     def open(cls, db: Database, machine: str, *, holder: str, menace_side: Side | None = None,
-             seed: int | None = None, operated: bool = False) -> PlaySession:
+             seed: int | None = None, operated: bool = False, frozen: bool = False) -> PlaySession:
         """Take the machine's lease and start a game; :meth:`close` gives the lease back.
 
         ``menace_side`` is needed only for a machine that plays both sides; for a one-sided
         machine it must be that side. Refused at once if another holder has the machine, and
-        (under ``resign``) if the box for MENACE's first move is empty.
+        (under ``resign``) if the box for MENACE's first move is empty. ``frozen``: the machine plays
+        without learning (not for an operated game: a physical machine's operator reinforces it).
         """
+        if frozen and operated:
+            raise InvalidInputError("an operated game is played on the physical machine, which learns as its "
+                                    "operator reinforces it: it cannot be played without learning")
         context = open_machine(db, machine, holder=holder)
         opened = context.__enter__()
         try:
@@ -153,7 +159,7 @@ class PlaySession:
         def closer() -> None:
             context.__exit__(None, None, None)
 
-        return cls(opened, menace_side, random.Random(seed), operated, _closer=closer)
+        return cls(opened, menace_side, random.Random(seed), operated, frozen=frozen, _closer=closer)
 
     def close(self) -> None:
         """Give the machine back; an unfinished game is abandoned (nothing stored)."""
@@ -282,11 +288,12 @@ class PlaySession:
             return self._end
         if not self.over:
             raise IllegalMoveError("the game is not over")
-        ledger = self.turns.finish()
+        ledger = self.turns.finish(learn=not self.frozen)
         record = self.turns.record()
         m = self.machine
         try:
-            run = m.start_run("operate" if self.operated else "play", "operator" if self.operated else "person", None)
+            run = m.start_run("operate" if self.operated else "play", "operator" if self.operated else "person", None,
+                              self.frozen)
             m.save(run, [record], end_run=True)
         except BaseException:
             m.discard_unsaved()

@@ -143,6 +143,7 @@ def run_tournament(
     handle_signals: bool = False,
     keep_games: int | None = KEEP_GAMES,
     waiting: Waiting | None = None,
+    frozen: bool = False,
 ) -> TournamentResult:
     """Play ``games`` games (or for ``seconds``) against ``opponent``, saving every second.
 
@@ -153,7 +154,9 @@ def run_tournament(
     :class:`Interrupted`: no game has been played, nothing is stored. Every game of the run's
     first ``keep_games`` is stored, then per-block summaries (see :data:`KEEP_GAMES`); None keeps all.
     A save that meets a busy database waits and tries again (see :func:`save_with_retry`), telling
-    ``waiting``; ``progress`` hears only of games already stored.
+    ``waiting``; ``progress`` hears only of games already stored. ``frozen``: the machine plays
+    without learning (no bead changes), against an opponent that does not learn either; the run is
+    marked so in the history.
     """
     if games is None and seconds is None:
         raise InvalidInputError("give a number of games or a duration")
@@ -170,19 +173,24 @@ def run_tournament(
             player: Player = resolve(opponent)
         else:
             player = find_player(opponent, machine.game).create(machine.game, rng, param)
+    if frozen and not isinstance(player, RulePlayer):
+        raise FrozenOpponentError(f"a machine plays without learning only against a player that chooses by "
+                                  f"the position alone; {opponent} learns or looks ahead")
     stop = stop or StopFlag()
     signals = stop_on_signals(stop) if handle_signals else nullcontext(stop)
     with signals:
         return _play_tournament(machine, player, opponent, seed, rng, sides, games, seconds, stop, progress,
-                                flush_seconds, keep_games, waiting)
+                                flush_seconds, keep_games, waiting, frozen)
 
 
 def _play_tournament(
     machine: OpenMachine, player: Player, opponent: str, seed: int, rng: random.Random, sides: tuple[Side, ...],
     games: int | None, seconds: float | None, stop: StopFlag, progress: Callable[[Progress], None] | None,
     flush_seconds: float, keep_games: int | None = KEEP_GAMES, waiting: Waiting | None = None,
+    frozen: bool = False,
 ) -> TournamentResult:
     learner = machine.learner
+    learn = not frozen
     table = learner.opponent_table(player.options, sides) if isinstance(player, RulePlayer) else None
     # Fast loops for the players that cannot be tabulated: another machine, and any player that can
     # move by tree position (td). Decided once here, not per game.
@@ -195,7 +203,7 @@ def _play_tournament(
     pending = GameBuffer()
     wins = draws = losses = 0
     runs: list[int] = []
-    save_with_retry(lambda: runs.append(machine.start_run("tournament", opponent, seed)), 0, waiting)
+    save_with_retry(lambda: runs.append(machine.start_run("tournament", opponent, seed, frozen)), 0, waiting)
     run_id = runs[0]
     start = last_flush = last_report = time.perf_counter()
     gap = min(FIRST_FLUSH_SECONDS, flush_seconds)
@@ -214,12 +222,12 @@ def _play_tournament(
             if batch <= 0:
                 break
             if table is not None and nsides == 1:
-                stopped = _fast_batch(learner, sides[0], table, rng, batch, pending, stop)
+                stopped = _fast_batch(learner, sides[0], table, rng, batch, pending, stop, learn)
             else:
                 for i in range(batch):
                     s = sides[(done + i) % nsides]
                     if table is not None:
-                        res, moves = play_table(s, table, rng)
+                        res, moves = play_table(s, table, rng, learn)
                     elif partner is not None:
                         if nsides > 1:
                             partner.side = s.other
@@ -269,7 +277,7 @@ def _play_tournament(
 
 
 def _fast_batch(learner: Learner, side: Side, table: list[tuple[int, ...]], rng: random.Random, batch: int,
-                pending: GameBuffer, stop: StopFlag) -> str | None:
+                pending: GameBuffer, stop: StopFlag, learn: bool = True) -> str | None:
     """``batch`` games against a tabulated opponent, packed into ``pending`` as they finish.
 
     This is the loop a tournament spends its night in: :meth:`Learner.play_batch` plays and packs
@@ -277,7 +285,7 @@ def _fast_batch(learner: Learner, side: Side, table: list[tuple[int, ...]], rng:
     """
     played = 0
     while played < batch:
-        played += learner.play_batch(side, table, rng, batch - played, pending.data, pending.outcomes, stop)
+        played += learner.play_batch(side, table, rng, batch - played, pending.data, pending.outcomes, stop, learn)
         if stop.requested:
             return stop.signal_name or "stopped"
         if played < batch and learner.opening_empty(side):
@@ -378,6 +386,21 @@ def parse_side(text: str) -> Side:
         raise InvalidInputError(f"{text!r} is not a side: say {', '.join(ONE_SIDE_WORDS)}") from None
 
 
+class FrozenOpponentError(InvalidInputError):
+    """A machine asked to play without learning against an opponent that learns or looks ahead."""
+
+
+def check_frozen_opponent(opponent: str, game: Game, frozen: bool) -> None:
+    """Refuse, before anything is made, a machine playing without learning against an opponent that
+    learns (another machine, td): the measure would change as it goes."""
+    if not frozen:
+        return
+    base = split_name(opponent)[0]
+    if base == "menace" or find_player(opponent, game).learns:
+        raise FrozenOpponentError(f"a machine plays without learning only against a player that does not learn; "
+                                  f"{opponent} learns as it plays")
+
+
 class NoSuchSideError(InvalidInputError):
     """The machine has no boxes for the side asked for."""
 
@@ -422,17 +445,20 @@ def train(db: Database, machine: str, opponent: str | None = None, *, holder: st
           games: int | None = None, seconds: float | None = None, seed: int | None = None,
           side: Side | None = None, stop: StopFlag | None = None,
           progress: Callable[[Progress], None] | None = None, handle_signals: bool = False,
-          keep_games: int | None = KEEP_GAMES, waiting: Waiting | None = None) -> Training:
+          keep_games: int | None = KEEP_GAMES, waiting: Waiting | None = None, frozen: bool = False) -> Training:
     """Train the stored ``machine`` against ``opponent`` (a player's name, ``menace:NAME`` for another
     stored machine, which learns too; None: the game's default opponent), holding the machine (and
     the partner machine) under ``holder`` while it plays (``{opponent}`` in it names the opponent).
 
     Refused before any game, changing nothing: an unknown opponent, a side the machine has no boxes
     for, and (for one side) an empty first-move box under ``resign`` (:class:`OpeningEmptyError`).
+    ``frozen``: the machine plays without learning (see :func:`run_tournament`); the opponent must
+    not learn either (:class:`FrozenOpponentError`, before the machine is taken).
     """
     game, _ = machine_sides(db, machine, side)
     opponent = opponent or default_opponent(game)
     check_opponent(opponent, game)
+    check_frozen_opponent(opponent, game, frozen)
     with open_machine(db, machine, holder=holder.replace("{opponent}", opponent)) as m:
         sides = m.learner.settings.sides
         if side is not None and side not in sides:
@@ -449,5 +475,5 @@ def train(db: Database, machine: str, opponent: str | None = None, *, holder: st
                 resolve = lambda _name: partner  # noqa: E731
             result = run_tournament(m, opponent, games=games, seconds=seconds, seed=seed, side=side, stop=stop,
                                     progress=progress, resolve=resolve, handle_signals=handle_signals,
-                                    keep_games=keep_games, waiting=waiting)
+                                    keep_games=keep_games, waiting=waiting, frozen=frozen)
         return Training(result, m, partner)

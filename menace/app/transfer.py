@@ -26,6 +26,7 @@ from menace.app.database import Database
 from menace.app.files import open_for_writing, write_text
 from menace.app.machine_file import (
     FORMAT,
+    LEARNING_VERSION,
     MAX_FILE_BYTES,
     VERSION,
     MachineFileError,
@@ -192,7 +193,7 @@ def _body(d: MachineDump, games: int, blocks: list[Any]) -> dict[str, Any]:
                                    f"exported; run 'menace check' to see what is damaged")
     body: dict[str, Any] = {
         "format": FORMAT,
-        "version": VERSION,
+        "version": VERSION if any(r.frozen for r in d.runs) else LEARNING_VERSION,
         "machine": {
             "name": d.name, "game": d.game, "preset": d.preset, "created_at": _time(d.created_at),
             "colours": d.colours,
@@ -211,7 +212,7 @@ def _body(d: MachineDump, games: int, blocks: list[Any]) -> dict[str, Any]:
         "history": {
             "games": games,
             "runs": [{"kind": r.kind, "opponent": r.opponent, "seed": r.seed, "started_at": _time(r.started_at),
-                      "ended_at": _time(r.ended_at)} for r in d.runs],
+                      "ended_at": _time(r.ended_at), **({"frozen": True} if r.frozen else {})} for r in d.runs],
             "blocks": blocks,
             "corrections": [{"after_game": c.after_game, "box": c.box_number, "square": game.move_name(c.move),
                              "count": c.count, "reason": c.reason, "created_at": _time(c.created_at)}
@@ -233,7 +234,7 @@ def _block_json(b: BlockDump) -> dict[str, Any]:
 
 
 def _replay_block(replayer: Replayer, block: BlockDump, layout: Layout, width: int,
-                  step: list[int] | None = None) -> None:
+                  step: list[int] | None = None, learn: bool = True) -> None:
     """Learn from one block of the file: its games, checked against its checkpoint if it has one; a
     summary is crossed by its checkpoint, which must be within reach of the beads before it: in
     ``n`` games no bead count of box ``i`` moves by more than ``n * step[i]``."""
@@ -267,7 +268,7 @@ def _replay_block(replayer: Replayer, block: BlockDump, layout: Layout, width: i
         raise MachineFileError(
             f"the block from game {block.first_game:,} says {block.wins}/{block.draws}/{block.losses} "
             f"won/drawn/lost, but its games give {tally[0]}/{tally[1]}/{tally[2]}")
-    end = replayer.apply_packed(raw, 0, block.n_games, settle_end=False)
+    end = replayer.apply_packed(raw, 0, block.n_games, settle_end=False, learn=learn)
     if end != len(raw) or replayer.games != block.first_game + block.n_games - 1:
         raise MachineFileError(f"a block of the history does not hold the {block.n_games} games it says")
     if block.beads is not None and unpack_beads(block.beads, layout, width) != replayer.counts:
@@ -375,7 +376,7 @@ def verify(dump: MachineDump, settings: Settings, blocks: Iterable[BlockDump]) -
         for block in blocks:
             if block.first_game != replayer.games + 1 or not 0 <= block.run < len(dump.runs):
                 raise MachineFileError(f"the history's games are out of order at game {block.first_game}")
-            _replay_block(replayer, block, layout, game.move_count, step)
+            _replay_block(replayer, block, layout, game.move_count, step, not dump.runs[block.run].frozen)
     except (CorruptHistoryError, ReplayError) as exc:
         raise MachineFileError(f"the history is damaged: {exc}") from None
     for i, b in enumerate(dump.boxes):

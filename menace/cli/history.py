@@ -25,6 +25,7 @@ from menace.render.text import beads_text, board_lines, box_lines, paint, rule_t
 
 if TYPE_CHECKING:
     from menace.app.history import ShownCorrection
+    from menace.storage.repository import StoredGame
 
 
 def _moves(game: Game, record: GameRecord) -> str:
@@ -82,7 +83,9 @@ def history(app: AppContext, opponent: str | None, result: str | None, first: in
     width = max(len(f"{found.games[-1].number:,}"), 4)
     opp_width = max(8, *(len(g.opponent) for g in found.games))
     side_width = max(4, *(len(name) for name in found.game.side_names.values()))
-    click.echo(f"{'game':>{width}}  {'run':<10}  {'opponent':<{opp_width}}  {'side':<{side_width}}  result  moves")
+    run_width = max(10, *(len(_run_label(g)) for g in found.games))
+    click.echo(f"{'game':>{width}}  {'run':<{run_width}}  {'opponent':<{opp_width}}  {'side':<{side_width}}  "
+               f"result  moves")
     fixes = iter(found.corrections)
     fix: ShownCorrection | None = next(fixes, None)
     while fix is not None and fix.after_game == 0:  # made before the first game
@@ -94,8 +97,8 @@ def history(app: AppContext, opponent: str | None, result: str | None, first: in
         if resigned is not None:
             moves += " (MENACE resigns)" if resigned == g.record.menace_side else f" ({g.opponent} resigns)"
         side = found.game.side_names[g.record.menace_side]
-        click.echo(f"{g.number:>{width},}  {g.kind:<10}  {g.opponent:<{opp_width}}  {side:<{side_width + 1}} "
-                   f"{_result_word(g.record):<6}  {moves}")
+        click.echo(f"{g.number:>{width},}  {_run_label(g):<{run_width}}  {g.opponent:<{opp_width}}  "
+                   f"{side:<{side_width + 1}} {_result_word(g.record):<6}  {moves}")
         while fix is not None and fix.after_game <= g.number:
             click.echo(_correction_line(found.game, fix, colours))
             fix = next(fixes, None)
@@ -103,6 +106,8 @@ def history(app: AppContext, opponent: str | None, result: str | None, first: in
         click.echo(_correction_line(found.game, fix, colours))
         fix = next(fixes, None)
     shown = len(found.games)
+    if any(g.frozen for g in found.games):
+        click.echo(f"{FROZEN}: the machine played without learning; those games changed no bead.")
     count, low, high = found.summarized
     if count:
         which = (f"Games {low:,} to {high:,} are" if count == high - low + 1
@@ -111,6 +116,14 @@ def history(app: AppContext, opponent: str | None, result: str | None, first: in
                    f"they cannot be listed or replayed.")
     click.echo(f"{plural(shown, 'game')} shown; {found.machine!r} has played {found.played:,}. "
                f"See one move by move with: {app.command('replay', str(found.games[-1].number))}")
+
+
+FROZEN = "frozen"
+"""How the history marks a game the machine played without learning."""
+
+
+def _run_label(g: StoredGame) -> str:
+    return f"{g.kind} ({FROZEN})" if g.frozen else g.kind
 
 
 def _correction_line(game: Game, fix: ShownCorrection, colours: Sequence[BeadColour]) -> str:
@@ -150,7 +163,8 @@ def replay(app: AppContext, number: int) -> None:
     tty = use_colour(sys.stdout.isatty())
     me = g.record.menace_side
     against = f"{g.kind} against {g.opponent}"
-    click.echo(f"Game {g.number:,} of {shown.machine!r} ({against}, run {g.run_id}); MENACE plays "
+    frozen = ", played without learning" if g.frozen else ""
+    click.echo(f"Game {g.number:,} of {shown.machine!r} ({against}, run {g.run_id}{frozen}); MENACE plays "
                f"{game.side_names[me]}.")
     for ply in d.plies:
         click.echo("")
@@ -183,6 +197,9 @@ def replay(app: AppContext, number: int) -> None:
         click.echo(f"MENACE opens box {d.resigned_box}, finds it empty and resigns.")
     words = {Result.WIN: "MENACE wins", Result.DRAW: "a draw", Result.LOSS: "MENACE loses"}
     each = "on the last bead drawn" if d.last_only else "per bead drawn"
+    if d.frozen:
+        click.echo(f"Result: {words[d.result]}. The machine played this game without learning: no bead changed.")
+        return
     click.echo(f"Result: {words[d.result]}. Learning rule {rule_text(shown.settings)}: {signed(d.delta)} {each}.")
     if not d.reinforcement:
         click.echo("No beads were drawn, so no box changed.")
@@ -221,7 +238,8 @@ def undo(app: AppContext, count: int) -> None:
     colours = machine_colours(done.colours, None, places_pieces(done.game))
     for g in done.removed[-SHOW_AT_MOST:][::-1]:
         side = done.game.side_names[g.record.menace_side]
-        click.echo(f"Undid game {g.number:,} ({g.kind} against {g.opponent}, MENACE {side}, "
+        frozen = ", played without learning" if g.frozen else ""
+        click.echo(f"Undid game {g.number:,} ({g.kind} against {g.opponent}{frozen}, MENACE {side}, "
                    f"{g.record.result.value}): {_moves(done.game, g.record)}")
     if len(done.removed) > SHOW_AT_MOST:
         click.echo(f"... and {len(done.removed) - SHOW_AT_MOST:,} earlier games "

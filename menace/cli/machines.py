@@ -151,6 +151,10 @@ def stats(app: AppContext) -> None:
         pct = [100 * v / s.games for v in (s.wins, s.draws, s.losses)]
         click.echo(f"  {'games':<14} {s.games:,}: {s.wins:,} won, {s.draws:,} drawn, {s.losses:,} lost "
                    f"({pct[0]:.1f}% / {pct[1]:.1f}% / {pct[2]:.1f}%)")
+        fw, fd, fl = s.frozen
+        if fw + fd + fl:
+            click.echo(f"  {'frozen':<14} {fw + fd + fl:,} of them played without learning: {fw:,} won, "
+                       f"{fd:,} drawn, {fl:,} lost")
     else:
         click.echo(f"  {'games':<14} none yet")
 

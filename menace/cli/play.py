@@ -98,9 +98,12 @@ def _check_first(app: AppContext, first: str | None, sides: tuple[Side, ...]) ->
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), help="Seed for MENACE's draws, to repeat a game exactly.")
 @click.option("--games", "count", type=click.IntRange(min=1), help="Play this many games, then stop [default: ask "
               "after each game].")
+@click.option("--frozen", is_flag=True,
+              help="Play without learning: the machine changes no bead; the games are kept in the history "
+                   "marked frozen.")
 @where_options
 @pass_app
-def play(app: AppContext, first: str | None, seed: int | None, count: int | None) -> None:
+def play(app: AppContext, first: str | None, seed: int | None, count: int | None, frozen: bool) -> None:
     """Play a game against the machine at the terminal; it learns from the result.
 
     Type moves as the board names them: a1..c3 or 1..9 in noughts and crosses, a2-b3 in
@@ -113,6 +116,7 @@ def play(app: AppContext, first: str | None, seed: int | None, count: int | None
     Examples:
       menace play
       menace play --games 3
+      menace play --frozen      show that a trained machine no longer learns
     """
     from menace.app.session import PlaySession
 
@@ -124,7 +128,7 @@ def play(app: AppContext, first: str | None, seed: int | None, count: int | None
         side = _choose_side(sides, first, lambda: ask(
             lambda: click.prompt("Who starts?", type=click.Choice(["me", "menace"]), default="menace"), ABANDONED))
         with PlaySession.open(app.database, app.machine, holder="a game at the terminal (menace play)",
-                              menace_side=side, seed=None if seed is None else seed + played) as s:
+                              menace_side=side, seed=None if seed is None else seed + played, frozen=frozen) as s:
             colours = machine_colours(s.machine.stored.colours, None, places_pieces(s.game))
             g = s.game
             click.echo(f"You are {g.side_names[s.menace_side.other]}; MENACE ({printable(app.machine)!r}) is "
@@ -139,6 +143,8 @@ def play(app: AppContext, first: str | None, seed: int | None, count: int | None
             end = _finish_or_keep(s)
         words = {"win": "MENACE wins.", "draw": "A draw.", "loss": "You win!"}
         click.echo(f"{words[end.result.value]} (game {end.game_number:,})")
+        if frozen:
+            click.echo("Played without learning (frozen): no bead changed.")
         if end.ledger:
             click.echo("Reinforcement (stored):")
             for line in end.ledger:

@@ -68,10 +68,13 @@ class DurationType(click.ParamType):  # type: ignore[type-arg]
 @click.option("--keep-all", is_flag=True,
               help="Store every game, however long the run [default: every game of the first 10 million, "
                    "then a summary per block].")
+@click.option("--frozen", is_flag=True,
+              help="Play without learning: no bead changes; the games are kept in the history marked frozen "
+                   "(against an opponent that does not learn either).")
 @where_options
 @pass_app
 def tournament(app: AppContext, opponent: str | None, games: int | None, duration: float | None, seed: int | None,
-               side: str | None, keep_all: bool) -> None:
+               side: str | None, keep_all: bool, frozen: bool) -> None:
     """Train the machine against an opponent, saving every second.
 
     Ctrl-C (or SIGTERM) stops after the current game and keeps every finished game (exit
@@ -84,11 +87,13 @@ def tournament(app: AppContext, opponent: str | None, games: int | None, duratio
     Examples:
       menace tournament --vs smart -n 2000 --seed 1
       menace tournament --vs random --for 8h          overnight
+      menace tournament --vs perfect -n 1000 --frozen  measure it without changing it
     """
     from menace.app.tournament import (
         KEEP_GAMES,
         OPENING_EMPTY,
         PARTNER_EMPTY,
+        FrozenOpponentError,
         Interrupted,
         NoSuchSideError,
         OpeningEmptyError,
@@ -105,9 +110,11 @@ def tournament(app: AppContext, opponent: str | None, games: int | None, duratio
     try:
         done = train(app.database, app.machine, opponent, holder="a tournament against {opponent} (menace tournament)",
                      games=games, seconds=duration, seed=seed, side=playing, progress=bar, handle_signals=True,
-                     keep_games=None if keep_all else KEEP_GAMES, waiting=bar.waiting)
+                     keep_games=None if keep_all else KEEP_GAMES, waiting=bar.waiting, frozen=frozen)
     except NoSuchSideError as exc:
         raise click.BadParameter(exc.message, param_hint="'--side'") from None
+    except FrozenOpponentError as exc:
+        raise click.BadParameter(exc.message, param_hint="'--vs'") from None
     except (UnknownPlayerError, PlayerParamError) as exc:
         # an unknown name, one that does not play this game or a parameter it cannot take: a bad --vs,
         # refused before anything is opened
@@ -127,6 +134,9 @@ def tournament(app: AppContext, opponent: str | None, games: int | None, duratio
     click.echo(f"{plural(result.games, 'game')} against {opponent} in {result.seconds:.2f} s "
                f"({rate:,.0f} games/s, seed {result.seed}): {result.wins:,} won, {result.draws:,} drawn, "
                f"{result.losses:,} lost.")
+    if frozen:
+        click.echo("Played without learning (frozen): no bead changed; the games are kept in the history, "
+                   "marked frozen.")
     click.echo(f"Machine {result.machine!r} has played {plural(result.total_games, 'game')} in all.")
     if result.stopped == OPENING_EMPTY:
         click.echo(f"Stopped early, after game {result.total_games:,}: "

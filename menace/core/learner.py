@@ -577,11 +577,12 @@ class Learner:
 
     def play_batch(
         self, side: Side, opponent: Sequence[tuple[int, ...]], rng: random.Random, n: int, data: bytearray,
-        outcomes: list[int], stop: StopSignal | None = None,
+        outcomes: list[int], stop: StopSignal | None = None, learn: bool = True,
     ) -> int:
         """Up to ``n`` games as :meth:`play_table` plays them (the same draws, beads and moves), each
         packed straight into ``data`` as :class:`~menace.core.records.GameBuffer` packs it and counted
-        in ``outcomes[side << 2 | winner]``: the loop a tournament spends its night in.
+        in ``outcomes[side << 2 | winner]``: the loop a tournament spends its night in. With ``learn``
+        false the machine plays without learning (a frozen machine): no bead changes.
 
         Within a batch nothing else touches the counts, so box totals are kept as it goes instead of
         summed at every draw. It stops early after a game of at most one move (MENACE may have
@@ -647,7 +648,9 @@ class Learner:
                 if res:
                     break
             d = draw if res == DRAWN else win if res == side else loss
-            if not plain:
+            if not learn:
+                pass
+            elif not plain:
                 self.apply([(b, m) for _, m, b in drawn], d)
                 for _, _, b in drawn:
                     totals[b] = sum(self.counts[b])

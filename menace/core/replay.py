@@ -219,15 +219,17 @@ class Replayer:
             return self.settings.draw
         return self.settings.win if record.winner == record.menace_side else self.settings.loss
 
-    def apply(self, record: GameRecord) -> list[tuple[int, Move]]:
-        """Play ``record`` on the boxes and learn from it; the beads drawn as (box index, bead)."""
-        drawn = self.learn(record)
+    def apply(self, record: GameRecord, learn: bool = True) -> list[tuple[int, Move]]:
+        """Play ``record`` on the boxes and learn from it (not when ``learn`` is false: a game the
+        machine played frozen); the beads drawn as (box index, bead)."""
+        drawn = self.learn(record, learn)
         if self.games >= self._next_fix:
             self._settle()
         return drawn
 
-    def learn(self, record: GameRecord) -> list[tuple[int, Move]]:
-        """Play ``record`` on the boxes and learn from it, without the corrections that follow it."""
+    def learn(self, record: GameRecord, learn: bool = True) -> list[tuple[int, Move]]:
+        """Play ``record`` on the boxes and learn from it (unless ``learn`` is false: a game played
+        frozen changes no bead), without the corrections that follow it."""
         e = self.learner
         e.counts_changed()
         refill = e.refill
@@ -255,7 +257,8 @@ class Replayer:
         if resigned is not None and any(resigned[0]):
             raise _resignation_fault(self.games + 1, resigned[1], resigned[0])
         # The engine's own learning loop, so that replay and play cannot drift apart.
-        e.apply(drawn, self.delta(record))
+        if learn:
+            e.apply(drawn, self.delta(record))
         self.games += 1
         return drawn
 
@@ -294,9 +297,11 @@ class Replayer:
         """Apply the corrections made after the games applied so far (see ``settle_end``)."""
         self._settle()
 
-    def apply_packed(self, raw: bytes, start: int = 0, limit: int | None = None, settle_end: bool = True) -> int:
+    def apply_packed(self, raw: bytes, start: int = 0, limit: int | None = None, settle_end: bool = True,
+                     learn: bool = True) -> int:
         """Learn from the games packed in ``raw`` (a block's bytes, decompressed) from byte ``start``,
-        ``limit`` games at most; the byte where it stopped.
+        ``limit`` games at most; the byte where it stopped. With ``learn`` false (the block of a
+        run played frozen) each game is followed and checked, restocks applied, but no bead changes.
 
         The same learning as :meth:`apply`, straight from the stored bytes: no object per game, and a
         game met before is looked up, not walked again. With ``settle_end`` false, the corrections made
@@ -336,7 +341,9 @@ class Replayer:
                             counts[:] = initial[b]
                 if last_only:
                     drawn = drawn[-1:]
-                if delta >= 0:
+                if not learn:
+                    pass
+                elif delta >= 0:
                     for counts, m, _ in drawn:
                         counts[m] += delta
                 elif keep_last:
@@ -494,9 +501,11 @@ class GameDetail:
     """The empty box MENACE resigned on, if the game ended that way."""
     last_only: bool = False
     """True when the rule reinforces only the bead of MENACE's last move (Gardner's scope)."""
+    frozen: bool = False
+    """The machine played it without learning: nothing was reinforced."""
 
 
-def _detail(r: Replayer, record: GameRecord, number: int) -> GameDetail:
+def _detail(r: Replayer, record: GameRecord, number: int, learn: bool = True) -> GameDetail:
     e = r.learner
     game = e.game
     state = game.initial()
@@ -522,7 +531,9 @@ def _detail(r: Replayer, record: GameRecord, number: int) -> GameDetail:
         found = e.box_for(state)
         resigned = None if found is None else found[0] + 1
     counts_before = [list(c) for c in e.counts]
-    drawn = r.learn(record)  # not apply: a correction made after this game is not its learning
+    drawn = r.learn(record, learn)  # not apply: a correction made after this game is not its learning
+    if not learn:
+        drawn = []  # played frozen: no bead was reinforced
     last_only = r.settings.scope is Scope.LAST
     if last_only:
         drawn = drawn[-1:]
@@ -535,7 +546,8 @@ def _detail(r: Replayer, record: GameRecord, number: int) -> GameDetail:
         # After a restock the count before learning is the initial one, not the empty box's.
         before_learning = e.initial[b][m] if e.refill[b] and not any(counts_before[b]) else counts_before[b][m]
         ledger.append(LedgerLine(b + 1, m, before_learning, e.counts[b][m]))
-    return GameDetail(number, record, plies, record.result, r.delta(record), ledger, resigned, last_only)
+    return GameDetail(number, record, plies, record.result, r.delta(record) if learn else 0, ledger, resigned,
+                      last_only, frozen=not learn)
 
 
 def game_detail(
@@ -554,6 +566,7 @@ def game_detail(
     raise GameNotFoundError(f"no game {number}: the machine has played {r.games:,} games")
 
 
-def next_game_detail(r: Replayer, record: GameRecord) -> GameDetail:
-    """The game after the ``r.games`` that ``r`` has learnt from, move by move (and learnt from)."""
-    return _detail(r, record, r.games + 1)
+def next_game_detail(r: Replayer, record: GameRecord, learn: bool = True) -> GameDetail:
+    """The game after the ``r.games`` that ``r`` has learnt from, move by move (and learnt from, unless
+    ``learn`` is false: the machine played it frozen)."""
+    return _detail(r, record, r.games + 1, learn)

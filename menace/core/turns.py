@@ -162,8 +162,11 @@ class TurnByTurnGame:
             raise ValueError("the game is not over")
         return self.outcome.for_side(self.menace_side)
 
-    def finish(self) -> list[LedgerLine]:
-        """Apply the learning rule to the engine; the ledger of every bead drawn."""
+    def finish(self, learn: bool = True) -> list[LedgerLine]:
+        """Apply the learning rule to the engine; the ledger of every bead drawn. With ``learn``
+        false (a frozen machine) nothing changes and the ledger is empty."""
+        if not learn:
+            return []
         counts = self.learner.counts
         before = {(d.box, d.bead): counts[d.box][d.bead] for d in self.drawn}
         self.learner.reinforce(self.drawn, self.result)

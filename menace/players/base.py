@@ -64,6 +64,8 @@ class PlayerSpec:
     check: Callable[[str | None], object] | None = None
     """Reads the parameter (raising :class:`PlayerParamError`) without making a player: a ``td``
     player trains on creation, so a bad parameter is refused before anything else is done."""
+    learns: bool = False
+    """It keeps learning as it plays (a frozen machine cannot be measured against it: it changes)."""
 
     def plays(self, game: Game) -> bool:
         return self.games is None or family_of(game.name) in self.games

@@ -134,4 +134,5 @@ register(PlayerSpec(
     param_help="td:N trains on N games against itself first (default 3000)",
     games=TTT,
     check=td.parse_param,
+    learns=True,
 ))

@@ -35,14 +35,21 @@ class RunInfo:
     kind: str
     opponent: str
     seed: int | None
+    frozen: bool = False
+    """The machine played the run without learning."""
 
 
 def runs(conn: Connection, machine_id: int) -> dict[int, RunInfo]:
     """Every run of the machine by id."""
     rows = conn.execute(
-        select(_RUN.id, _RUN.kind, _RUN.opponent, _RUN.seed).where(_RUN.machine_id == machine_id)
+        select(_RUN.id, _RUN.kind, _RUN.opponent, _RUN.seed, _RUN.frozen).where(_RUN.machine_id == machine_id)
     )
-    return {i: RunInfo(i, k, o, s) for i, k, o, s in rows}
+    return {i: RunInfo(i, k, o, s, bool(f)) for i, k, o, s, f in rows}
+
+
+def frozen_runs(conn: Connection, machine_id: int) -> set[int]:
+    """The ids of the machine's runs played without learning."""
+    return set(conn.scalars(select(_RUN.id).where(_RUN.machine_id == machine_id, _RUN.frozen)))
 
 
 def iter_records(
@@ -79,7 +86,7 @@ def stream_games(
         for first, run_id, data in rows:
             run = known[run_id]
             games = [
-                StoredGame(first + i, run_id, run.kind, run.opponent, record)
+                StoredGame(first + i, run_id, run.kind, run.opponent, record, run.frozen)
                 for i, record in enumerate(decode_block(data))
                 if start <= first + i and (stop is None or first + i <= stop)
                 and (result is None or record.result is result)
@@ -104,6 +111,8 @@ class BlockInfo:
     """The checkpoint after its last game, if it has one."""
     kept: bool
     digest: str | None
+    frozen: bool = False
+    """Its run was played without learning: its games changed no bead."""
 
     @property
     def last_game(self) -> int:
@@ -115,9 +124,9 @@ _BLOCK_COLUMNS = (_BLOCK.id, _BLOCK.first_game, _BLOCK.n_games, _BLOCK.run_id,
 
 
 def _info(row: Any, data: bytes = b"", beads: bytes | None = None, kept: bool = True,
-          digest: str | None = None) -> BlockInfo:
+          digest: str | None = None, frozen: frozenset[int] | set[int] = frozenset()) -> BlockInfo:
     i, first, n, run, w, d, l_ = row[:7]
-    return BlockInfo(i, first, n, run, (w, d, l_), data, beads, kept, digest)
+    return BlockInfo(i, first, n, run, (w, d, l_), data, beads, kept, digest, run in frozen)
 
 
 def stream_blocks(conn: Connection, machine_id: int, *, start: int = 1, stop: int | None = None,
@@ -133,12 +142,13 @@ def stream_blocks(conn: Connection, machine_id: int, *, start: int = 1, stop: in
                             _BLOCK.first_game + _BLOCK.n_games > start)
     if stop is not None:
         q = q.where(_BLOCK.first_game <= stop)
+    frozen = frozen_runs(conn, machine_id)  # read before the stream opens: one cursor at a time
     rows = conn.execute(q.order_by(_BLOCK.first_game).execution_options(**STREAM))
     try:
         for row in rows:
             data: bytes = row[9] if with_data else b""
             beads: bytes | None = row[-1] if with_beads else None
-            yield _info(row, data, beads, bool(row[7]), row[8])
+            yield _info(row, data, beads, bool(row[7]), row[8], frozen)
     finally:
         rows.close()
 
@@ -259,7 +269,7 @@ def remove_last_games(conn: Connection, machine_id: int, n: int) -> list[StoredG
         games = decode_block(data)
         cut = max(keep - first + 1, 0)
         run = known[run_id]
-        removed.extend(StoredGame(first + i, run_id, run.kind, run.opponent, record)
+        removed.extend(StoredGame(first + i, run_id, run.kind, run.opponent, record, run.frozen)
                        for i, record in enumerate(games) if i >= cut)
         if cut == 0:
             conn.execute(delete(block_table).where(_BLOCK.id == block_id))

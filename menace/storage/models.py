@@ -91,6 +91,8 @@ run_table = Table(
     Column("seed", BigInteger),
     Column("started_at", DateTime, nullable=False),
     Column("ended_at", DateTime),
+    Column("frozen", Boolean, nullable=False, server_default=false(),
+           doc="The machine played the run's games without learning: stored, but they changed no bead."),
 )
 """A session of games: a tournament, a game at the terminal, an operated game, ..."""
 

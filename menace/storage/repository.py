@@ -193,9 +193,11 @@ def delete_machine(conn: Connection, name: str) -> None:
     conn.execute(delete(machine_table).where(machine_table.c.id == row.id))
 
 
-def start_run(conn: Connection, machine_id: int, kind: str, opponent: str, seed: int | None) -> int:
+def start_run(conn: Connection, machine_id: int, kind: str, opponent: str, seed: int | None,
+              frozen: bool = False) -> int:
+    """A new run; ``frozen``: its games are played without learning (they change no bead)."""
     return insert_row(conn, run_table, machine_id=machine_id, kind=kind, opponent=opponent, seed=seed,
-                      started_at=datetime.now())
+                      started_at=datetime.now(), frozen=frozen)
 
 
 def end_run(conn: Connection, run_id: int) -> None:
@@ -270,6 +272,18 @@ def totals(conn: Connection, machine_id: int) -> tuple[int, int, int]:
     return int(w), int(d), int(l_)
 
 
+def frozen_totals(conn: Connection, machine_id: int) -> tuple[int, int, int]:
+    """Wins, draws and losses over the games the machine played without learning (frozen runs)."""
+    block, run = block_table.c, run_table.c
+    w, d, l_ = conn.execute(
+        select(func.coalesce(func.sum(block.wins), 0), func.coalesce(func.sum(block.draws), 0),
+               func.coalesce(func.sum(block.losses), 0))
+        .join_from(block_table, run_table, run.id == block.run_id)
+        .where(block.machine_id == machine_id, run.frozen)
+    ).one()
+    return int(w), int(d), int(l_)
+
+
 @dataclass(frozen=True)
 class StoredGame:
     number: int
@@ -277,6 +291,8 @@ class StoredGame:
     kind: str
     opponent: str
     record: GameRecord
+    frozen: bool = False
+    """Played without learning (its run is frozen): it changed no bead."""
 
 
 # -- corrections ------------------------------------------------------------------------------------

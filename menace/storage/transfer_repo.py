@@ -22,6 +22,8 @@ class RunDump:
     seed: int | None
     started_at: datetime
     ended_at: datetime | None
+    frozen: bool = False
+    """The machine played the run's games without learning."""
 
 
 @dataclass
@@ -121,7 +123,7 @@ def dump_machine(conn: Connection, name: str, with_blocks: bool = True) -> Machi
         m.symmetry, m.empty_policy, m.preset, m.created_at,
         [BoxDump(number, position, side, move_number, beads.get(box_id, []))
          for box_id, number, position, side, move_number in boxes],
-        [RunDump(r.kind, r.opponent, r.seed, r.started_at, r.ended_at) for r in runs],
+        [RunDump(r.kind, r.opponent, r.seed, r.started_at, r.ended_at, bool(r.frozen)) for r in runs],
         blocks, fixes, m.scope, m.forced_boxes, m.colours,
     )
 
@@ -182,7 +184,7 @@ def load_machine_dump(conn: Connection, d: MachineDump, blocks: Iterable[BlockDu
         run_ids += conn.scalars(
             insert(run_table).returning(run_table.c.id, sort_by_parameter_order=True),
             [{"machine_id": mid, "kind": r.kind, "opponent": r.opponent, "seed": r.seed, "started_at": r.started_at,
-              "ended_at": r.ended_at} for r in d.runs[at:at + RUNS_AT_ONCE]],
+              "ended_at": r.ended_at, "frozen": r.frozen} for r in d.runs[at:at + RUNS_AT_ONCE]],
         )
     rows: list[dict[str, object]] = []
     held = 0

@@ -25,6 +25,7 @@ from menace.app import opponents as app_opponents
 from menace.app import transfer
 from menace.app import wall as app_wall
 from menace.app.database import Database
+from menace.app.tournament import check_frozen_opponent
 from menace.core.colours import check_marks, format_colours, parse_colours
 from menace.core.errors import ConflictError as MachineBusyError
 from menace.core.errors import NotFoundError
@@ -385,8 +386,8 @@ async def train_status(request: Request) -> Response:
 
 async def train_start(request: Request) -> Response:
     """``POST /api/train``: ``{"machine", "opponent": "smart", "games": 2000 | "seconds": 60,
-    "seed", "side"}``: start a tournament (``menace tournament``) in the server's worker thread.
-    Admin token."""
+    "seed", "side", "frozen": false}``: start a tournament (``menace tournament``) in the server's worker
+    thread; ``frozen`` true plays without learning. Admin token."""
     await authorize(request, Role.ADMIN)
     body = await json_body(request)
     st = state_of(request)
@@ -406,11 +407,14 @@ async def train_start(request: Request) -> Response:
     seed = field_of(body, "seed", int)
     if seed is not None and not 0 <= seed < 2**63:
         raise BadRequestError("'seed' must be from 0 to 2**63 - 1")
+    frozen = field_of(body, "frozen", bool, False)
     if name in st.tables.busy_machines():
         raise MachineBusyError(f"machine {name!r} is in a game here; finish it first")
     summary = await run_in_threadpool(app_machines.machine_summary, st.db, name)  # an unknown machine: 404 now
     await run_in_threadpool(app_opponents.check_opponent, st.db, summary, opponent)  # a misfit: 400 now
-    status = st.trainer.start(st.db, name, opponent, games, seconds, seed, Side[side_text] if side_text else None)
+    check_frozen_opponent(opponent, summary.game, frozen)  # one that learns, without learning: 400 now
+    status = st.trainer.start(st.db, name, opponent, games, seconds, seed, Side[side_text] if side_text else None,
+                              frozen)
     return JSONResponse(status, status_code=202)
 
 

@@ -37,13 +37,14 @@ def _name(request: Request) -> str:
 
 async def games(request: Request) -> Response:
     """``GET /api/machines/{name}/games?last=20``: the last games (``menace history``): number,
-    opponent, result for MENACE, the moves by name."""
+    opponent, result for MENACE, the moves by name, and ``frozen`` (played without learning)."""
 
     last = query_int(request, "last", 20, 1, 500)
     found = await run_in_threadpool(partial(app_history.list_games, state_of(request).db, _name(request), last=last))
     g = found.game
     return JSONResponse({"machine": found.machine, "played": found.played, "games": [
-        {"number": x.number, "opponent": x.opponent, "kind": x.kind, "result": x.record.result.value,
+        {"number": x.number, "opponent": x.opponent, "kind": x.kind, "frozen": x.frozen,
+         "result": x.record.result.value,
          "menace_side": g.side_names[x.record.menace_side], "moves": [g.move_name(m) for m in x.record.moves]}
         for x in reversed(found.games)]})
 
@@ -68,6 +69,7 @@ async def replay(request: Request) -> Response:
         plies.append(ply)
     ledger = [{"box": x.box_number, "bead": x.bead, "before": x.before, "after": x.after} for x in d.reinforcement]
     return JSONResponse({"machine": r.machine, "number": d.number, "opponent": r.stored.opponent,
+                         "frozen": d.frozen,
                          "result": d.result.value, "rule": rule_text(r.settings), "shape": present.shape_json(game),
                          "plies": plies, "reinforcement": ledger, "resigned_box": d.resigned_box})
 

@@ -56,6 +56,8 @@ class TrainingStatus:
     error: str | None = None
     total_games: int | None = None
     seed: int | None = None
+    frozen: bool = False
+    """The machine plays without learning."""
 
     def json(self) -> dict[str, Any]:
         return asdict(self)
@@ -105,7 +107,7 @@ class Trainer:
         return {self.status.machine} if self.running and self.status.machine else set()
 
     def start(self, db: Database, machine: str, opponent: str, games: int | None, seconds: float | None,
-              seed: int | None = None, side: Side | None = None) -> dict[str, Any]:
+              seed: int | None = None, side: Side | None = None, frozen: bool = False) -> dict[str, Any]:
         """Start a tournament; :class:`TrainingBusyError` if one runs. A bad opponent name fails here."""
         check_opponent(opponent)
         with self._lock:
@@ -113,9 +115,10 @@ class Trainer:
                 raise TrainingBusyError(f"a tournament of {self.status.machine!r} against {self.status.opponent} "
                                         f"is running; stop it first")
             self._flag = StopFlag()
-            self.status = TrainingStatus(True, machine, opponent, target=games, limit_seconds=seconds, seed=seed)
+            self.status = TrainingStatus(True, machine, opponent, target=games, limit_seconds=seconds, seed=seed,
+                                         frozen=frozen)
             self._thread = threading.Thread(
-                target=self._run, args=(db, machine, opponent, games, seconds, seed, side, self._flag),
+                target=self._run, args=(db, machine, opponent, games, seconds, seed, side, self._flag, frozen),
                 name=f"tournament-{machine}", daemon=True,
             )
             started = self._announce()  # before the thread's first progress
@@ -146,11 +149,11 @@ class Trainer:
         self._announce()
 
     def _run(self, db: Database, machine: str, opponent: str, games: int | None, seconds: float | None,
-             seed: int | None, side: Side | None, flag: StopFlag) -> None:
+             seed: int | None, side: Side | None, flag: StopFlag, frozen: bool = False) -> None:
         s = self.status
         try:
             result = train(db, machine, opponent, holder=HOLDER, games=games, seconds=seconds, seed=seed, side=side,
-                           stop=flag, progress=self._progress).result
+                           stop=flag, progress=self._progress, frozen=frozen).result
             s.total_games, s.seed = result.total_games, result.seed
             if result.stopped == OPENING_EMPTY:
                 s.stopped = "the opening box is empty: under 'resign' MENACE would resign every game"

@@ -12,7 +12,7 @@
     summary.textContent = d.played ? `'${d.machine}' has played ${M.count(d.played, "game")}; the last ${d.games.length} are listed, newest first.` : `'${d.machine}' has played no games yet.`;
     document.getElementById("undo").disabled = !latest;
     body.replaceChildren(...d.games.map((g) => M.el("tr", { "data-game": g.number },
-      M.el("td", { text: M.fmt(g.number) }), M.el("td", { text: g.opponent }),
+      M.el("td", { text: M.fmt(g.number) }), M.el("td", { text: g.frozen ? `${g.opponent} (frozen: played without learning)` : g.opponent }),
       M.el("td", { class: g.result === "win" ? "plus" : g.result === "loss" ? "minus" : "", text: WORDS[g.result] || g.result }),
       M.el("td", { text: g.moves.join(" ") }),
       M.el("td", {}, M.el("button", { type: "button", text: "Replay", "aria-label": `replay game ${g.number}`, onclick: () => show(g.number) })))));
@@ -47,7 +47,8 @@
     document.getElementById("replay-prev").disabled = step === 0;
     document.getElementById("replay-next").disabled = step === plies.length;
     const led = document.getElementById("replay-ledger");
-    led.replaceChildren(...(step === plies.length && replay.reinforcement.length ? [M.el("p", { text: `Reinforcement (${replay.rule}): ` +
+    led.replaceChildren(...(step === plies.length && replay.frozen ? [M.el("p", { text: "Played without learning (frozen): no bead changed." })]
+      : step === plies.length && replay.reinforcement.length ? [M.el("p", { text: `Reinforcement (${replay.rule}): ` +
       replay.reinforcement.map((l) => `box ${l.box} ${l.before} → ${l.after}`).join(", ") + "." })] : []));
     document.getElementById("replay").dataset.step = String(step);
   }

@@ -46,9 +46,10 @@
     document.getElementById("count-rate").textContent = M.fmt(Math.round(s.rate));
     startBtn.disabled = s.running; stopBtn.disabled = !s.running;
     let text;
-    if (s.running) text = `Playing ${s.opponent}${s.target ? ` (${M.fmt(s.games)} of ${M.count(s.target, "game")})` : s.limit_seconds ? ` for ${M.fmt(s.limit_seconds)} s` : ""}…`;
+    const frozen = s.frozen ? " without learning" : "";
+    if (s.running) text = `Playing ${s.opponent}${frozen}${s.target ? ` (${M.fmt(s.games)} of ${M.count(s.target, "game")})` : s.limit_seconds ? ` for ${M.fmt(s.limit_seconds)} s` : ""}…`;
     else if (s.error) text = `Stopped: ${s.error}`;
-    else if (s.opponent) text = `Finished: ${M.count(s.games, "game")} against ${s.opponent}` + (s.stopped ? ` (stopped: ${s.stopped})` : "") + (s.total_games ? `; the machine has played ${M.count(s.total_games, "game")} in all.` : ".");
+    else if (s.opponent) text = `Finished: ${M.count(s.games, "game")} against ${s.opponent}${frozen}` + (s.stopped ? ` (stopped: ${s.stopped})` : "") + (s.total_games ? `; the machine has played ${M.count(s.total_games, "game")} in all.` : ".");
     else text = "No tournament running.";
     stateEl.textContent = text;
     stateEl.dataset.running = s.running ? "1" : "0";
@@ -63,6 +64,7 @@
     const secs = document.getElementById("seconds").value, games = document.getElementById("games").value, seed = document.getElementById("seed").value;
     if (secs) body.seconds = Number(secs); else body.games = Number(games || 1000);
     if (seed) body.seed = Number(seed);
+    if (document.getElementById("frozen").checked) body.frozen = true;
     try { show(await M.api("/train", { json: body })); } catch (err) { M.flash(err.message); }
   });
   stopBtn.addEventListener("click", async () => {
