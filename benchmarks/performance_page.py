@@ -68,6 +68,16 @@ BENCHMARKS = (
               "`menace serve --tokens` with `ulimit -n 256` (see [who can drive menace serve](web-security.md)): "
               "300 half-sent requests and a visitor among them, a client guessing tokens for 10 s, and the "
               "server's memory per concurrent download of a 1.5M-game machine's file."),
+    Benchmark("web_kept", "A machine's state from memory", ("benchmarks/web_kept.py",),
+              "Server CPU per request for a machine's summary, wall and learning curve on a 1M-game machine, "
+              "read from the database every time and kept in memory until the database changes."),
+    Benchmark("web_class", "A class of thirty on one server", ("benchmarks/web_class.py",),
+              "30 simulated devices holding the event stream and asking as the wall, learning and train pages "
+              "do, on a trained machine, at rest and while the server trains it: latencies per endpoint, server "
+              "CPU per request, memory, and the training's speed against an idle server."),
+    Benchmark("serve_stop", "Stopping the server", ("benchmarks/serve_stop.py",),
+              "`menace serve` with 200 event streams and a tournament running: seconds from SIGTERM to exit, "
+              "quiet and beside two busy processes."),
     Benchmark("nim_learning", "How soon the classroom's Nim machine stops losing", ("benchmarks/nim_learning.py",),
               "200 classroom Nim machines per line (21 sticks, take 1-3, the last stick loses), 2,000 games each, "
               "against the perfect and the random player: the game each lost for the last time. Game counts, "
