@@ -313,6 +313,20 @@ def test_hexapawn_beads_aimed_at_one_square_are_side_by_side(sqlite_menace: Invo
 BIG = [999_999_999, 2_925_021, 1_237_392, 925_021, 12, 0, 100_000_000, 1_000_000_000]
 
 
+CUT_INPUTS = """(selector) => {
+  // the number a field holds, measured in the field's own type, against the room the field gives it
+  // (its width less padding, border and the up-down arrows)
+  const pen = document.createElement("canvas").getContext("2d"), cut = [];
+  for (const input of document.querySelectorAll(selector)) {
+    const s = getComputedStyle(input);
+    pen.font = `${s.fontStyle} ${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
+    const room = input.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight) - 20;
+    if (pen.measureText(input.value).width > room) cut.push(input.value);
+  }
+  return cut;
+}"""
+
+
 def _big_wall(route: Any) -> None:
     answer = route.fetch()
     wall = answer.json()
@@ -357,6 +371,8 @@ def test_counts_up_to_a_billion_never_run_into_each_other(machine: str, browser:
         page.wait_for_function("document.getElementById('detail-caption').textContent.startsWith('Its beads')")
         assert text_collisions(page.evaluate("window.textBoxes")) == []  # the box's chart
         assert text_collisions(page.evaluate(SVG_TEXT, "#detail-drawing")) == []
+        page.wait_for_selector("#recount-fields input")
+        assert page.evaluate(CUT_INPUTS, "#recount-fields input") == []  # the recount's counts, whole
         page.goto(srv.base + "/play")
         page.wait_for_selector("body[data-ready='1']")
         page.click("#new-game")

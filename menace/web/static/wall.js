@@ -350,8 +350,9 @@
     fields.replaceChildren(...b.beads.map((x) => M.el("label", { class: "recount-bead" },
       M.el("span", { class: "swatch", style: `background:${x.hex};color:${M.textOn(x)}`, text: x.letter }),
       ` ${x.colour_name} (${x.name})`,
+      // as wide as the count it holds (a twin trained overnight holds millions), at least a real box's
       M.el("input", { type: "number", min: "0", max: "1000000", step: "1", required: true, inputmode: "numeric",
-        name: `bead-${x.bead}`, "data-bead": x.bead, value: String(x.count), "aria-label": `${x.colour_name} beads counted` }))));
+        style: `--digits:${Math.max(7, String(x.count).length)}`, name: `bead-${x.bead}`, "data-bead": x.bead, value: String(x.count), "aria-label": `${x.colour_name} beads counted` }))));
     form.onsubmit = async (e) => {
       e.preventDefault();
       const counts = [...fields.querySelectorAll("input")].map((i) => ({ bead: Number(i.dataset.bead), count: Number(i.value) }));
