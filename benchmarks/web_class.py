@@ -23,11 +23,8 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
 import selectors
 import socket
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -35,14 +32,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-SERVE = """
-import sys
-from menace.web.app import create_app
-from menace.web.server import MenaceServer, server_config
-app = create_app(sys.argv[1], "menace", keep=sys.argv[3] == "on")
-MenaceServer(server_config(app, port=int(sys.argv[2]), log_level="warning"), app).run()
-"""
-TICK = os.sysconf("SC_CLK_TCK")
+from served import ServedApp, build_machine, thread_cpu
+
 PAGES: dict[str, list[tuple[str, str, float]]] = {
     # page: [(endpoint's name, path, seconds between asks)]
     "wall": [("boxes", "/api/machines/menace/boxes", 0.8)],
@@ -50,24 +41,6 @@ PAGES: dict[str, list[tuple[str, str, float]]] = {
     "train": [("learning 600", "/api/machines/menace/learning?points=600", 1.0),
               ("summary", "/api/machines/menace", 1.0), ("train", "/api/train", 1.0)],
 }
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def thread_cpu(pid: int) -> dict[int, float]:
-    """CPU seconds so far of each thread of ``pid``."""
-    out = {}
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        out[int(task.name)] = (int(fields[11]) + int(fields[12])) / TICK
-    return out
 
 
 def memory(pid: int) -> tuple[int, int]:
@@ -94,19 +67,7 @@ def call(port: int, method: str, path: str, body: dict[str, Any] | None = None,
             c.close()
 
 
-class Server:
-    def __init__(self, url: str) -> None:
-        self.port = free_port()
-        self.proc = subprocess.Popen([sys.executable, "-c", SERVE, url, str(self.port), "on"])
-        while True:
-            try:
-                if call(self.port, "GET", "/api/health")[0] == 200:
-                    break
-            except OSError:
-                if self.proc.poll() is not None:
-                    raise RuntimeError("the server did not start") from None
-                time.sleep(0.05)
-
+class Server(ServedApp):
     def train(self, seconds: float) -> dict[str, Any]:
         status, started = call(self.port, "POST", "/api/train", {"opponent": "random", "seconds": seconds})
         if status != 202:
@@ -116,10 +77,6 @@ class Server:
             st = call(self.port, "GET", "/api/train")[1]
             if not st["running"]:
                 return dict(st)
-
-    def close(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(60)
 
 
 class Class:
@@ -223,11 +180,7 @@ def main() -> None:
         url = args.db
         if url is None:
             url = f"sqlite:///{Path(tmp) / 'm.db'}"
-            t = time.perf_counter()
-            for cmd in (["init"], ["tournament", "--vs", "random", "-n", str(args.games), "--seed", "1"]):
-                subprocess.run([sys.executable, "-m", "menace", "--db", url, *cmd], check=True,
-                               stdout=subprocess.DEVNULL)
-            print(f"built a {args.games:,}-game machine in {time.perf_counter() - t:.0f} s")
+            build_machine(url, args.games)
         server = Server(url)
         pid = server.proc.pid
         try:

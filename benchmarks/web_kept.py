@@ -16,58 +16,19 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import os
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-SERVE = """
-import sys
-from menace.web.app import create_app
-from menace.web.server import MenaceServer, server_config
-app = create_app(sys.argv[1], "menace", keep=sys.argv[3] == "on")
-MenaceServer(server_config(app, port=int(sys.argv[2]), log_level="warning"), app).run()
-"""
+from served import ServedApp, build_machine, cpu_seconds
 
 ENDPOINTS = {
     "summary": "/api/machines/menace",
     "wall": "/api/machines/menace/boxes",
     "learning": "/api/machines/menace/learning?points=600",
 }
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def cpu_seconds(pid: int) -> float:
-    """The process's user and system CPU so far (/proc/PID/stat, fields 14 and 15)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
-
-
-class Server:
-    """The app in a process of its own, ready once /api/health answers."""
-
-    def __init__(self, url: str, keep: bool) -> None:
-        self.port = free_port()
-        self.proc = subprocess.Popen([sys.executable, "-c", SERVE, url, str(self.port), "on" if keep else "off"])
-        while True:
-            try:
-                if self.get("/api/health") == 200:
-                    break
-            except OSError:
-                if self.proc.poll() is not None:
-                    raise RuntimeError("the server did not start") from None
-                time.sleep(0.05)
-
+class Server(ServedApp):
     def get(self, path: str, conn: http.client.HTTPConnection | None = None) -> int:
         own = conn is None
         c = conn or http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
@@ -79,10 +40,6 @@ class Server:
         finally:
             if own:
                 c.close()
-
-    def close(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(60)
 
 
 def measure(server: Server, path: str, requests: int) -> tuple[float, float, float]:
@@ -114,11 +71,7 @@ def main() -> None:
         url = args.db
         if url is None:
             url = f"sqlite:///{Path(tmp) / 'm.db'}"
-            t = time.perf_counter()
-            for cmd in (["init"], ["tournament", "--vs", "random", "-n", str(args.games), "--seed", "1"]):
-                subprocess.run([sys.executable, "-m", "menace", "--db", url, *cmd], check=True,
-                               stdout=subprocess.DEVNULL)
-            print(f"built a {args.games:,}-game machine in {time.perf_counter() - t:.1f} s")
+            build_machine(url, args.games)
         results: dict[str, dict[bool, tuple[float, float, float]]] = {}
         for keep in (False, True):
             server = Server(url, keep)
