@@ -132,6 +132,40 @@ def test_a_wrong_token_is_named_wrong_and_the_right_ones_their_role(trained: str
         page.wait_for_selector("#machine-table tbody tr[data-name='teacher']")
 
 
+def test_an_older_tokens_late_answer_does_not_overwrite_a_newer_one(trained: str, browser: Any) -> None:
+    """Enter gives two checks of one token (the form's submit and the field's change); an answer
+    that arrives after a newer token was entered must not replace what the field says of the newer
+    one (CI saw "wrong token" where "not a token" belonged)."""
+    with BackgroundServer(trained, "menace", token="admin-secret", play_token="play-secret") as srv, \
+            page_of(browser) as page:
+        page.goto(srv.base + "/machines")
+        page.wait_for_selector("#token-state[data-role='watch']")
+        held: list[Any] = []
+        released = False
+
+        def hold(route: Any) -> None:  # the old token's checks wait until the newer one is shown
+            if released:
+                route.continue_()
+            else:
+                held.append(route)
+
+        page.route("**/api/access", hold)
+        page.fill("#token-input", "play-secrex")
+        with page.expect_request("**/api/access"):
+            page.press("#token-input", "Enter")
+        page.fill("#token-input", "bad token \u00fc")
+        page.press("#token-input", "Enter")
+        page.wait_for_selector("#token-state[data-role='invalid']")
+        released = True
+        for route in held:
+            route.continue_()
+        # every check the page asked the server for has been answered, then the field is read
+        page.wait_for_function("(s => s.dataset.answered === s.dataset.asked)"
+                               "(document.getElementById('token-state'))")
+        assert page.get_attribute("#token-state", "data-role") == "invalid"
+        assert "letters, digits" in page.inner_text("#token-state")
+
+
 def test_replacing_a_machine_asks_first_and_says_what_is_lost(trained: str, browser: Any) -> None:
     with BackgroundServer(trained, "menace") as srv, page_of(browser) as page:
         page.goto(srv.base + "/machines")

@@ -306,18 +306,26 @@ const M = (() => {
     sessionStorage.setItem("menace-token", given);
     history.replaceState(null, "", location.pathname + location.search);
   }
+  // Enter checks a token twice (the form's submit, the field's change) and a person may type faster
+  // than the server answers: only the newest check may say what the field holds.
+  let tokenChecks = 0;
   async function checkToken() {
     const state = document.getElementById("token-state");
     if (!state) return;
     const given = token();
-    const show = (role, text) => { state.dataset.role = role; state.textContent = text; state.className = role === "wrong" || role === "invalid" ? "bad" : ""; };
+    const mine = ++tokenChecks;
+    const show = (role, text) => { if (mine !== tokenChecks) return; state.dataset.role = role; state.textContent = text; state.className = role === "wrong" || role === "invalid" ? "bad" : ""; };
     if (given && !TOKEN.test(given)) { show("invalid", "✗ not a token: a token is letters, digits, - and _"); return; }
+    const answered = () => { state.dataset.answered = String(Number(state.dataset.answered || 0) + 1); };
+    state.dataset.asked = String(Number(state.dataset.asked || 0) + 1);
     try {
       const a = await api("/access");
+      answered();
       const text = (key) => (typeof ROLE_TEXT[key] === "function" ? ROLE_TEXT[key](a.powers || []) : ROLE_TEXT[key]);
       if (a.token === "loopback") show("admin", text("loopback"));
       else show(a.role, text(a.role));
     } catch (err) {
+      answered();
       if (err.status === 429) show("wrong", "✗ " + err.message);
       else if (err.status === 403) show("wrong", "✗ wrong token: check it against the one the teacher gave out");
       else show("unknown", "");
