@@ -84,6 +84,20 @@ def _reinforcement(ctx: click.Context, param: click.Parameter, value: str | None
                    "takes a box's last bead), or revive (resign, but refill a first-move box).")
 @click.option("--colours", callback=colours_option, metavar="LIST",
               help="Your bead colours, kept with the machine (see menace colours).")
+@click.option("--rule", type=click.Choice(["michie", "pegasus"]), default="michie", show_default=True,
+              help="How the machine learns. michie: beads added and taken (the matchbox machine). pegasus: the "
+                   "program Michie and Martin wrote for the Pegasus 2 computer (1963): each box keeps odds per "
+                   "move, multiplied by M_n = A^(B^(8-n)) after a win, divided after a defeat.")
+@click.option("--pegasus-a", "pegasus_a", type=float, metavar="A",
+              help="The Pegasus rule's A [default: 1.025, as in the paper's trial runs].")
+@click.option("--pegasus-b", "pegasus_b", type=float, metavar="B",
+              help="The Pegasus rule's B [default: 2].")
+@click.option("--refined", type=click.Choice(["hundred", "per-play"]),
+              help="The Pegasus rule refined as in the paper's Table 3 (reinforcement relative to the decayed mean "
+                   "outcome): hundred: the mean updated once per hundred plays, as Michie's program did; "
+                   "per-play: the ideal it approximates, updated after every play.")
+@click.option("--decay", type=float, metavar="D",
+              help="The refined rule's decay: the weight past outcomes keep over a hundred plays [default: 0.5].")
 @click.option("--replace", is_flag=True, help="Rebuild the machine if one of that name exists (its games go too).")
 @where_options
 @pass_app
@@ -91,6 +105,7 @@ def init(app: AppContext, game: str, rules: dict[str, int | str | None], preset:
          schedule: str | None,
          reinforcement: str | None, scope: str | None, all_squares: bool | None,
          symmetry: bool | None, empty_box: str | None, colours: tuple[BeadColour, ...] | None,
+         rule: str, pegasus_a: float | None, pegasus_b: float | None, refined: str | None, decay: float | None,
          replace: bool) -> None:
     """Build a machine: one matchbox per position where MENACE is to move.
 
@@ -104,13 +119,18 @@ def init(app: AppContext, game: str, rules: dict[str, int | str | None], preset:
       menace init -m her --game hexapawn           Gardner's HER: 19 boxes, plays Black
       menace init -m nim --game nim                Nim's 20 cups, 59 beads: 21 sticks, take 1-3
       menace init -m n2 --game nim --heap 15 --take 4 --last-stick wins --side second
+      menace init -m pegasus --rule pegasus        the Pegasus program's rule: odds, not beads
     """
     from menace.app.machines import init_machine, settings_for
 
-    chosen, settings, label = settings_for(
-        game_of(game, rules).name, preset, side=side, schedule=schedule, reinforcement=reinforcement, scope=scope,
-        all_squares=all_squares, symmetry=symmetry, empty_box=empty_box,
-    )
+    try:
+        chosen, settings, label = settings_for(
+            game_of(game, rules).name, preset, side=side, schedule=schedule, reinforcement=reinforcement,
+            scope=scope, all_squares=all_squares, symmetry=symmetry, empty_box=empty_box, rule=rule, a=pegasus_a,
+            b=pegasus_b, refinement=refined, decay=decay,
+        )
+    except SettingsError as exc:  # options that do not go together (beads for the Pegasus rule, ...)
+        raise click.UsageError(str(exc)) from None
     if colours is not None:
         # enough of them for the game, none lettered like a piece on its board
         machine_colours(None, colours, needed=chosen.colours, marks=board_marks(chosen))
@@ -121,7 +141,10 @@ def init(app: AppContext, game: str, rules: dict[str, int | str | None], preset:
         raise click.BadParameter(str(exc), param_hint="'--beads'") from None
     click.echo(f"Built machine {summary.name!r} ({chosen.title}, {label}) in {app.where}:")
     click.echo(f"  {plural(summary.boxes, 'box', 'boxes')} ({by_move(summary.boxes_by_move)} by move)")
-    click.echo(f"  {plural(summary.beads, 'bead')} ({by_move(summary.beads_by_move)} by move)")
+    if settings.pegasus is not None:
+        click.echo(f"  {settings.pegasus.describe()}; every move of a box starts with equal odds")
+    else:
+        click.echo(f"  {plural(summary.beads, 'bead')} ({by_move(summary.beads_by_move)} by move)")
     click.echo(f"Next: {app.command('play')}, or "
                f"{app.command('tournament', '--vs', training_opponent(chosen), '-n', '2000')}")
 

@@ -95,10 +95,11 @@ so most games are looked up, not walked."""
 
 _SIDES = (None, Side.X, Side.O, None)
 
-Path = tuple[tuple[tuple[list[int], int, int], ...], int, "tuple[list[int], int] | None"]
-"""A game's path through the boxes: ``(counts, bead, box index)`` per bead drawn, the delta, and
-``(counts, box index)`` of the box MENACE resigned on when the game ended that way (its beads must be
-gone at that moment)."""
+Path = tuple[tuple[tuple[list[int], int, int], ...], int, "tuple[list[int], int] | None", tuple[int, ...], int]
+"""A game's path through the boxes: ``(counts, bead, box index)`` per bead drawn, the delta (under the
+Pegasus rule: the outcome, +1, 0 or -1), ``(counts, box index)`` of the box MENACE resigned on when the
+game ended that way (its beads must be gone at that moment), the ply of each bead drawn and the
+game's length (which the Pegasus rule needs)."""
 
 _RESULT_WORDS = {X_WINS: "a win for X", O_WINS: "a win for O", DRAWN: "a draw"}
 
@@ -214,7 +215,10 @@ class Replayer:
         self._next_fix = fixes[self._fix_at].after_game if self._fix_at < len(fixes) else NEVER
 
     def delta(self, record: GameRecord) -> int:
-        """Beads added per bead drawn in ``record`` under this machine's rule."""
+        """Beads added per bead drawn in ``record`` under this machine's rule (under the Pegasus rule:
+        the outcome, +1, 0 or -1)."""
+        if self.settings.pegasus is not None:
+            return 0 if record.winner == DRAWN else 1 if record.winner == record.menace_side else -1
         if record.winner == DRAWN:
             return self.settings.draw
         return self.settings.win if record.winner == record.menace_side else self.settings.loss
@@ -241,6 +245,7 @@ class Replayer:
                               f"{self.learner.game.side_names[record.menace_side]}") from None
         mine = 0 if record.menace_side is Side.X else 1
         drawn: list[tuple[int, Move]] = []
+        plies: list[int] = []
         k = e.root
         for ply, move in enumerate(record.moves):
             if ply & 1 == mine:
@@ -250,6 +255,7 @@ class Replayer:
                     if refill[b] and not any(counts):
                         counts[:] = e.initial[b]
                     drawn.append((b, inverse[move]))
+                    plies.append(ply)
             k = kids[k][move] if 0 <= move < len(kids[k]) else -1
             if k < 0:
                 raise ReplayError(f"game {self.games + 1}: move {ply + 1} ({move}) is not legal")
@@ -257,7 +263,10 @@ class Replayer:
         if resigned is not None and any(resigned[0]):
             raise _resignation_fault(self.games + 1, resigned[1], resigned[0])
         # The engine's own learning loop, so that replay and play cannot drift apart.
-        if learn:
+        if learn and e.pegasus is not None:
+            made = [(b, m, ply) for (b, m), ply in zip(drawn, plies)]
+            e.pegasus.learn(e.counts, made, len(record.moves), self.delta(record))
+        elif learn:
             e.apply(drawn, self.delta(record))
         self.games += 1
         return drawn
@@ -275,6 +284,7 @@ class Replayer:
                               f"{self.learner.game.side_names[side]}")
         kids = self.learner.kids
         drawn: list[tuple[list[int], int, int]] = []
+        plies: list[int] = []
         k = self.learner.root
         mine = side == 1  # X moves on even plies
         first = moves_start(packed, 0)
@@ -288,10 +298,14 @@ class Replayer:
                 ent = table[k]
                 if ent is not None:
                     drawn.append((ent[0], ent[1][move], ent[2]))
+                    plies.append(ply - 1)
             k = nxt
         resigned = _early_end(self.learner, table, self.games + 1, side, winner, k)
-        delta = self._draw if winner == DRAWN else self._win if winner == side else self._loss
-        return tuple(drawn), delta, resigned
+        if self.learner.pegasus is not None:
+            delta = 0 if winner == DRAWN else 1 if winner == side else -1
+        else:
+            delta = self._draw if winner == DRAWN else self._win if winner == side else self._loss
+        return tuple(drawn), delta, resigned, tuple(plies), len(packed) - first
 
     def settle(self) -> None:
         """Apply the corrections made after the games applied so far (see ``settle_end``)."""
@@ -313,6 +327,7 @@ class Replayer:
         any_refill = any(refill)
         last_only = self.settings.scope is Scope.LAST
         keep_last = self.settings.empty_policy is EmptyPolicy.KEEP_LAST
+        pegasus = e.pegasus
         paths = self._paths
         find = paths.get
         size = len(raw)
@@ -332,7 +347,7 @@ class Replayer:
                     path = self._path(key)
                     if len(paths) < CACHE_GAMES:
                         paths[key] = path
-                drawn, delta, resigned = path
+                drawn, delta, resigned, plies, length = path
                 if resigned is not None and any(resigned[0]):
                     raise _resignation_fault(games + 1, resigned[1], resigned[0])
                 if any_refill:
@@ -343,6 +358,8 @@ class Replayer:
                     drawn = drawn[-1:]
                 if not learn:
                     pass
+                elif pegasus is not None:
+                    pegasus.learn(e.counts, [(b, m, p) for (_, m, b), p in zip(drawn, plies)], length, delta)
                 elif delta >= 0:
                     for counts, m, _ in drawn:
                         counts[m] += delta
