@@ -314,6 +314,8 @@ def undo_games(db: Database, name: str, n: int = 1) -> UndoResult:
         with db.writing() as s:
             lease.prove(s)
             hrepo.write_beads(s, updates)
+            if stored.settings.keeps_mean and replayer.learner.pegasus is not None:
+                repo.save_mean_outcome(s, stored.id, replayer.learner.pegasus.mean.state)
             removed = hrepo.remove_last_games(s, stored.id, n)
     finally:
         with db.writing() as s:

@@ -226,7 +226,9 @@ class OpenMachine:
         """
         n = records.games if isinstance(records, GameBuffer) else len(records)
         checkpoint = None
-        if n and (not kept or self.games_played + n - self._checkpoint_game >= CHECKPOINT_GAMES):
+        if self.stored.settings.keeps_mean:
+            kept = True  # the refined rule's mean outcome is replayed from the first game: keep them all
+        elif n and (not kept or self.games_played + n - self._checkpoint_game >= CHECKPOINT_GAMES):
             checkpoint = pack_beads(self.learner.counts, self.layout)
         updates = self.changed_beads()
         ids = self.stored.box_ids
@@ -241,7 +243,7 @@ class OpenMachine:
                 repo.add_corrections(s, self.stored.id, self.games_played,
                                      [(self.stored.box_ids[c.box], c.move, c.count)], c.reason)
             repo.save_games(s, self.stored.id, run_id, self.games_played + 1, records, updates, checkpoint, kept)
-            if self.learner.pegasus is not None and self.learner.pegasus.rule.refinement is not Refinement.NONE:
+            if self.stored.settings.keeps_mean and self.learner.pegasus is not None:
                 repo.save_mean_outcome(s, self.stored.id, self.learner.pegasus.mean.state)
             if end_run:
                 repo.end_run(s, run_id)

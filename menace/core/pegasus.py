@@ -110,6 +110,11 @@ class PegasusRule:
         if math.log(self.b) * 6 + math.log(math.log(self.a)) > math.log(690.0):  # M_2 = A^(B^6) < 1e300
             raise PegasusRuleError(f"A = {self.a!r} and B = {self.b!r} make M_2 too large to compute")
 
+    @property
+    def refined(self) -> bool:
+        """Table 3's refined rule: the machine keeps a mean outcome besides its odds."""
+        return self.refinement is not Refinement.NONE
+
     def describe(self) -> str:
         """The rule in a line, for people."""
         text = f"Pegasus: M_n = {self.a:g}^({self.b:g}^(8-n))"

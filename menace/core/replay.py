@@ -188,6 +188,9 @@ class Replayer:
     def resume(self, games: int, counts: Sequence[Sequence[int]]) -> None:
         """Carry on from a checkpoint: ``counts`` are the beads after game ``games`` (corrections made
         after that game not yet applied: they are, now)."""
+        if self.settings.keeps_mean and games:
+            raise ReplayError("a machine learning by the refined Pegasus rule is replayed from its first game: a "
+                              "checkpoint of its odds lacks its mean outcome")
         for row, new in zip(self.learner.counts, counts):
             row[:] = new
         self.learner.counts_changed()

@@ -93,6 +93,12 @@ class Settings:
         return SIDE_CHOICES[self.side]
 
     @property
+    def keeps_mean(self) -> bool:
+        """The machine learns by the refined Pegasus rule, whose state is a mean outcome besides the
+        odds: its history keeps every game and no checkpoint of odds alone (a checkpoint would lack it)."""
+        return self.pegasus is not None and self.pegasus.refined
+
+    @property
     def rule_name(self) -> str:
         """``michie`` (beads) or ``pegasus`` (odds)."""
         return "michie" if self.pegasus is None else "pegasus"
