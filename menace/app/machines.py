@@ -499,6 +499,25 @@ def load_stored(db: Database, name: str) -> repo.StoredMachine:
         return repo.load_machine(s, name)
 
 
+class NoBeadsError(InvalidInputError):
+    """A physical operation (a build kit, an operated game, a recount) on a machine that keeps odds,
+    not beads (the Pegasus rule)."""
+
+
+def refuse_without_beads(settings: Settings, name: str, what: str) -> None:
+    """:class:`NoBeadsError` when the machine learns by the Pegasus rule: there are no beads for ``what``."""
+    if settings.pegasus is not None:
+        raise NoBeadsError(f"machine {name!r} learns by the Pegasus program's rule: it keeps odds, not beads, "
+                           f"so there is no {what} for it")
+
+
+def load_for_kit(db: Database, name: str) -> repo.StoredMachine:
+    """:func:`load_stored` for a build kit (labels with bead counts): refused for a machine without beads."""
+    stored = load_stored(db, name)
+    refuse_without_beads(stored.settings, name, "matchbox kit with beads to count")
+    return stored
+
+
 @dataclass(frozen=True)
 class Recount:
     """A box being counted by hand (``menace reconcile``).
@@ -541,6 +560,7 @@ def _shortened(text: str, width: int = 40) -> str:
 def recount(db: Database, name: str, box_number: int, holder: str) -> Iterator[Recount]:
     """Read box ``box_number`` of a machine to be recounted; ``holder`` takes the machine to write it."""
     with open_machine(db, name) as m:
+        refuse_without_beads(m.stored.settings, name, "bead to recount")
         with m.db.reading() as s:  # a busy machine is refused before anyone counts
             refuse_if_held(s, m.stored.id, name)
         boxes = m.learner.boxes

@@ -167,9 +167,10 @@ def stats(app: AppContext) -> None:
             value = " and ".join(s.game.side_names[side] for side in s.settings.sides)
         click.echo(f"  {key:<14} {value}")
     click.echo(f"  {'matchboxes':<14} {s.boxes:,} ({by_move(s.boxes_by_move)} by move)")
-    click.echo(f"  {'beads now':<14} {s.beads:,} ({by_move(s.beads_by_move)} by move)")
-    empties = ", ".join(map(str, s.empty_boxes[:20])) + (" ..." if len(s.empty_boxes) > 20 else "")
-    click.echo(f"  {'empty boxes':<14} {len(s.empty_boxes)}" + (f": {empties}" if s.empty_boxes else ""))
+    if s.settings.pegasus is None:  # a Pegasus machine keeps odds: no beads to count, no box ever empty
+        click.echo(f"  {'beads now':<14} {s.beads:,} ({by_move(s.beads_by_move)} by move)")
+        empties = ", ".join(map(str, s.empty_boxes[:20])) + (" ..." if len(s.empty_boxes) > 20 else "")
+        click.echo(f"  {'empty boxes':<14} {len(s.empty_boxes)}" + (f": {empties}" if s.empty_boxes else ""))
     if s.games:
         pct = [100 * v / s.games for v in (s.wins, s.draws, s.losses)]
         click.echo(f"  {'games':<14} {s.games:,}: {s.wins:,} won, {s.draws:,} drawn, {s.losses:,} lost "
@@ -207,8 +208,10 @@ def show(app: AppContext, box: str, at: int | None) -> None:
     colours = machine_colours(view.colours, None, places_pieces(game))
     colour = use_colour(sys.stdout.isatty())
     when = "" if at is None else f" after game {at:,}" + (" (as built)" if at == 0 else "")
+    odds = view.settings.pegasus is not None
     click.echo(f"Box {b.number} of {printable(view.machine)!r}{when}: MENACE's move {b.move_number}, "
-               f"{game.side_names[b.side]} to play, {plural(b.total, 'bead')}")
+               f"{game.side_names[b.side]} to play, "
+               + ("each move's chance (the Pegasus rule keeps odds, not beads)" if odds else plural(b.total, 'bead')))
     if view.matched_from is not None and view.symmetry != "as it is":
         click.echo(f"(your position matches this box when you {view.symmetry})")
     placing = all(game.move_cells(m)[0] is None for m in b.beads)
@@ -218,6 +221,13 @@ def show(app: AppContext, box: str, at: int | None) -> None:
     share = chances(b.beads)
     names = max([10] + [len(colours[game.colour_slot(b.position, m) % len(colours)].name) for m in b.beads])
     width = max([5] + [len(f"{n:,}") for n in b.beads.values()])  # a column as wide as its longest count
+    if odds:
+        start = chances(b.initial)
+        for m in b.beads:
+            c = colours[game.colour_slot(b.position, m) % len(colours)]
+            click.echo(f"  {paint(c.letter, c, colour)} {c.name:<{names}} {game.move_name(m):<6} {share[m]:6.2f}%"
+                       f"  started at {start[m]:.2f}%")
+        return
     for m, count in b.beads.items():
         c = colours[game.colour_slot(b.position, m) % len(colours)]
         click.echo(f"  {paint(c.letter, c, colour)} {c.name:<{names}} {game.move_name(m):<6} {count:>{width},} "

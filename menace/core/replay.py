@@ -31,6 +31,7 @@ from typing import Protocol
 from menace.core.errors import DamagedError, NotFoundError
 from menace.core.game import Game, Move, Result, Side, State, canonical
 from menace.core.learner import Box, GameRecord, Learner
+from menace.core.pegasus import chances
 from menace.core.records import CorruptHistoryError, moves_start, record_end
 from menace.core.settings import EmptyPolicy, Scope, Settings
 from menace.core.tree import DRAWN, O_WINS, ONGOING, X_WINS
@@ -523,6 +524,9 @@ class GameDetail:
     """True when the rule reinforces only the bead of MENACE's last move (Gardner's scope)."""
     frozen: bool = False
     """The machine played it without learning: nothing was reinforced."""
+    chances: list[tuple[float, float]] = field(default_factory=list)
+    """Under the Pegasus rule: per line of :attr:`reinforcement`, the move's chance in percent before and
+    after the game's learning."""
 
 
 def _detail(r: Replayer, record: GameRecord, number: int, learn: bool = True) -> GameDetail:
@@ -558,6 +562,7 @@ def _detail(r: Replayer, record: GameRecord, number: int, learn: bool = True) ->
     if last_only:
         drawn = drawn[-1:]
     ledger: list[LedgerLine] = []
+    odds: list[tuple[float, float]] = []
     seen: set[tuple[int, Move]] = set()
     for b, m in drawn:
         if (b, m) in seen:
@@ -566,8 +571,10 @@ def _detail(r: Replayer, record: GameRecord, number: int, learn: bool = True) ->
         # After a restock the count before learning is the initial one, not the empty box's.
         before_learning = e.initial[b][m] if e.refill[b] and not any(counts_before[b]) else counts_before[b][m]
         ledger.append(LedgerLine(b + 1, m, before_learning, e.counts[b][m]))
+        if r.settings.pegasus is not None:
+            odds.append((chances(counts_before[b])[m], chances(e.counts[b])[m]))
     return GameDetail(number, record, plies, record.result, r.delta(record) if learn else 0, ledger, resigned,
-                      last_only, frozen=not learn)
+                      last_only, frozen=not learn, chances=odds)
 
 
 def game_detail(
