@@ -71,6 +71,10 @@ def settings_of(row: Row[Any]) -> Settings:
     )
 
 
+RULE_COLUMNS = ("rule", "pegasus_a", "pegasus_b", "refinement", "decay", "mean_mu", "mean_sum", "mean_plays")
+"""The columns of ``machines`` that say how a machine learns."""
+
+
 def rule_columns(settings: Settings) -> dict[str, Any]:
     """The columns of ``machines`` that say how a machine learns (its rule), for a new machine."""
     rule = settings.pegasus
