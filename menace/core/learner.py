@@ -519,6 +519,8 @@ class Learner:
         it stays flat and builds no objects it does not need, and keeps each box's total from game
         to game instead of summing it at every draw (see :meth:`counts_changed`).
         """
+        if self.pegasus is not None:
+            return self._pegasus_table(side, opponent, rng, learn)
         rnd = rng.random
         res_t = self.result
         fast = self.fast[side]
@@ -573,12 +575,7 @@ class Learner:
         if learn:
             win, draw, loss, plain = self._rule
             d = draw if res == DRAWN else win if res == side else loss
-            if self.pegasus is not None:
-                self._pegasus_learn(side, moves, drawn, res)
-                for counts, _, b in drawn:
-                    totals[b] = sum(counts)
-                self._totals = totals
-            elif not plain:
+            if not plain:
                 self.apply([(b, m) for _, m, b in drawn], d)
                 for counts, _, b in drawn:
                     totals[b] = sum(counts)
@@ -636,6 +633,8 @@ class Learner:
         resigned at its first box) or once ``stop.requested`` is set; how many games it played.
         """
 
+        if self.pegasus is not None:
+            return self._pegasus_batch(side, opponent, rng, n, data, outcomes, stop, learn)
         rnd = rng.random
         res_t = self.result
         fast = self.fast[side]
@@ -697,10 +696,6 @@ class Learner:
             d = draw if res == DRAWN else win if res == side else loss
             if not learn:
                 pass
-            elif self.pegasus is not None:
-                self._pegasus_learn(side, data[head + 1:], drawn, res)
-                for _, _, b in drawn:
-                    totals[b] = sum(self.counts[b])
             elif not plain:
                 self.apply([(b, m) for _, m, b in drawn], d)
                 for _, _, b in drawn:
@@ -730,6 +725,146 @@ class Learner:
                 break
         self._totals = totals
         return played
+
+    # -- the Pegasus rule's hot loops: the same draws as play_table and play_batch, each move's ply kept ---------
+    def _pegasus_table(self, side: Side, opponent: Sequence[tuple[int, ...]], rng: random.Random,
+                       learn: bool) -> tuple[int, list[int]]:
+        """:meth:`play_table` for a machine learning by the Pegasus rule (see :meth:`_pegasus_learn_plies`)."""
+        rnd = rng.random
+        res_t = self.result
+        fast = self.fast[side]
+        totals = self._totals
+        if totals is None:
+            totals = self._totals = [sum(c) for c in self.counts]
+        opp = self._opponent_rows(opponent)
+        moves: list[int] = []
+        add = moves.append
+        drawn: list[tuple[list[int], int, int, int]] = []
+        took = drawn.append
+        k = self.root
+        if side is Side.O:
+            e, ln, nx = opp[k]
+            i = int(rnd() * ln)
+            add(e[i])
+            k = nx[i]
+        while True:
+            ent = fast[k]
+            if len(ent) == 2:  # type: ignore[arg-type]
+                s, k = ent  # type: ignore[misc]
+            else:
+                counts, colours, real, nexts, b = ent  # type: ignore[misc]
+                total = totals[b]
+                if not total:  # never: a Pegasus box keeps a possible move
+                    res = O_WINS if side is Side.X else X_WINS
+                    break
+                r = int(rnd() * total)
+                for m in colours:
+                    r -= counts[m]
+                    if r < 0:
+                        break
+                took((counts, m, b, len(moves)))
+                s = real[m]
+                k = nexts[m]
+            add(s)
+            res = res_t[k]
+            if res:
+                break
+            e, ln, nx = opp[k]
+            i = int(rnd() * ln)
+            add(e[i])
+            k = nx[i]
+            res = res_t[k]
+            if res:
+                break
+        if learn:
+            self._pegasus_learn_plies(drawn, len(moves), res, side, totals)
+        return res, moves
+
+    def _pegasus_batch(self, side: Side, opponent: Sequence[tuple[int, ...]], rng: random.Random, n: int,
+                       data: bytearray, outcomes: list[int], stop: StopSignal | None, learn: bool) -> int:
+        """:meth:`play_batch` for a machine learning by the Pegasus rule."""
+        rnd = rng.random
+        res_t = self.result
+        fast = self.fast[side]
+        totals = self._totals if self._totals is not None else [sum(c) for c in self.counts]
+        put = data.append
+        side_bits = int(side) << 2
+        root = self.root
+        lose = O_WINS if side is Side.X else X_WINS
+        o_first = side is Side.O
+        opp = self._opponent_rows(opponent)
+        learn_plies = self._pegasus_learn_plies
+        played = 0
+        while played < n:
+            head = len(data)
+            put(0)  # the header, written when the game ends
+            add = put
+            drawn: list[tuple[list[int], int, int, int]] = []
+            took = drawn.append
+            k = root
+            if o_first:
+                e, ln, nx = opp[k]
+                i = int(rnd() * ln)
+                add(e[i])
+                k = nx[i]
+            while True:
+                ent = fast[k]
+                if len(ent) == 2:  # type: ignore[arg-type]
+                    s, k = ent  # type: ignore[misc]
+                else:
+                    counts, colours, real, nexts, b = ent  # type: ignore[misc]
+                    total = totals[b]
+                    if not total:  # never: a Pegasus box keeps a possible move
+                        res = lose
+                        break
+                    r = int(rnd() * total)
+                    for m in colours:
+                        r -= counts[m]
+                        if r < 0:
+                            break
+                    took((counts, m, b, len(data) - head - 1))
+                    s = real[m]
+                    k = nexts[m]
+                add(s)
+                res = res_t[k]
+                if res:
+                    break
+                e, ln, nx = opp[k]
+                i = int(rnd() * ln)
+                add(e[i])
+                k = nx[i]
+                res = res_t[k]
+                if res:
+                    break
+            code = side_bits | res
+            length = len(data) - head - 1
+            if learn:
+                learn_plies(drawn, length, res, side, totals)
+            if length < 15:
+                data[head] = length << 4 | code
+            else:  # a long game (Nim): its length in a byte of its own after the header
+                data[head] = 15 << 4 | code
+                data.insert(head + 1, length)
+            outcomes[code] += 1
+            played += 1
+            if length <= 1 or (stop is not None and stop.requested):
+                break
+        self._totals = totals
+        return played
+
+    def _pegasus_learn_plies(self, drawn: list[tuple[list[int], int, int, int]], length: int, res: int,
+                             side: Side, totals: list[int]) -> None:
+        """The Pegasus rule after a game of ``length`` moves that ended with winner code ``res``: ``drawn``
+        holds ``(weights, move, box index, ply)`` per move from a box; box totals kept in ``totals``."""
+        reinforcer = known(self.pegasus, "the Pegasus rule")
+        if reinforcer.plain:
+            if res != DRAWN:  # a draw leaves the odds
+                reinforcer.learn_plain(drawn, length, res == side, totals)
+            return
+        value = 0 if res == DRAWN else 1 if res == side else -1
+        reinforcer.learn(self.counts, [(b, m, ply) for _, m, b, ply in drawn], length, value)
+        for weights, _, b, _ in drawn:
+            totals[b] = sum(weights)
 
     def _learn(self, drawn: list[tuple[list[int], int, int]], res: int, side: Side, moves: Sequence[int]) -> None:
         """Reinforce the beads drawn in a game (its ``moves``) that ended with winner code ``res``."""

@@ -255,6 +255,40 @@ class Reinforcer:
         self.rule = rule
         self.mean = MeanOutcome(rule, state)
         self._plain: dict[tuple[int, int], int] = {}
+        self.plain = rule.refinement is Refinement.NONE
+        """The trial runs' rule: fixed factors per distance from the end (:attr:`wins`, :attr:`losses`)."""
+        self.wins: list[int] = [ONE]
+        """Under the plain rule, the fixed-point factor after a win by distance from the end (index 0 unused)."""
+        self.losses: list[int] = [ONE]
+        """The same after a defeat."""
+
+    def factors_up_to(self, n: int) -> None:
+        """Make :attr:`wins` and :attr:`losses` reach distance ``n`` (they grow as longer games come)."""
+        while len(self.wins) <= n:
+            k = len(self.wins)
+            self.wins.append(self.fixed(k, 1))
+            self.losses.append(self.fixed(k, -1))
+
+    def learn_plain(self, drawn: Sequence[tuple[MutableSequence[int], int, int, int]], length: int, won: bool,
+                    totals: MutableSequence[int]) -> None:
+        """The plain rule after a win (``won``) or a defeat, fast: ``drawn`` holds ``(weights, move, box
+        index, ply)`` per move from a box; each box's total in ``totals`` is kept up to date. The same
+        arithmetic as :func:`apply_factor`, inlined for the common case (a finite factor, no rescale)."""
+        if length >= len(self.wins):
+            self.factors_up_to(length)
+        factors = self.wins if won else self.losses
+        half, bits, high, low = ONE >> 1, FRACTION_BITS, HIGH, 1 << LOW
+        for weights, m, b, ply in drawn:
+            f = factors[length - ply]
+            w = weights[m]
+            if f > 0 and w > 0:
+                new = (w * f + half) >> bits
+                weights[m] = new if new > 0 else 1
+                if new.bit_length() > high or (new < low and max(weights) < low):
+                    _rescale(weights)
+            else:
+                apply_factor(weights, m, f)
+            totals[b] = sum(weights)
 
     def fixed(self, n: int, value: int) -> int:
         """The fixed-point factor for a move ``n`` from the end of a play with outcome ``value``."""
