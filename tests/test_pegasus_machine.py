@@ -156,3 +156,21 @@ def test_a_replay_gives_back_the_odds_a_run_left(seed: int, games: int, side: Si
     assert r.learner.pegasus is not None and learner.pegasus is not None
     assert r.learner.pegasus.mean.state == learner.pegasus.mean.state
     assert all(sum(row) > 0 for row in learner.counts), "no box ever empties"
+
+
+def test_the_wall_gives_each_moves_chance_in_percent(menace: Invoke, db_url: str) -> None:
+    from starlette.testclient import TestClient
+
+    from menace.web.app import create_app
+
+    menace("init", "--rule", "pegasus")
+    menace("tournament", "--vs", "random", "-n", "100", "--seed", "5")
+    with TestClient(create_app(db_url, "menace"), base_url="http://127.0.0.1:8000") as client:
+        wall = client.get("/api/machines/menace/boxes").json()
+        kit = client.get("/api/machines/menace/labels.pdf")
+    assert wall["odds"] is True
+    for box in wall["boxes"]:
+        shares = [row[1] for row in box[4]]
+        assert abs(sum(shares) - 100) < 0.1 * len(shares) + 1e-9
+        assert {row[3] for row in box[4]} == {round(100 / len(shares), 1)}
+    assert kit.status_code == 400 and "keeps odds, not beads" in kit.text
