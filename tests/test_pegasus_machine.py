@@ -168,9 +168,13 @@ def test_the_wall_gives_each_moves_chance_in_percent(menace: Invoke, db_url: str
     with TestClient(create_app(db_url, "menace"), base_url="http://127.0.0.1:8000") as client:
         wall = client.get("/api/machines/menace/boxes").json()
         kit = client.get("/api/machines/menace/labels.pdf")
+        game = client.get("/api/machines/menace/games/100").json()
     assert wall["odds"] is True
     for box in wall["boxes"]:
         shares = [row[1] for row in box[4]]
         assert abs(sum(shares) - 100) < 0.1 * len(shares) + 1e-9
         assert {row[3] for row in box[4]} == {round(100 / len(shares), 1)}
     assert kit.status_code == 400 and "keeps odds, not beads" in kit.text
+    boxes = [ply["beads"] for ply in game["plies"] if ply.get("beads")]
+    assert boxes and all(b["percent"] and 0 <= b["count"] <= 100 for beads in boxes for b in beads)
+    assert game["reinforcement"] and all(line["percent"] for line in game["reinforcement"])

@@ -246,6 +246,11 @@ class PlaySession:
         return BoxToOpen(box.number, str(place), symmetry, box.position, {m: counts[m] for m in box.initial})
 
     @property
+    def keeps_odds(self) -> bool:
+        """The machine learns by the Pegasus rule: its boxes hold odds (weights), not beads."""
+        return self.machine.learner.settings.pegasus is not None
+
+    @property
     def resigns_on_empty(self) -> bool:
         """An empty box means MENACE resigns (rather than being refilled)."""
         return self.machine.learner.settings.empty_policy in (EmptyPolicy.RESIGN, EmptyPolicy.REVIVE)

@@ -76,6 +76,13 @@ def bead_json(game: Game, box_moves: Sequence[Move], move: Move, count: int, ini
     return out
 
 
+def as_chances(beads: list[JSON]) -> list[JSON]:
+    """A box's beads (:func:`bead_json`) of a machine that keeps odds (the Pegasus rule): each count
+    becomes the move's chance in percent, to a tenth, marked ``percent`` for the page to write a %."""
+    shares = chances([b["count"] for b in beads])
+    return [{**b, "count": round(share, 1), "percent": True} for b, share in zip(beads, shares)]
+
+
 def box_json(game: Game, box: Box, colours: Sequence[BeadColour] = DEFAULT_COLOURS) -> JSON:
     """One box: number, move, side, cells of its drawing, beads with counts and colours, empty flag."""
     moves = sorted(box.initial)
