@@ -199,8 +199,13 @@ def _check_machine(s: Connection, name: str, report: CheckReport, full: bool) ->
         return out
     report.games += replayer.games
     for diff in compare(stored.boxes[: len(expected)], replayer.counts):
-        faults.append(f"{name}: box {diff.box_number} beads differ from its history "
+        what = "odds" if settings.pegasus is not None else "beads"
+        faults.append(f"{name}: box {diff.box_number} {what} differ from its history "
                       f"({game.move_name(diff.bead)}: stored {diff.stored}, history gives {diff.replayed})")
+    if settings.keeps_mean and replayer.learner.pegasus is not None and \
+            replayer.learner.pegasus.mean.state != stored.mean:
+        faults.append(f"{name}: the refined rule's mean outcome differs from its history (stored "
+                      f"{stored.mean[0]!r}, history gives {replayer.learner.pegasus.mean.mu!r})")
     if any(f.startswith(f"{name}:") for f in faults):
         out.extras = [(i, n, b, None) for i, n, b, _ in out.extras]  # nothing verified when anything is wrong
     return out
@@ -253,7 +258,7 @@ def _replay(s: Connection, name: str, machine_id: int, r: Replayer, fixes: list[
                         if unpack_beads(beads, layout, width) != r.counts:
                             faults.append(f"{name}: the checkpoint after game {b.last_game:,} differs from the "
                                           f"beads its history gives")
-                    elif b.last_game - last_checkpoint >= CHECKPOINT_GAMES:
+                    elif b.last_game - last_checkpoint >= CHECKPOINT_GAMES and not r.settings.keeps_mean:
                         beads = pack_beads(r.counts, layout)  # an older database: checkpoints from now on
                         out.extras.append((b.id, b.n_games, beads, None))
                     r.settle()

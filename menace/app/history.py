@@ -261,6 +261,8 @@ class UndoResult:
     boxes: list[Box] = field(default_factory=list)
     dropped: list[repo.Correction] = field(default_factory=list)
     """Bead counts set by hand after the games taken back: they go with them."""
+    odds: bool = False
+    """The machine keeps odds (the Pegasus rule): :attr:`changes` are weights, not bead counts."""
 
 
 def _undo_bounds(s: Connection, name: str, n: int) -> tuple[repo.StoredMachine, int, int]:
@@ -314,12 +316,14 @@ def undo_games(db: Database, name: str, n: int = 1) -> UndoResult:
         with db.writing() as s:
             lease.prove(s)
             hrepo.write_beads(s, updates)
+            if stored.settings.keeps_mean and replayer.learner.pegasus is not None:
+                repo.save_mean_outcome(s, stored.id, replayer.learner.pegasus.mean.state)
             removed = hrepo.remove_last_games(s, stored.id, n)
     finally:
         with db.writing() as s:
             lease.release(s)
     return UndoResult(find_game(stored.game), name, removed, changes, keep, time.perf_counter() - start,
-                      stored.colours, stored.boxes, dropped)
+                      stored.colours, stored.boxes, dropped, odds=stored.settings.pegasus is not None)
 
 
 # -- the series behind the plots ----------------------------------------------------------------

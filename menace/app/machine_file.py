@@ -29,6 +29,7 @@ import base64
 import binascii
 import hashlib
 import json
+import math
 import re
 from collections.abc import Callable, Iterator
 from datetime import datetime
@@ -38,14 +39,19 @@ from menace.core.colours import ColourError, parse_colours
 from menace.core.errors import DamagedError, known
 from menace.core.game import Game, IllegalMoveError
 from menace.core.names import is_machine_name, safe_text
+from menace.core.pegasus import UNIT, PegasusRule, PegasusRuleError, Refinement
 from menace.core.settings import MAX_BEADS, SIDE_CHOICES, EmptyPolicy, Scope, Settings, SettingsError, format_numbers
 from menace.games import find_game, game_names, is_game_name
+from menace.storage.repository import rule_columns
 from menace.storage.transfer_repo import BlockDump, BoxDump, CorrectionDump, MachineDump, RunDump
 
 FORMAT = "menace-machine"
-VERSION = 3
+VERSION = 4
 """2: a block may carry the beads after its last game (``beads``) and be a summary (``kept`` false);
-3: a run may be ``frozen`` (played without learning)."""
+3: a run may be ``frozen`` (played without learning); 4: a machine may learn by the Pegasus rule
+(``machine.settings.rule``, ``machine.mean_outcome``)."""
+FROZEN_VERSION = 3
+"""The version written for a machine with a frozen run that learns by beads."""
 LEARNING_VERSION = 2
 """The version written for a machine every run of which learnt: files older menaces read too."""
 MAX_FILE_BYTES = 1 << 30
@@ -612,6 +618,67 @@ def _optional_time(value: Any, where: str) -> datetime | None:
     return None if value is None else _time(value, where)
 
 
+def rule_settings(rule: dict[str, Any]) -> dict[str, Any]:
+    """``machine.settings.rule`` for a machine's rule columns (nothing for the bead rule). Fractions are
+    written as text (a machine file holds no JSON fraction): A, B and D as the decimals given."""
+    if rule.get("rule") != "pegasus":
+        return {}
+    return {"rule": {"name": "pegasus", "a": repr(float(rule["pegasus_a"])), "b": repr(float(rule["pegasus_b"])),
+                     "refinement": rule["refinement"], "decay": repr(float(rule["decay"]))}}
+
+
+def mean_outcome_entry(rule: dict[str, Any]) -> dict[str, Any]:
+    """``machine.mean_outcome`` for a machine learning by the refined Pegasus rule (nothing otherwise):
+    the mean as a hexadecimal float (exact), the outcomes summed in the hundred under way, its plays."""
+    if rule.get("rule") != "pegasus" or rule.get("refinement") in (None, "none"):
+        return {}
+    return {"mean_outcome": {"mu": float(rule["mean_mu"] or 0.0).hex(), "sum": int(rule["mean_sum"] or 0),
+                             "plays": int(rule["mean_plays"] or 0)}}
+
+
+def _fraction(value: Any, where: str, hexadecimal: bool = False) -> float:
+    text = _text(value, where, 40)
+    try:
+        number = float.fromhex(text) if hexadecimal else float(text)
+    except ValueError:
+        raise _fail(where, f"is {safe_text(repr(text))}, not a number") from None
+    if not math.isfinite(number):
+        raise _fail(where, "is not a finite number")
+    return number
+
+
+def _pegasus(st: dict[str, Any]) -> PegasusRule | None:
+    if "rule" not in st:
+        return None
+    r = _obj(st["rule"], "machine.settings.rule", ("name", "a", "b", "refinement", "decay"))
+    _choice(r["name"], "machine.settings.rule.name", ["pegasus"])
+    refinement = _choice(r["refinement"], "machine.settings.rule.refinement", [x.value for x in Refinement])
+    try:
+        return PegasusRule(_fraction(r["a"], "machine.settings.rule.a"), _fraction(r["b"], "machine.settings.rule.b"),
+                           Refinement(refinement), _fraction(r["decay"], "machine.settings.rule.decay"))
+    except PegasusRuleError as exc:
+        raise _fail("machine.settings.rule", f"make no rule: {exc}") from None
+
+
+def _mean(m: dict[str, Any], settings: Settings) -> tuple[float, int, int]:
+    if not settings.keeps_mean:
+        return (0.0, 0, 0)
+    mean = _obj(m.get("mean_outcome"), "machine.mean_outcome", ("mu", "sum", "plays"))
+    mu = _fraction(mean["mu"], "machine.mean_outcome.mu", hexadecimal=True)
+    if not -1 <= mu <= 1:
+        raise _fail("machine.mean_outcome.mu", "is outside -1 to 1")
+    return (mu, _int(mean["sum"], "machine.mean_outcome.sum", -100, 100),
+            _int(mean["plays"], "machine.mean_outcome.plays", 0, 99))
+
+
+def _rule(settings: Settings, m: dict[str, Any]) -> dict[str, Any]:
+    """The machine's rule columns, the refined rule's mean outcome from the file."""
+    columns = rule_columns(settings)
+    if settings.pegasus is not None:
+        columns.update(zip(("mean_mu", "mean_sum", "mean_plays"), _mean(m, settings)))
+    return columns
+
+
 def _settings(st: Any, game: Game) -> Settings:
     st = _obj(st, "machine.settings", ("side", "schedule", "reinforcement", "all_squares", "symmetry", "empty_box"))
     schedule = tuple(_int(v, f"machine.settings.schedule[{i}]", 1, MAX_BEADS)
@@ -630,6 +697,7 @@ def _settings(st: Any, game: Game) -> Settings:
                                              [p.value for p in EmptyPolicy])),
             scope=Scope(_choice(st.get("scope", "every"), "machine.settings.scope", [s.value for s in Scope])),
             forced_boxes=_bool(st.get("forced_boxes", False), "machine.settings.forced_boxes"),
+            pegasus=_pegasus(st),
         )
     except SettingsError as exc:
         raise _fail("machine.settings", f"make no machine: {exc}") from None
@@ -643,7 +711,7 @@ def _move(game: Game, value: Any, where: str) -> int:
         raise _fail(where, f"is {text!r}, not a move of {game.name}") from None
 
 
-def _boxes(value: Any, game: Game) -> list[BoxDump]:
+def _boxes(value: Any, game: Game, initial_most: int = MAX_BEADS) -> list[BoxDump]:
     boxes = []
     for i, b in enumerate(_list(value, "boxes", 100_000)):
         where = f"boxes[{i}]"
@@ -657,7 +725,7 @@ def _boxes(value: Any, game: Game) -> list[BoxDump]:
             if mv in by_move:
                 raise _fail(f"{where}.beads", f"name the move {game.move_name(mv)} twice")
             bead = _obj(bead, f"{where}.beads.{name}", ("initial", "count"))
-            by_move[mv] = (mv, _int(bead["initial"], f"{where}.beads.{name}.initial", 0, MAX_BEADS),
+            by_move[mv] = (mv, _int(bead["initial"], f"{where}.beads.{name}.initial", 0, initial_most),
                            _int(bead["count"], f"{where}.beads.{name}.count", 0, MAX_COUNT))
         boxes.append(BoxDump(
             _int(b["number"], f"{where}.number", 1, 100_000), _text(b["position"], f"{where}.position", 64),
@@ -695,7 +763,7 @@ def check_machine_content(body: dict[str, Any], rename: str | None = None,
             parse_colours(colours)
         except ColourError as exc:
             raise _fail("machine.colours", f"are not a colour list: {exc}") from None
-    boxes = _boxes(body.get("boxes"), game)
+    boxes = _boxes(body.get("boxes"), game, MAX_BEADS if settings.pegasus is None else UNIT)
     h = _obj(body.get("history"), "history", ("games", "runs", "blocks", "corrections"))
     declared = _int(h["games"], "history.games", 0, MAX_GAMES)
     runs = []
@@ -728,6 +796,7 @@ def check_machine_content(body: dict[str, Any], rename: str | None = None,
         name, game.name, settings.side, format_numbers(settings.schedule), settings.win, settings.draw,
         settings.loss, settings.all_squares, settings.symmetry, settings.empty_policy.value, preset, created_at,
         boxes, runs, [], fixes, settings.scope.value, settings.forced_boxes, colours,
+        _rule(settings, m),
     )
     return dump, settings, blocks
 

@@ -15,6 +15,7 @@ from menace.core.errors import ConflictError, InvalidInputError, NotFoundError
 from menace.core.game import Game, IllegalMoveError, Side, canonical
 from menace.core.learner import Box, GameRecord, Learner
 from menace.core.match import MenacePlayer
+from menace.core.pegasus import MeanOutcome, PegasusRule, Refinement
 from menace.core.records import GameBuffer, pack_beads
 from menace.core.replay import bead_layout
 from menace.core.settings import (
@@ -91,7 +92,9 @@ def summarize(stored: repo.StoredMachine, boxes: Sequence[Box]) -> MachineSummar
 def settings_for(game: str = DEFAULT_GAME, preset: str | None = None, *, side: str | None = None,
                  schedule: str | None = None, reinforcement: str | None = None, scope: str | None = None,
                  all_squares: bool | None = None, symmetry: bool | None = None,
-                 empty_box: str | None = None) -> tuple[Game, Settings, str]:
+                 empty_box: str | None = None, rule: str | None = None, a: float | None = None,
+                 b: float | None = None, refinement: str | None = None,
+                 decay: float | None = None) -> tuple[Game, Settings, str]:
     """What ``menace init`` builds from its options given as text (a web form, say): the game,
     the settings and the label stored with them (``"michie"`` or ``"michie, modified"``).
     :class:`SettingsError` (or an unknown game's error) for anything that makes no sense.
@@ -127,6 +130,27 @@ def settings_for(game: str = DEFAULT_GAME, preset: str | None = None, *, side: s
         changes["all_squares"] = all_squares
     if symmetry is not None:
         changes["symmetry"] = symmetry
+    if rule not in (None, "michie", "pegasus"):
+        raise SettingsError(f"the learning rule must be michie or pegasus, not {rule!r}")
+    if rule == "pegasus":
+        beads = [what for what, value in (("initial beads", schedule), ("bead reinforcement", reinforcement),
+                                          ("scope", scope), ("empty-box policy", empty_box)) if value is not None]
+        if beads:
+            raise SettingsError(f"the Pegasus rule keeps odds, not beads: it takes no {', '.join(beads)}")
+        try:
+            refined = Refinement(refinement or "none")
+        except ValueError:
+            raise SettingsError(f"the refinement must be one of {', '.join(r.value for r in Refinement)}, "
+                                f"not {refinement!r}") from None
+        default = PegasusRule()
+        changes["pegasus"] = PegasusRule(default.a if a is None else a, default.b if b is None else b, refined,
+                                         default.decay if decay is None else decay)
+        changes["scope"], changes["empty_policy"] = Scope.EVERY, EmptyPolicy.RESIGN
+        settings = replace(base, **changes)  # type: ignore[arg-type]
+        return chosen, settings, "pegasus"
+    if (a, b, refinement, decay) != (None, None, None, None):
+        raise SettingsError("A, B, the refinement and the decay D are parameters of the Pegasus rule: "
+                            "choose that rule for them")
     settings = replace(base, **changes)  # type: ignore[arg-type]
     return chosen, settings, preset if settings == base else f"{preset}, modified"
 
@@ -157,6 +181,8 @@ class OpenMachine:
         self.stored = stored
         self.game = find_game(stored.game)
         self.learner = Learner(self.game, stored.settings, stored.boxes)
+        if self.learner.pegasus is not None:
+            self.learner.pegasus.mean = MeanOutcome(self.learner.pegasus.rule, stored.mean)
         self._saved = self.learner.snapshot()
         self.layout = bead_layout(stored.boxes)
         with db.reading() as s:
@@ -200,7 +226,9 @@ class OpenMachine:
         """
         n = records.games if isinstance(records, GameBuffer) else len(records)
         checkpoint = None
-        if n and (not kept or self.games_played + n - self._checkpoint_game >= CHECKPOINT_GAMES):
+        if self.stored.settings.keeps_mean:
+            kept = True  # the refined rule's mean outcome is replayed from the first game: keep them all
+        elif n and (not kept or self.games_played + n - self._checkpoint_game >= CHECKPOINT_GAMES):
             checkpoint = pack_beads(self.learner.counts, self.layout)
         updates = self.changed_beads()
         ids = self.stored.box_ids
@@ -215,6 +243,8 @@ class OpenMachine:
                 repo.add_corrections(s, self.stored.id, self.games_played,
                                      [(self.stored.box_ids[c.box], c.move, c.count)], c.reason)
             repo.save_games(s, self.stored.id, run_id, self.games_played + 1, records, updates, checkpoint, kept)
+            if self.stored.settings.keeps_mean and self.learner.pegasus is not None:
+                repo.save_mean_outcome(s, self.stored.id, self.learner.pegasus.mean.state)
             if end_run:
                 repo.end_run(s, run_id)
         self.games_played += n
@@ -245,6 +275,10 @@ class OpenMachine:
         for counts, saved in zip(self.learner.counts, self._saved):
             counts[:] = saved
         self.learner.counts_changed()
+        if self.learner.pegasus is not None:  # the refined rule's mean outcome as last saved
+            with self.db.reading() as s:
+                mean = repo.mean_outcome(repo.machine_row(s, self.stored.name))
+            self.learner.pegasus.mean = MeanOutcome(self.learner.pegasus.rule, mean)
 
 
 @contextmanager
@@ -465,6 +499,25 @@ def load_stored(db: Database, name: str) -> repo.StoredMachine:
         return repo.load_machine(s, name)
 
 
+class NoBeadsError(InvalidInputError):
+    """A physical operation (a build kit, an operated game, a recount) on a machine that keeps odds,
+    not beads (the Pegasus rule)."""
+
+
+def refuse_without_beads(settings: Settings, name: str, what: str) -> None:
+    """:class:`NoBeadsError` when the machine learns by the Pegasus rule: there are no beads for ``what``."""
+    if settings.pegasus is not None:
+        raise NoBeadsError(f"machine {name!r} learns by the Pegasus program's rule: it keeps odds, not beads, "
+                           f"so there is no {what} for it")
+
+
+def load_for_kit(db: Database, name: str) -> repo.StoredMachine:
+    """:func:`load_stored` for a build kit (labels with bead counts): refused for a machine without beads."""
+    stored = load_stored(db, name)
+    refuse_without_beads(stored.settings, name, "matchbox kit with beads to count")
+    return stored
+
+
 @dataclass(frozen=True)
 class Recount:
     """A box being counted by hand (``menace reconcile``).
@@ -507,6 +560,7 @@ def _shortened(text: str, width: int = 40) -> str:
 def recount(db: Database, name: str, box_number: int, holder: str) -> Iterator[Recount]:
     """Read box ``box_number`` of a machine to be recounted; ``holder`` takes the machine to write it."""
     with open_machine(db, name) as m:
+        refuse_without_beads(m.stored.settings, name, "bead to recount")
         with m.db.reading() as s:  # a busy machine is refused before anyone counts
             refuse_if_held(s, m.stored.id, name)
         boxes = m.learner.boxes

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 
 from menace.app.database import Database
-from menace.app.machines import OpenMachine, open_machine
+from menace.app.machines import OpenMachine, open_machine, refuse_without_beads
 from menace.app.shelf import shelf_place
 from menace.core.errors import ConflictError, InvalidInputError, known
 from menace.core.game import Game, IllegalMoveError, Move, Result, Side, State
@@ -132,6 +132,8 @@ class PlaySession:
         context = open_machine(db, machine, holder=holder)
         opened = context.__enter__()
         try:
+            if operated:
+                refuse_without_beads(opened.learner.settings, machine, "matchbox machine to operate")
             sides = opened.learner.settings.sides
             if menace_side is None:
                 if len(sides) > 1:
@@ -242,6 +244,11 @@ class PlaySession:
         counts = learner.counts[index]
         place = shelf_place(learner.boxes, box.number, names=learner.game.side_names)
         return BoxToOpen(box.number, str(place), symmetry, box.position, {m: counts[m] for m in box.initial})
+
+    @property
+    def keeps_odds(self) -> bool:
+        """The machine learns by the Pegasus rule: its boxes hold odds (weights), not beads."""
+        return self.machine.learner.settings.pegasus is not None
 
     @property
     def resigns_on_empty(self) -> bool:

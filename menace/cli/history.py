@@ -21,7 +21,7 @@ from menace.core.game import Game, Result
 from menace.core.learner import GameRecord
 from menace.core.numbers import change, count
 from menace.render.beads import places_pieces
-from menace.render.text import beads_text, board_lines, box_lines, paint, rule_text, signed, use_colour
+from menace.render.text import beads_text, board_lines, box_lines, chances, paint, rule_text, signed, use_colour
 
 if TYPE_CHECKING:
     from menace.app.history import ShownCorrection
@@ -186,7 +186,12 @@ def replay(app: AppContext, number: int) -> None:
             else f"to match its drawing, {ply.symmetry}"
         click.echo(f"{ply.number}. {who} opens box {ply.box_number}; {turn}.")
         restock = " (empty: restocked with its first beads)" if ply.restocked else ""
-        click.echo(f"   beads in the box: {beads}{restock}")
+        if shown.settings.pegasus is not None:
+            share = chances(ply.beads)
+            beads = ", ".join(f"{game.move_name(m)} {share[m]:.1f}%" for m in ply.beads)
+            click.echo(f"   chances in the box: {beads}")
+        else:
+            click.echo(f"   beads in the box: {beads}{restock}")
         click.echo(f"   draws {colour.name} ({paint(colour.letter, colour, tty)}): {game.move_name(bead)} on the "
                    f"drawing = {game.move_name(ply.square)} on the board.")
         rows = _side_by_side(["box's drawing", *box_lines(game, position, ply.beads, colours)],
@@ -199,6 +204,14 @@ def replay(app: AppContext, number: int) -> None:
     each = "on the last bead drawn" if d.last_only else "per bead drawn"
     if d.frozen:
         click.echo(f"Result: {words[d.result]}. The machine played this game without learning: no bead changed.")
+        return
+    if shown.settings.pegasus is not None:
+        click.echo(f"Result: {words[d.result]}. Learning rule {rule_text(shown.settings)}: each move's odds "
+                   f"multiplied by M_n after a win, divided after a defeat (n: moves from the end).")
+        for line, (before, after) in zip(d.reinforcement, d.chances):
+            colour = colours[game.colour_slot(shown.boxes[line.box_number - 1].position, line.bead) % len(colours)]
+            click.echo(f"  box {line.box_number:>4}: {colour.name} ({paint(colour.letter, colour, tty)}) "
+                       f"{game.move_name(line.bead)}: chance {before:.2f}% -> {after:.2f}%")
         return
     click.echo(f"Result: {words[d.result]}. Learning rule {rule_text(shown.settings)}: {signed(d.delta)} {each}.")
     if not d.reinforcement:
@@ -244,7 +257,11 @@ def undo(app: AppContext, count: int) -> None:
     if len(done.removed) > SHOW_AT_MOST:
         click.echo(f"... and {len(done.removed) - SHOW_AT_MOST:,} earlier games "
                    f"(from game {done.removed[0].number:,})")
-    if done.changes:
+    if done.changes and done.odds:
+        boxes = sorted({c.box_number for c in done.changes})
+        click.echo(f"Odds restored in {plural(len(boxes), 'box', 'boxes')}: "
+                   f"{', '.join(map(str, boxes[:SHOW_AT_MOST * 2]))}{' ...' if len(boxes) > SHOW_AT_MOST * 2 else ''}")
+    elif done.changes:
         click.echo("Beads restored:")
         for c in done.changes[: SHOW_AT_MOST * 2]:
             colour = colours[done.game.colour_slot(done.boxes[c.box_number - 1].position, c.bead) % len(colours)]

@@ -117,9 +117,9 @@ def labels(obj: AppContext, out: Path, fmt: str, paper: str, label_size: LabelSi
         check_readable(label)
     except LabelLayoutError as exc:
         raise click.BadParameter(str(exc), param_hint="'--label-size'") from None
-    from menace.app.machines import load_stored
+    from menace.app.machines import load_for_kit
 
-    stored = load_stored(obj.database, obj.machine)
+    stored = load_for_kit(obj.database, obj.machine)
     boxes = stored.boxes
     game = find_game(stored.game)
     palette = machine_colours(stored.colours, colours, places_pieces(game), game.colours, board_marks(game))

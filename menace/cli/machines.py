@@ -84,6 +84,20 @@ def _reinforcement(ctx: click.Context, param: click.Parameter, value: str | None
                    "takes a box's last bead), or revive (resign, but refill a first-move box).")
 @click.option("--colours", callback=colours_option, metavar="LIST",
               help="Your bead colours, kept with the machine (see menace colours).")
+@click.option("--rule", type=click.Choice(["michie", "pegasus"]), default="michie", show_default=True,
+              help="How the machine learns. michie: beads added and taken (the matchbox machine). pegasus: the "
+                   "program Michie and Martin wrote for the Pegasus 2 computer (1963): each box keeps odds per "
+                   "move, multiplied by M_n = A^(B^(8-n)) after a win, divided after a defeat.")
+@click.option("--pegasus-a", "pegasus_a", type=float, metavar="A",
+              help="The Pegasus rule's A [default: 1.025, as in the paper's trial runs].")
+@click.option("--pegasus-b", "pegasus_b", type=float, metavar="B",
+              help="The Pegasus rule's B [default: 2].")
+@click.option("--refined", type=click.Choice(["hundred", "per-play"]),
+              help="The Pegasus rule refined as in the paper's Table 3 (reinforcement relative to the decayed mean "
+                   "outcome): hundred: the mean updated once per hundred plays, as Michie's program did; "
+                   "per-play: the ideal it approximates, updated after every play.")
+@click.option("--decay", type=float, metavar="D",
+              help="The refined rule's decay: the weight past outcomes keep over a hundred plays [default: 0.5].")
 @click.option("--replace", is_flag=True, help="Rebuild the machine if one of that name exists (its games go too).")
 @where_options
 @pass_app
@@ -91,6 +105,7 @@ def init(app: AppContext, game: str, rules: dict[str, int | str | None], preset:
          schedule: str | None,
          reinforcement: str | None, scope: str | None, all_squares: bool | None,
          symmetry: bool | None, empty_box: str | None, colours: tuple[BeadColour, ...] | None,
+         rule: str, pegasus_a: float | None, pegasus_b: float | None, refined: str | None, decay: float | None,
          replace: bool) -> None:
     """Build a machine: one matchbox per position where MENACE is to move.
 
@@ -104,13 +119,18 @@ def init(app: AppContext, game: str, rules: dict[str, int | str | None], preset:
       menace init -m her --game hexapawn           Gardner's HER: 19 boxes, plays Black
       menace init -m nim --game nim                Nim's 20 cups, 59 beads: 21 sticks, take 1-3
       menace init -m n2 --game nim --heap 15 --take 4 --last-stick wins --side second
+      menace init -m pegasus --rule pegasus        the Pegasus program's rule: odds, not beads
     """
     from menace.app.machines import init_machine, settings_for
 
-    chosen, settings, label = settings_for(
-        game_of(game, rules).name, preset, side=side, schedule=schedule, reinforcement=reinforcement, scope=scope,
-        all_squares=all_squares, symmetry=symmetry, empty_box=empty_box,
-    )
+    try:
+        chosen, settings, label = settings_for(
+            game_of(game, rules).name, preset, side=side, schedule=schedule, reinforcement=reinforcement,
+            scope=scope, all_squares=all_squares, symmetry=symmetry, empty_box=empty_box, rule=rule, a=pegasus_a,
+            b=pegasus_b, refinement=refined, decay=decay,
+        )
+    except SettingsError as exc:  # options that do not go together (beads for the Pegasus rule, ...)
+        raise click.UsageError(str(exc)) from None
     if colours is not None:
         # enough of them for the game, none lettered like a piece on its board
         machine_colours(None, colours, needed=chosen.colours, marks=board_marks(chosen))
@@ -121,7 +141,10 @@ def init(app: AppContext, game: str, rules: dict[str, int | str | None], preset:
         raise click.BadParameter(str(exc), param_hint="'--beads'") from None
     click.echo(f"Built machine {summary.name!r} ({chosen.title}, {label}) in {app.where}:")
     click.echo(f"  {plural(summary.boxes, 'box', 'boxes')} ({by_move(summary.boxes_by_move)} by move)")
-    click.echo(f"  {plural(summary.beads, 'bead')} ({by_move(summary.beads_by_move)} by move)")
+    if settings.pegasus is not None:
+        click.echo(f"  {settings.pegasus.describe()}; every move of a box starts with equal odds")
+    else:
+        click.echo(f"  {plural(summary.beads, 'bead')} ({by_move(summary.beads_by_move)} by move)")
     click.echo(f"Next: {app.command('play')}, or "
                f"{app.command('tournament', '--vs', training_opponent(chosen), '-n', '2000')}")
 
@@ -144,9 +167,10 @@ def stats(app: AppContext) -> None:
             value = " and ".join(s.game.side_names[side] for side in s.settings.sides)
         click.echo(f"  {key:<14} {value}")
     click.echo(f"  {'matchboxes':<14} {s.boxes:,} ({by_move(s.boxes_by_move)} by move)")
-    click.echo(f"  {'beads now':<14} {s.beads:,} ({by_move(s.beads_by_move)} by move)")
-    empties = ", ".join(map(str, s.empty_boxes[:20])) + (" ..." if len(s.empty_boxes) > 20 else "")
-    click.echo(f"  {'empty boxes':<14} {len(s.empty_boxes)}" + (f": {empties}" if s.empty_boxes else ""))
+    if s.settings.pegasus is None:  # a Pegasus machine keeps odds: no beads to count, no box ever empty
+        click.echo(f"  {'beads now':<14} {s.beads:,} ({by_move(s.beads_by_move)} by move)")
+        empties = ", ".join(map(str, s.empty_boxes[:20])) + (" ..." if len(s.empty_boxes) > 20 else "")
+        click.echo(f"  {'empty boxes':<14} {len(s.empty_boxes)}" + (f": {empties}" if s.empty_boxes else ""))
     if s.games:
         pct = [100 * v / s.games for v in (s.wins, s.draws, s.losses)]
         click.echo(f"  {'games':<14} {s.games:,}: {s.wins:,} won, {s.draws:,} drawn, {s.losses:,} lost "
@@ -184,8 +208,10 @@ def show(app: AppContext, box: str, at: int | None) -> None:
     colours = machine_colours(view.colours, None, places_pieces(game))
     colour = use_colour(sys.stdout.isatty())
     when = "" if at is None else f" after game {at:,}" + (" (as built)" if at == 0 else "")
+    odds = view.settings.pegasus is not None
     click.echo(f"Box {b.number} of {printable(view.machine)!r}{when}: MENACE's move {b.move_number}, "
-               f"{game.side_names[b.side]} to play, {plural(b.total, 'bead')}")
+               f"{game.side_names[b.side]} to play, "
+               + ("each move's chance (the Pegasus rule keeps odds, not beads)" if odds else plural(b.total, 'bead')))
     if view.matched_from is not None and view.symmetry != "as it is":
         click.echo(f"(your position matches this box when you {view.symmetry})")
     placing = all(game.move_cells(m)[0] is None for m in b.beads)
@@ -195,6 +221,13 @@ def show(app: AppContext, box: str, at: int | None) -> None:
     share = chances(b.beads)
     names = max([10] + [len(colours[game.colour_slot(b.position, m) % len(colours)].name) for m in b.beads])
     width = max([5] + [len(f"{n:,}") for n in b.beads.values()])  # a column as wide as its longest count
+    if odds:
+        start = chances(b.initial)
+        for m in b.beads:
+            c = colours[game.colour_slot(b.position, m) % len(colours)]
+            click.echo(f"  {paint(c.letter, c, colour)} {c.name:<{names}} {game.move_name(m):<6} {share[m]:6.2f}%"
+                       f"  started at {start[m]:.2f}%")
+        return
     for m, count in b.beads.items():
         c = colours[game.colour_slot(b.position, m) % len(colours)]
         click.echo(f"  {paint(c.letter, c, colour)} {c.name:<{names}} {game.move_name(m):<6} {count:>{width},} "

@@ -23,6 +23,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
+from menace.core.errors import InternalError, known
 from menace.core.game import (
     Game,
     IllegalMoveError,
@@ -36,6 +37,7 @@ from menace.core.game import (
     distinct_moves,
     once_per_game,
 )
+from menace.core.pegasus import Reinforcer
 from menace.core.settings import EmptyPolicy, Scope, Settings, SettingsError, format_numbers
 
 # The result codes live with the tree and are the learner's too: imported from here everywhere.
@@ -218,6 +220,9 @@ class Draw:
 
     box: int
     bead: Move
+    ply: int = -1
+    """The move's place in the game, both sides' moves counted from 0 (-1: not known); the Pegasus
+    rule needs it."""
 
 
 @once_per_game
@@ -324,8 +329,11 @@ class Learner:
             for box in self.boxes
         ]
         """Per box: an empty box is refilled with its initial beads (else MENACE resigns on it)."""
+        self.pegasus = None if settings.pegasus is None else Reinforcer(settings.pegasus)
+        """The Pegasus rule's learning (odds, not beads: see :mod:`menace.core.pegasus`), or None."""
         self._rule = (settings.win, settings.draw, settings.loss,
-                      settings.scope is Scope.EVERY and policy is not EmptyPolicy.KEEP_LAST)
+                      settings.scope is Scope.EVERY and policy is not EmptyPolicy.KEEP_LAST
+                      and self.pegasus is None)
         """The learning rule for the hot loops: win, draw, loss, and whether every bead drawn is
         reinforced with counts floored at zero (else :meth:`apply` handles the other rules)."""
         self._opponent: tuple[Sequence[tuple[int, ...]], list[OpponentRow]] | None = None
@@ -363,7 +371,7 @@ class Learner:
             return None
         return e[2], e[1]
 
-    def draw(self, state: State, rng: random.Random) -> tuple[Move, Draw | None]:
+    def draw(self, state: State, rng: random.Random, ply: int = -1) -> tuple[Move, Draw | None]:
         """A bead drawn for ``state``: the real move and what was drawn (None if forced).
 
         Raises :class:`EmptyBoxError` when the box is empty and is not refilled.
@@ -387,12 +395,46 @@ class Learner:
             r -= c
             if r < 0:
                 break
-        return real[m], Draw(b, m)
+        return real[m], Draw(b, m, ply)
 
     # -- learning -------------------------------------------------------------------------
-    def reinforce(self, drawn: Iterable[Draw], result: Result) -> None:
-        """Apply the learning rule to every bead drawn in a game with ``result``."""
+    def reinforce(self, drawn: Iterable[Draw], result: Result, length: int | None = None) -> None:
+        """Apply the learning rule to every bead drawn in a game with ``result``. The Pegasus rule
+        also needs the game's ``length`` (its moves, both sides') and each draw's ply."""
+        if self.pegasus is not None:
+            drawn = list(drawn)
+            if length is None or any(d.ply < 0 for d in drawn):
+                raise InternalError("the Pegasus rule needs each move's place in the game and its length")
+            self._totals = None
+            value = 1 if result is Result.WIN else -1 if result is Result.LOSS else 0
+            self.pegasus.learn(self.counts, [(d.box, d.bead, d.ply) for d in drawn], length, value)
+            return
         self.apply([(d.box, d.bead) for d in drawn], self.settings.delta(result))
+
+    def _pegasus_learn(self, side: Side, moves: Sequence[int], drawn: Sequence[tuple[list[int], int, int]],
+                       res: int) -> None:
+        """The Pegasus rule after a game from a hot loop: ``drawn`` as ``(counts, bead, box)`` in the
+        order drawn, their plies found again by walking ``moves`` (a box is opened where :attr:`fast`
+        has one for ``side``)."""
+        reinforcer = known(self.pegasus, "the Pegasus rule")
+        fast = self.fast[side]
+        to_move, kids = self.to_move, self.kids
+        made: list[tuple[int, int, int]] = []
+        k = self.root
+        j = 0
+        for ply, move in enumerate(moves):
+            if j == len(drawn):
+                break
+            if to_move[k] is side:
+                ent = fast[k]
+                if ent is not None and len(ent) == 5:
+                    _, m, b = drawn[j]
+                    made.append((b, m, ply))
+                    j += 1
+            k = kids[k][move]
+        value = 0 if res == DRAWN else 1 if res == side else -1
+        reinforcer.learn(self.counts, made, len(moves), value)
+
 
     def apply(self, drawn: Sequence[tuple[int, int]], delta: int) -> None:
         """Add ``delta`` beads (take, when negative) for the beads ``drawn`` as ``(box, bead)``,
@@ -477,6 +519,8 @@ class Learner:
         it stays flat and builds no objects it does not need, and keeps each box's total from game
         to game instead of summing it at every draw (see :meth:`counts_changed`).
         """
+        if self.pegasus is not None:
+            return self._pegasus_table(side, opponent, rng, learn)
         rnd = rng.random
         res_t = self.result
         fast = self.fast[side]
@@ -589,6 +633,8 @@ class Learner:
         resigned at its first box) or once ``stop.requested`` is set; how many games it played.
         """
 
+        if self.pegasus is not None:
+            return self._pegasus_batch(side, opponent, rng, n, data, outcomes, stop, learn)
         rnd = rng.random
         res_t = self.result
         fast = self.fast[side]
@@ -680,9 +726,152 @@ class Learner:
         self._totals = totals
         return played
 
-    def _learn(self, drawn: list[tuple[list[int], int, int]], res: int, side: Side) -> None:
-        """Reinforce the beads drawn in a game that ended with winner code ``res``."""
+    # -- the Pegasus rule's hot loops: the same draws as play_table and play_batch, each move's ply kept ---------
+    def _pegasus_table(self, side: Side, opponent: Sequence[tuple[int, ...]], rng: random.Random,
+                       learn: bool) -> tuple[int, list[int]]:
+        """:meth:`play_table` for a machine learning by the Pegasus rule (see :meth:`_pegasus_learn_plies`)."""
+        rnd = rng.random
+        res_t = self.result
+        fast = self.fast[side]
+        totals = self._totals
+        if totals is None:
+            totals = self._totals = [sum(c) for c in self.counts]
+        opp = self._opponent_rows(opponent)
+        moves: list[int] = []
+        add = moves.append
+        drawn: list[tuple[list[int], int, int, int]] = []
+        took = drawn.append
+        k = self.root
+        if side is Side.O:
+            e, ln, nx = opp[k]
+            i = int(rnd() * ln)
+            add(e[i])
+            k = nx[i]
+        while True:
+            ent = fast[k]
+            if len(ent) == 2:  # type: ignore[arg-type]
+                s, k = ent  # type: ignore[misc]
+            else:
+                counts, colours, real, nexts, b = ent  # type: ignore[misc]
+                total = totals[b]
+                if not total:  # never: a Pegasus box keeps a possible move
+                    res = O_WINS if side is Side.X else X_WINS
+                    break
+                r = int(rnd() * total)
+                for m in colours:
+                    r -= counts[m]
+                    if r < 0:
+                        break
+                took((counts, m, b, len(moves)))
+                s = real[m]
+                k = nexts[m]
+            add(s)
+            res = res_t[k]
+            if res:
+                break
+            e, ln, nx = opp[k]
+            i = int(rnd() * ln)
+            add(e[i])
+            k = nx[i]
+            res = res_t[k]
+            if res:
+                break
+        if learn:
+            self._pegasus_learn_plies(drawn, len(moves), res, side, totals)
+        return res, moves
+
+    def _pegasus_batch(self, side: Side, opponent: Sequence[tuple[int, ...]], rng: random.Random, n: int,
+                       data: bytearray, outcomes: list[int], stop: StopSignal | None, learn: bool) -> int:
+        """:meth:`play_batch` for a machine learning by the Pegasus rule."""
+        rnd = rng.random
+        res_t = self.result
+        fast = self.fast[side]
+        totals = self._totals if self._totals is not None else [sum(c) for c in self.counts]
+        put = data.append
+        side_bits = int(side) << 2
+        root = self.root
+        lose = O_WINS if side is Side.X else X_WINS
+        o_first = side is Side.O
+        opp = self._opponent_rows(opponent)
+        learn_plies = self._pegasus_learn_plies
+        played = 0
+        while played < n:
+            head = len(data)
+            put(0)  # the header, written when the game ends
+            add = put
+            drawn: list[tuple[list[int], int, int, int]] = []
+            took = drawn.append
+            k = root
+            if o_first:
+                e, ln, nx = opp[k]
+                i = int(rnd() * ln)
+                add(e[i])
+                k = nx[i]
+            while True:
+                ent = fast[k]
+                if len(ent) == 2:  # type: ignore[arg-type]
+                    s, k = ent  # type: ignore[misc]
+                else:
+                    counts, colours, real, nexts, b = ent  # type: ignore[misc]
+                    total = totals[b]
+                    if not total:  # never: a Pegasus box keeps a possible move
+                        res = lose
+                        break
+                    r = int(rnd() * total)
+                    for m in colours:
+                        r -= counts[m]
+                        if r < 0:
+                            break
+                    took((counts, m, b, len(data) - head - 1))
+                    s = real[m]
+                    k = nexts[m]
+                add(s)
+                res = res_t[k]
+                if res:
+                    break
+                e, ln, nx = opp[k]
+                i = int(rnd() * ln)
+                add(e[i])
+                k = nx[i]
+                res = res_t[k]
+                if res:
+                    break
+            code = side_bits | res
+            length = len(data) - head - 1
+            if learn:
+                learn_plies(drawn, length, res, side, totals)
+            if length < 15:
+                data[head] = length << 4 | code
+            else:  # a long game (Nim): its length in a byte of its own after the header
+                data[head] = 15 << 4 | code
+                data.insert(head + 1, length)
+            outcomes[code] += 1
+            played += 1
+            if length <= 1 or (stop is not None and stop.requested):
+                break
+        self._totals = totals
+        return played
+
+    def _pegasus_learn_plies(self, drawn: list[tuple[list[int], int, int, int]], length: int, res: int,
+                             side: Side, totals: list[int]) -> None:
+        """The Pegasus rule after a game of ``length`` moves that ended with winner code ``res``: ``drawn``
+        holds ``(weights, move, box index, ply)`` per move from a box; box totals kept in ``totals``."""
+        reinforcer = known(self.pegasus, "the Pegasus rule")
+        if reinforcer.plain:
+            if res != DRAWN:  # a draw leaves the odds
+                reinforcer.learn_plain(drawn, length, res == side, totals)
+            return
+        value = 0 if res == DRAWN else 1 if res == side else -1
+        reinforcer.learn(self.counts, [(b, m, ply) for _, m, b, ply in drawn], length, value)
+        for weights, _, b, _ in drawn:
+            totals[b] = sum(weights)
+
+    def _learn(self, drawn: list[tuple[list[int], int, int]], res: int, side: Side, moves: Sequence[int]) -> None:
+        """Reinforce the beads drawn in a game (its ``moves``) that ended with winner code ``res``."""
         self._totals = None
+        if self.pegasus is not None:
+            self._pegasus_learn(side, moves, drawn, res)
+            return
         win, draw, loss, plain = self._rule
         d = draw if res == DRAWN else win if res == side else loss
         if not plain:
@@ -721,7 +910,7 @@ class Learner:
             if res:
                 break
             mine = not mine
-        self._learn(drawn, res, side)
+        self._learn(drawn, res, side, moves)
         opponent.finish(res)
         return res, moves
 
@@ -757,7 +946,7 @@ class Learner:
         states = self.states
         k = self.root
         drawn: list[Draw] = []
-        for move in record.moves:
+        for ply, move in enumerate(record.moves):
             if self.result[k] or not 0 <= move < len(kids[k]) or kids[k][move] < 0:
                 raise IllegalMoveError(f"move {move} is not legal in {self.game.encode(states[k])}")
             if to_move(states[k]) is side:
@@ -767,7 +956,7 @@ class Learner:
                     if self.refill[b] and not any(counts):
                         counts[:] = self.initial[b]
                         self._totals = None
-                    drawn.append(Draw(b, real.index(move)))
+                    drawn.append(Draw(b, real.index(move), ply))
             k = kids[k][move]
         return drawn
 
@@ -851,6 +1040,6 @@ def play_learners(x: Learner, o: Learner, rng: random.Random, learn: bool = True
             break
         turn ^= 1
     if learn:
-        x._learn(drawn[0], res, Side.X)
-        o._learn(drawn[1], res, Side.O)
+        x._learn(drawn[0], res, Side.X, moves)
+        o._learn(drawn[1], res, Side.O, moves)
     return res, moves

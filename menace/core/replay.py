@@ -31,6 +31,7 @@ from typing import Protocol
 from menace.core.errors import DamagedError, NotFoundError
 from menace.core.game import Game, Move, Result, Side, State, canonical
 from menace.core.learner import Box, GameRecord, Learner
+from menace.core.pegasus import chances
 from menace.core.records import CorruptHistoryError, moves_start, record_end
 from menace.core.settings import EmptyPolicy, Scope, Settings
 from menace.core.tree import DRAWN, O_WINS, ONGOING, X_WINS
@@ -95,10 +96,11 @@ so most games are looked up, not walked."""
 
 _SIDES = (None, Side.X, Side.O, None)
 
-Path = tuple[tuple[tuple[list[int], int, int], ...], int, "tuple[list[int], int] | None"]
-"""A game's path through the boxes: ``(counts, bead, box index)`` per bead drawn, the delta, and
-``(counts, box index)`` of the box MENACE resigned on when the game ended that way (its beads must be
-gone at that moment)."""
+Path = tuple[tuple[tuple[list[int], int, int], ...], int, "tuple[list[int], int] | None", tuple[int, ...], int]
+"""A game's path through the boxes: ``(counts, bead, box index)`` per bead drawn, the delta (under the
+Pegasus rule: the outcome, +1, 0 or -1), ``(counts, box index)`` of the box MENACE resigned on when the
+game ended that way (its beads must be gone at that moment), the ply of each bead drawn and the
+game's length (which the Pegasus rule needs)."""
 
 _RESULT_WORDS = {X_WINS: "a win for X", O_WINS: "a win for O", DRAWN: "a draw"}
 
@@ -187,6 +189,9 @@ class Replayer:
     def resume(self, games: int, counts: Sequence[Sequence[int]]) -> None:
         """Carry on from a checkpoint: ``counts`` are the beads after game ``games`` (corrections made
         after that game not yet applied: they are, now)."""
+        if self.settings.keeps_mean and games:
+            raise ReplayError("a machine learning by the refined Pegasus rule is replayed from its first game: a "
+                              "checkpoint of its odds lacks its mean outcome")
         for row, new in zip(self.learner.counts, counts):
             row[:] = new
         self.learner.counts_changed()
@@ -214,7 +219,10 @@ class Replayer:
         self._next_fix = fixes[self._fix_at].after_game if self._fix_at < len(fixes) else NEVER
 
     def delta(self, record: GameRecord) -> int:
-        """Beads added per bead drawn in ``record`` under this machine's rule."""
+        """Beads added per bead drawn in ``record`` under this machine's rule (under the Pegasus rule:
+        the outcome, +1, 0 or -1)."""
+        if self.settings.pegasus is not None:
+            return 0 if record.winner == DRAWN else 1 if record.winner == record.menace_side else -1
         if record.winner == DRAWN:
             return self.settings.draw
         return self.settings.win if record.winner == record.menace_side else self.settings.loss
@@ -241,6 +249,7 @@ class Replayer:
                               f"{self.learner.game.side_names[record.menace_side]}") from None
         mine = 0 if record.menace_side is Side.X else 1
         drawn: list[tuple[int, Move]] = []
+        plies: list[int] = []
         k = e.root
         for ply, move in enumerate(record.moves):
             if ply & 1 == mine:
@@ -250,6 +259,7 @@ class Replayer:
                     if refill[b] and not any(counts):
                         counts[:] = e.initial[b]
                     drawn.append((b, inverse[move]))
+                    plies.append(ply)
             k = kids[k][move] if 0 <= move < len(kids[k]) else -1
             if k < 0:
                 raise ReplayError(f"game {self.games + 1}: move {ply + 1} ({move}) is not legal")
@@ -257,7 +267,10 @@ class Replayer:
         if resigned is not None and any(resigned[0]):
             raise _resignation_fault(self.games + 1, resigned[1], resigned[0])
         # The engine's own learning loop, so that replay and play cannot drift apart.
-        if learn:
+        if learn and e.pegasus is not None:
+            made = [(b, m, ply) for (b, m), ply in zip(drawn, plies)]
+            e.pegasus.learn(e.counts, made, len(record.moves), self.delta(record))
+        elif learn:
             e.apply(drawn, self.delta(record))
         self.games += 1
         return drawn
@@ -275,6 +288,7 @@ class Replayer:
                               f"{self.learner.game.side_names[side]}")
         kids = self.learner.kids
         drawn: list[tuple[list[int], int, int]] = []
+        plies: list[int] = []
         k = self.learner.root
         mine = side == 1  # X moves on even plies
         first = moves_start(packed, 0)
@@ -288,10 +302,14 @@ class Replayer:
                 ent = table[k]
                 if ent is not None:
                     drawn.append((ent[0], ent[1][move], ent[2]))
+                    plies.append(ply - 1)
             k = nxt
         resigned = _early_end(self.learner, table, self.games + 1, side, winner, k)
-        delta = self._draw if winner == DRAWN else self._win if winner == side else self._loss
-        return tuple(drawn), delta, resigned
+        if self.learner.pegasus is not None:
+            delta = 0 if winner == DRAWN else 1 if winner == side else -1
+        else:
+            delta = self._draw if winner == DRAWN else self._win if winner == side else self._loss
+        return tuple(drawn), delta, resigned, tuple(plies), len(packed) - first
 
     def settle(self) -> None:
         """Apply the corrections made after the games applied so far (see ``settle_end``)."""
@@ -313,6 +331,7 @@ class Replayer:
         any_refill = any(refill)
         last_only = self.settings.scope is Scope.LAST
         keep_last = self.settings.empty_policy is EmptyPolicy.KEEP_LAST
+        pegasus = e.pegasus
         paths = self._paths
         find = paths.get
         size = len(raw)
@@ -332,7 +351,7 @@ class Replayer:
                     path = self._path(key)
                     if len(paths) < CACHE_GAMES:
                         paths[key] = path
-                drawn, delta, resigned = path
+                drawn, delta, resigned, plies, length = path
                 if resigned is not None and any(resigned[0]):
                     raise _resignation_fault(games + 1, resigned[1], resigned[0])
                 if any_refill:
@@ -343,6 +362,8 @@ class Replayer:
                     drawn = drawn[-1:]
                 if not learn:
                     pass
+                elif pegasus is not None:
+                    pegasus.learn(e.counts, [(b, m, p) for (_, m, b), p in zip(drawn, plies)], length, delta)
                 elif delta >= 0:
                     for counts, m, _ in drawn:
                         counts[m] += delta
@@ -503,6 +524,9 @@ class GameDetail:
     """True when the rule reinforces only the bead of MENACE's last move (Gardner's scope)."""
     frozen: bool = False
     """The machine played it without learning: nothing was reinforced."""
+    chances: list[tuple[float, float]] = field(default_factory=list)
+    """Under the Pegasus rule: per line of :attr:`reinforcement`, the move's chance in percent before and
+    after the game's learning."""
 
 
 def _detail(r: Replayer, record: GameRecord, number: int, learn: bool = True) -> GameDetail:
@@ -538,6 +562,7 @@ def _detail(r: Replayer, record: GameRecord, number: int, learn: bool = True) ->
     if last_only:
         drawn = drawn[-1:]
     ledger: list[LedgerLine] = []
+    odds: list[tuple[float, float]] = []
     seen: set[tuple[int, Move]] = set()
     for b, m in drawn:
         if (b, m) in seen:
@@ -546,8 +571,10 @@ def _detail(r: Replayer, record: GameRecord, number: int, learn: bool = True) ->
         # After a restock the count before learning is the initial one, not the empty box's.
         before_learning = e.initial[b][m] if e.refill[b] and not any(counts_before[b]) else counts_before[b][m]
         ledger.append(LedgerLine(b + 1, m, before_learning, e.counts[b][m]))
+        if r.settings.pegasus is not None:
+            odds.append((chances(counts_before[b])[m], chances(e.counts[b])[m]))
     return GameDetail(number, record, plies, record.result, r.delta(record) if learn else 0, ledger, resigned,
-                      last_only, frozen=not learn)
+                      last_only, frozen=not learn, chances=odds)
 
 
 def game_detail(

@@ -108,5 +108,7 @@ def signed(value: int) -> str:
 def rule_text(settings: Settings) -> str:
     """The machine's learning rule in words: ``+3 win, +1 draw, −1 loss`` (for the last bead only,
     under Gardner's scope)."""
+    if settings.pegasus is not None:
+        return settings.pegasus.describe()
     rule = f"{signed(settings.win)} win, {signed(settings.draw)} draw, {signed(settings.loss)} loss"
     return rule if settings.scope is Scope.EVERY else f"{rule}, last bead only"

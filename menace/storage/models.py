@@ -12,6 +12,7 @@ from sqlalchemy import (
     Boolean,
     Column,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -57,6 +58,15 @@ machine_table = Table(
     Column("forced_boxes", Boolean, nullable=False, server_default=false(),
            doc="Boxes also for positions with one legal move."),
     Column("colours", Text, doc="The builder's bead colours as given to ``--colours``; None: the standard set."),
+    Column("rule", String(8), nullable=False, server_default="michie",
+           doc="``michie`` (beads) or ``pegasus`` (odds kept as weights in the beads' counts)."),
+    Column("pegasus_a", Float, doc="The Pegasus rule's A in M_n = A^(B^(8-n))."),
+    Column("pegasus_b", Float, doc="The Pegasus rule's B."),
+    Column("refinement", String(8), doc="Table 3's refined rule: none, hundred or per-play."),
+    Column("decay", Float, doc="The refined rule's decay D over a hundred plays."),
+    Column("mean_mu", Float, doc="The refined rule's mean outcome after the machine's last stored game."),
+    Column("mean_sum", BigInteger, doc="Outcomes summed in the hundred of plays under way."),
+    Column("mean_plays", Integer, doc="Plays in the hundred under way."),
 )
 """A MENACE machine: its name and the settings it was built with."""
 

@@ -13,6 +13,7 @@ from menace.core.errors import ConflictError, NotFoundError
 from menace.core.game import Game, Side
 from menace.core.learner import Box, GameRecord, build_boxes, check_schedule
 from menace.core.names import check_machine_name
+from menace.core.pegasus import PegasusRule, Refinement
 from menace.core.records import GameBuffer
 from menace.core.settings import EmptyPolicy, Scope, Settings, format_numbers, parse_numbers
 from menace.games import find_game
@@ -43,10 +44,18 @@ class StoredMachine:
     """Row id of each box, in box-number order."""
     colours: str | None = None
     """The builder's bead colours, as given to ``--colours`` (None: the standard set)."""
+    mean: tuple[float, int, int] = (0.0, 0, 0)
+    """The refined Pegasus rule's mean outcome after the stored games (see :class:`MeanOutcome`)."""
 
 
 def settings_of(row: Row[Any]) -> Settings:
     """The settings a machine's row holds."""
+    pegasus = None
+    if row.rule == "pegasus":
+        pegasus = PegasusRule(row.pegasus_a, row.pegasus_b, Refinement(row.refinement), row.decay)
+    elif row.rule != "michie":
+        raise DatabaseDamagedError(f"machine {row.name!r} learns by a rule this menace does not know "
+                                   f"({str(row.rule)[:20]!r})")
     return Settings(
         side=row.side,
         schedule=parse_numbers(row.schedule),
@@ -58,7 +67,34 @@ def settings_of(row: Row[Any]) -> Settings:
         empty_policy=EmptyPolicy(row.empty_policy),
         scope=Scope(row.scope),
         forced_boxes=row.forced_boxes,
+        pegasus=pegasus,
     )
+
+
+RULE_COLUMNS = ("rule", "pegasus_a", "pegasus_b", "refinement", "decay", "mean_mu", "mean_sum", "mean_plays")
+"""The columns of ``machines`` that say how a machine learns."""
+
+
+def rule_columns(settings: Settings) -> dict[str, Any]:
+    """The columns of ``machines`` that say how a machine learns (its rule), for a new machine."""
+    rule = settings.pegasus
+    if rule is None:
+        return {"rule": "michie"}
+    return {"rule": "pegasus", "pegasus_a": rule.a, "pegasus_b": rule.b, "refinement": rule.refinement.value,
+            "decay": rule.decay, "mean_mu": 0.0, "mean_sum": 0, "mean_plays": 0}
+
+
+def mean_outcome(row: Row[Any]) -> tuple[float, int, int]:
+    """The refined rule's mean outcome as a machine's row holds it (see :class:`MeanOutcome`)."""
+    if row.rule != "pegasus" or row.mean_mu is None:
+        return (0.0, 0, 0)
+    return (float(row.mean_mu), int(row.mean_sum or 0), int(row.mean_plays or 0))
+
+
+def save_mean_outcome(conn: Connection, machine_id: int, state: tuple[float, int, int]) -> None:
+    """Store the refined rule's mean outcome after the games just stored."""
+    conn.execute(update(machine_table).where(machine_table.c.id == machine_id)
+                 .values(mean_mu=state[0], mean_sum=state[1], mean_plays=state[2]))
 
 
 def machine_names(conn: Connection) -> list[str]:
@@ -120,6 +156,7 @@ def create_machine(
         all_squares=settings.all_squares, symmetry=settings.symmetry,
         empty_policy=settings.empty_policy.value, preset=preset, created_at=created_at,
         scope=settings.scope.value, forced_boxes=settings.forced_boxes, colours=colours,
+        **rule_columns(settings),
     )
     box_rows = [
         {"machine_id": mid, "number": b.number, "position": game.encode(b.position),
@@ -184,7 +221,7 @@ def load_machine(conn: Connection, name: str, strict: bool = True) -> StoredMach
                                        f"deleted, added or changed); run 'menace check' to see what is damaged")
     return StoredMachine(
         row.id, row.name, row.game, settings, row.preset, row.created_at, boxes,
-        [r[0] for r in box_rows], row.colours,
+        [r[0] for r in box_rows], row.colours, mean_outcome(row),
     )
 
 

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Connection, func, insert, select
 
 from menace.core.names import check_machine_name
 from menace.storage.models import bead_table, block_table, box_table, correction_table, machine_table, run_table
-from menace.storage.repository import insert_row, machine_row
+from menace.storage.repository import RULE_COLUMNS, insert_row, machine_row
 
 _BLOCK = block_table.c
 
@@ -83,6 +84,9 @@ class MachineDump:
     scope: str = "every"
     forced_boxes: bool = False
     colours: str | None = None
+    rule: dict[str, Any] = field(default_factory=lambda: {"rule": "michie"})
+    """The columns of ``machines`` that say how it learns (see ``repository.rule_columns``): the rule,
+    the Pegasus rule's parameters and the refined rule's mean outcome."""
 
 
 BLOCKS_AT_ONCE = 64
@@ -124,7 +128,7 @@ def dump_machine(conn: Connection, name: str, with_blocks: bool = True) -> Machi
         [BoxDump(number, position, side, move_number, beads.get(box_id, []))
          for box_id, number, position, side, move_number in boxes],
         [RunDump(r.kind, r.opponent, r.seed, r.started_at, r.ended_at, bool(r.frozen)) for r in runs],
-        blocks, fixes, m.scope, m.forced_boxes, m.colours,
+        blocks, fixes, m.scope, m.forced_boxes, m.colours, {c: getattr(m, c) for c in RULE_COLUMNS},
     )
 
 
@@ -168,7 +172,7 @@ def load_machine_dump(conn: Connection, d: MachineDump, blocks: Iterable[BlockDu
         name=d.name, game=d.game, side=d.side, schedule=d.schedule, reward_win=d.reward_win,
         reward_draw=d.reward_draw, reward_loss=d.reward_loss, all_squares=d.all_squares, symmetry=d.symmetry,
         empty_policy=d.empty_policy, preset=d.preset, created_at=d.created_at, scope=d.scope,
-        forced_boxes=d.forced_boxes, colours=d.colours,
+        forced_boxes=d.forced_boxes, colours=d.colours, **d.rule,
     )
     ids = list(conn.scalars(
         insert(box_table).returning(box_table.c.id, sort_by_parameter_order=True),

@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 from menace.app.database import Database
-from menace.app.machines import load_stored
+from menace.app.machines import load_for_kit
 from menace.core.colours import default_colours, parse_colours
 from menace.core.errors import NotFoundError
 
@@ -30,7 +30,7 @@ def labels_pdf(db: Database, name: str, paper: str = "a4") -> bytes:
     from menace.render.beads import places_pieces
     from menace.render.labels import KitSpec, find_paper, write_pdf
 
-    stored = load_stored(db, name)
+    stored = load_for_kit(db, name)
     game = find_game(stored.game)
     colours = parse_colours(stored.colours) if stored.colours else default_colours(places_pieces(game))
     out = io.BytesIO()

@@ -66,8 +66,14 @@ async def replay(request: Request) -> Response:
             ply.update(symmetry=p.symmetry, box_cells=present.cells_of(game, p.box_position), bead=p.bead,
                        beads=[present.bead_json(game, moves, m, p.beads[m], colours=colours, position=p.box_position)
                               for m in moves])
+            if r.settings.pegasus is not None:
+                ply["beads"] = present.as_chances(ply["beads"])
         plies.append(ply)
-    ledger = [{"box": x.box_number, "bead": x.bead, "before": x.before, "after": x.after} for x in d.reinforcement]
+    ledger: list[JSON] = [{"box": x.box_number, "bead": x.bead, "before": x.before, "after": x.after}
+                          for x in d.reinforcement]
+    if r.settings.pegasus is not None:  # weights mean nothing to a reader: each move's chance before and after
+        ledger = [{**line, "before": round(before, 1), "after": round(after, 1), "percent": True}
+                  for line, (before, after) in zip(ledger, d.chances)]
     return JSONResponse({"machine": r.machine, "number": d.number, "opponent": r.stored.opponent,
                          "frozen": d.frozen,
                          "result": d.result.value, "rule": rule_text(r.settings), "shape": present.shape_json(game),

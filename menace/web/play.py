@@ -34,18 +34,20 @@ from menace.web.tables import GameTables, Table
 JSON = dict[str, Any]
 
 
-def _beads(game: Game, counts: dict[int, int], colours: Sequence[BeadColour], position: State | None) -> list[JSON]:
+def _beads(game: Game, counts: dict[int, int], colours: Sequence[BeadColour], position: State | None,
+           odds: bool = False) -> list[JSON]:
     moves = sorted(counts)
-    return [present.bead_json(game, moves, m, counts[m], colours=colours, position=position) for m in moves]
+    beads = [present.bead_json(game, moves, m, counts[m], colours=colours, position=position) for m in moves]
+    return present.as_chances(beads) if odds else beads
 
 
-def turn_json(game: Game, m: MenaceMove, colours: Sequence[BeadColour]) -> JSON:
+def turn_json(game: Game, m: MenaceMove, colours: Sequence[BeadColour], odds: bool = False) -> JSON:
     """One MENACE move: the box, how to turn the board, its beads before the draw, the bead, the move."""
     t = m.turn
     return {
         "box_number": t.box_number, "cells": None if t.box_position is None else present.cells_of(game, t.box_position),
         "caption": "" if t.box_position is None else game.caption(t.box_position),
-        "symmetry": t.symmetry, "beads": _beads(game, t.beads, colours, t.box_position), "bead": t.bead,
+        "symmetry": t.symmetry, "beads": _beads(game, t.beads, colours, t.box_position, odds), "bead": t.bead,
         "move": t.square,
         "move_name": m.move_name, "restocked": t.restocked, "resigned": t.resigned,
     }
@@ -135,7 +137,7 @@ class Play:
                 turn = s.operator_move(None)
             else:
                 turn = s.menace_move()
-            t.turns.append(turn_json(s.game, turn, t.colours))
+            t.turns.append(turn_json(s.game, turn, t.colours, s.keeps_odds))
             self.tables.publish("turn", {"machine": t.machine, "table": t.id, **t.turns[-1]}, remember=False)
 
     def _settle(self, t: Table) -> JSON:
@@ -197,7 +199,7 @@ class Play:
                 move = s.resign()
             else:
                 move = s.operator_move(bead, confirm_empty=confirm_empty)
-            t.turns.append(turn_json(s.game, move, t.colours))
+            t.turns.append(turn_json(s.game, move, t.colours, s.keeps_odds))
             self.tables.publish("turn", {"machine": t.machine, "table": t.id, **t.turns[-1]}, remember=False)
             self._menace_turns(t)
             return self._settle(t)

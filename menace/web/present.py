@@ -17,6 +17,7 @@ from menace.app.wall import BoxSeries, Wall
 from menace.core.colours import DEFAULT_COLOURS, BeadColour, default_colours
 from menace.core.game import Game, Move, State
 from menace.core.learner import Box
+from menace.core.pegasus import chances
 from menace.render.beads import places_pieces, slot
 from menace.render.pieces import pieces_json
 from menace.render.text import rule_text
@@ -75,6 +76,13 @@ def bead_json(game: Game, box_moves: Sequence[Move], move: Move, count: int, ini
     return out
 
 
+def as_chances(beads: list[JSON]) -> list[JSON]:
+    """A box's beads (:func:`bead_json`) of a machine that keeps odds (the Pegasus rule): each count
+    becomes the move's chance in percent, to a tenth, marked ``percent`` for the page to write a %."""
+    shares = chances([b["count"] for b in beads])
+    return [{**b, "count": round(share, 1), "percent": True} for b, share in zip(beads, shares)]
+
+
 def box_json(game: Game, box: Box, colours: Sequence[BeadColour] = DEFAULT_COLOURS) -> JSON:
     """One box: number, move, side, cells of its drawing, beads with counts and colours, empty flag."""
     moves = sorted(box.initial)
@@ -95,9 +103,15 @@ BEAD_FIELDS = ["bead", "count", "colour", "initial"]
 the wall's ``colours`` by index, a move's cells in ``move_cells`` by move."""
 
 
-def box_row(game: Game, box: Box, colours: Sequence[BeadColour]) -> list[Any]:
-    """One box of the wall as a row of :data:`BOX_FIELDS`."""
+def box_row(game: Game, box: Box, colours: Sequence[BeadColour], odds: bool = False) -> list[Any]:
+    """One box of the wall as a row of :data:`BOX_FIELDS`; with ``odds`` (a machine learning by the
+    Pegasus rule) each move's count and initial count are its chance in percent, to a tenth."""
     beads, initial, position, n = box.beads, box.initial, box.position, len(colours)
+    if odds:
+        now, start = chances([beads.get(m, 0) for m in sorted(initial)]), chances([initial[m] for m in sorted(initial)])
+        return [box.number, box.move_number, box.side.name, cells_of(game, position),
+                [[m, round(now[i], 1), game.colour_slot(position, m) % n, round(start[i], 1)]
+                 for i, m in enumerate(sorted(initial))], game.caption(position)]
     # as colour_index with a position, without its calls per bead (2,201 boxes)
     rows = [[m, beads.get(m, 0), game.colour_slot(position, m) % n, initial[m]] for m in sorted(initial)]
     return [box.number, box.move_number, box.side.name, cells_of(game, position), rows, game.caption(position)]
@@ -108,8 +122,10 @@ def wall_json(wall: Wall) -> JSON:
     (``move_cells``: ``[from, to]``, ``from`` null where a piece is placed), every box as a row."""
     game = wall.game
     colours = colours_for(game, wall.colours)
-    boxes = [box_row(game, box, colours) for box in wall.boxes]
+    odds = wall.settings.pegasus is not None
+    boxes = [box_row(game, box, colours, odds) for box in wall.boxes]
     return {
+        "odds": odds,
         "machine": wall.machine, "games_played": wall.games_played, "shape": shape_json(game),
         "colours": colours_json(colours), "box_fields": BOX_FIELDS, "bead_fields": BEAD_FIELDS,
         "move_names": [game.move_text(m) for m in range(game.move_count)],

@@ -228,11 +228,12 @@ const M = (() => {
       gb.append(el("svg:text", { x: cx, y: cy - (opts.counts === false ? 0 : rad * 0.3), class: "bead-letter", "font-size": rad * (opts.counts === false ? 0.9 : 0.78), fill: b.count === 0 ? "#777" : textOn(b), text: b.letter }));
       if (opts.counts !== false) {
         // the count inside the dot, whole: shortened (925k, 2.93M) when the digits would not fit
-        const room = rad * 1.6, text = fitCount(b.count, room, (t) => t.length * rad * 0.45 * 0.62);
+        const room = rad * 1.6, text = b.percent ? `${b.count}%` : fitCount(b.count, room, (t) => t.length * rad * 0.45 * 0.62);
         const size = Math.min(rad * 0.5, room / (text.length * 0.62));
         gb.append(el("svg:text", { x: cx, y: cy + rad * 0.5, class: "bead-count", "font-size": size, fill: b.count === 0 ? "#777" : textOn(b), text }));
       }
-      gb.append(el("svg:title", { text: `${b.colour_name} (${b.letter}) → ${b.name}: ${fmt(b.count)} bead${b.count === 1 ? "" : "s"}` }));
+      gb.append(el("svg:title", { text: b.percent ? `${b.colour_name} (${b.letter}) → ${b.name}: chance ${b.count}%`
+        : `${b.colour_name} (${b.letter}) → ${b.name}: ${fmt(b.count)} bead${b.count === 1 ? "" : "s"}` }));
       svg.append(gb);
     }
     return svg;
@@ -282,7 +283,7 @@ const M = (() => {
       ctx.fillStyle = "#222";
       setFont(ctx, `${Math.round(cell * 0.27)}px system-ui, sans-serif`);
       ctx.textBaseline = "alphabetic";
-      ctx.fillText(fmt(b.count), cx, y + (r + 1) * cell - 1);
+      ctx.fillText(b.percent ? `${b.count}%` : fmt(b.count), cx, y + (r + 1) * cell - 1);
     }
   }
 

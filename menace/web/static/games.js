@@ -79,7 +79,9 @@ const G = (() => {
     const drawing = M.board(opts.shape || info.shape, t.cells, t.beads, { size: opts.size || 200, drawn: t.bead, caption: t.caption, label: `box ${t.box_number}` });
     const steps = M.el("ol", { class: "steps" });
     steps.append(M.el("li", { text: t.symmetry === "as it is" ? "The board matches the box's drawing as it is." : `To match the box's drawing, ${t.symmetry}.` }));
-    steps.append(M.el("li", { text: "Beads in the box: " + t.beads.map((b) => `${b.letter} ${b.colour_name} ×${b.count}`).join(", ") + "." }));
+    steps.append(M.el("li", { text: t.beads.some((b) => b.percent)
+      ? "Chances in the box: " + t.beads.map((b) => `${b.letter} ${b.colour_name} ${b.count}%`).join(", ") + "."
+      : "Beads in the box: " + t.beads.map((b) => `${b.letter} ${b.colour_name} ×${b.count}`).join(", ") + "." }));
     if (t.restocked) steps.append(M.el("li", { text: "The box was empty, so it was refilled with its first beads." }));
     if (t.resigned) steps.append(M.el("li", { class: "minus", text: "The box is empty: MENACE resigns." }));
     else {

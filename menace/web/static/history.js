@@ -49,7 +49,7 @@
     const led = document.getElementById("replay-ledger");
     led.replaceChildren(...(step === plies.length && replay.frozen ? [M.el("p", { text: "Played without learning (frozen): no bead changed." })]
       : step === plies.length && replay.reinforcement.length ? [M.el("p", { text: `Reinforcement (${replay.rule}): ` +
-      replay.reinforcement.map((l) => `box ${l.box} ${l.before} → ${l.after}`).join(", ") + "." })] : []));
+      replay.reinforcement.map((l) => l.percent ? `box ${l.box} chance ${l.before}% → ${l.after}%` : `box ${l.box} ${l.before} → ${l.after}`).join(", ") + "." })] : []));
     document.getElementById("replay").dataset.step = String(step);
   }
 

@@ -60,6 +60,10 @@
   }
 
   function say() {
+    if (data.odds) {  // the Pegasus rule: odds, not beads (each count is a move's chance in %)
+      summary.textContent = `${M.count(data.boxes.length, "box")} of '${data.machine}' after ${M.count(data.games_played, "game")} · each move's chance in % (the Pegasus rule keeps odds, not beads)`;
+      return;
+    }
     const empty = data.boxes.filter((b) => b.empty).length;
     const beads = data.boxes.reduce((s, b) => s + b.total, 0);
     summary.textContent = `${M.count(data.boxes.length, "box")} of '${data.machine}' after ${M.count(data.games_played, "game")} · ${M.count(beads, "bead")} · ${empty ? M.fmt(empty) + " empty" : "none empty"}`;
@@ -193,7 +197,7 @@
     for (const t of items) { const n = String(t.box.number); numberW.set(t, ctx.measureText(n).width); ctx.fillText(n, t.x + PAD_X, t.y + 20); }
     ctx.textAlign = "right"; ctx.font = "13px system-ui, sans-serif"; ctx.fillStyle = "#4a3d25";
     for (const t of items) {
-      if (t.box.empty) continue;
+      if (t.box.empty || data.odds) continue;  // a machine that keeps odds: its chances are under the dots
       // the total beside the box's number, never over it: 2,925,021 beads, else 2.93M beads, else 2.93M
       const room = TILE_W - 2 * PAD_X - numberW.get(t) - 8, word = t.box.total === 1 ? "bead" : "beads";
       let text = `${M.fmt(t.box.total)} ${word}`;
@@ -283,7 +287,7 @@
     ctx.textBaseline = "alphabetic"; ctx.font = `bold ${countFont}px system-ui, sans-serif`; ctx.fillStyle = "#111";
     const measure = (text) => ctx.measureText(text).width;
     for (const [b, cx, , bottom, room] of letters) {
-      const text = M.fitCount(b.count, room, measure), w = measure(text);
+      const text = data.odds ? `${b.count}%` : M.fitCount(b.count, room, measure), w = measure(text);
       if (w > room) {
         ctx.font = `bold ${Math.max(6, Math.floor(countFont * room / w))}px system-ui, sans-serif`;
         ctx.fillText(text, cx, bottom);
@@ -330,8 +334,9 @@
     const drawing = document.getElementById("detail-drawing");
     drawing.replaceChildren(M.board(data.shape, b.cells, b.beads, { size: 220, caption: b.caption, label: `box ${b.number}` }),
       M.el("ul", { class: "bead-list" }, ...b.beads.map((x) => M.el("li", {}, M.el("span", { class: "swatch", style: `background:${x.hex};color:${M.textOn(x)}`, text: x.letter }),
-        ` ${x.colour_name} → ${x.name}: ${M.fmt(x.count)} (started with ${x.initial})`))));
-    showRecount(b);
+        data.odds ? ` ${x.colour_name} → ${x.name}: chance ${x.count}% (started at ${x.initial}%)`
+          : ` ${x.colour_name} → ${x.name}: ${M.fmt(x.count)} (started with ${x.initial})`))));
+    if (!data.odds) showRecount(b);  // a machine that keeps odds has no beads to recount
     document.getElementById("detail-caption").textContent = "Loading its history…";
     if (!dlg.open) dlg.showModal();
     try {
@@ -415,6 +420,7 @@
   // A finished game: change the boxes of its ledger at once, no round trip.
   function applyLedger(end) {
     if (!data || end.machine !== M.machine) return;
+    if (data.odds) { scheduleRefetch(); return; }  // a ledger holds weights: the server gives the chances
     const t0 = performance.now();
     for (const line of end.ledger) {
       const b = data.boxes[line.box - 1]; if (!b) continue;

@@ -1,0 +1,180 @@
+"""A machine stored with the Pegasus program's rule (``menace init --rule pegasus``): tournament,
+play, history, replay, undo, check, export/import and show on both databases; what needs beads is
+refused in one line; a replay reproduces the stored odds exactly."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from conftest import Invoke, query
+from history_helpers import stored_beads, stored_records
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from menace.core.game import Side
+from menace.core.learner import Learner, build_boxes
+from menace.core.pegasus import UNIT, PegasusRule, Refinement
+from menace.core.replay import Replayer
+from menace.core.settings import MICHIE, Settings
+from menace.games import find_game
+
+EVERY_SQUARE = "\n".join(str(i) for i in range(1, 10)) + "\n"
+GAME = find_game("tictactoe")
+
+
+def mean_of(url: str, name: str = "menace") -> tuple[float, int, int]:
+    (row,) = query(url, "SELECT mean_mu, mean_sum, mean_plays FROM machines WHERE name = :n", n=name)
+    return float(row[0]), int(row[1]), int(row[2])
+
+
+def test_michie_stays_the_default_rule(menace: Invoke, db_url: str) -> None:
+    menace("init")
+    assert query(db_url, "SELECT rule, pegasus_a FROM machines") == [("michie", None)]
+    assert "beads now      1,720" in menace("stats").output
+
+
+@pytest.mark.parametrize("refined", [None, "per-play", "hundred"])
+def test_a_pegasus_machine_trains_checks_and_undoes_exactly(menace: Invoke, db_url: str, refined: str | None) -> None:
+    extra = ["--refined", refined, "--decay", "0.25"] if refined else []
+    out = menace("init", "--rule", "pegasus", *extra).output
+    assert "Pegasus: M_n = 1.025^(2^(8-n))" in out and "bead" not in out.split("\n")[2]
+    menace("tournament", "--vs", "random", "-n", "230", "--seed", "3")
+    after_230 = stored_beads(db_url)
+    mean_230 = mean_of(db_url)
+    assert all(set(b.values()) != {UNIT} for b in after_230[:1]), "the opening box learnt"
+    menace("tournament", "--vs", "random", "-n", "40", "--seed", "4")
+    assert "OK" in menace("check").output
+    # a replay of the stored games gives the stored odds (and mean outcome) to the unit
+    settings = Settings(pegasus=PegasusRule(refinement=Refinement(refined or "none"), decay=0.25 if refined else 0.5))
+    r = Replayer(GAME, settings, build_boxes(GAME, settings))
+    r.apply_all(stored_records(db_url))
+    assert [dict(zip(b, (row[m] for m in b))) for b, row in zip(stored_beads(db_url), r.counts)] == stored_beads(db_url)
+    if refined:
+        assert r.learner.pegasus is not None and r.learner.pegasus.mean.state == mean_of(db_url)
+    out = menace("undo", "--games", "40").output
+    assert "Odds restored in" in out
+    assert stored_beads(db_url) == after_230
+    if refined:
+        assert mean_of(db_url) == mean_230
+    assert "OK" in menace("check").output
+
+
+def test_show_history_replay_and_stats_speak_of_chances(menace: Invoke) -> None:
+    menace("init", "--rule", "pegasus")
+    menace("tournament", "--vs", "random", "-n", "60", "--seed", "1")
+    shown = menace("show", "1").output
+    assert "each move's chance" in shown and "started at 33.33%" in shown and "beads:" not in shown
+    stats = menace("stats").output
+    assert "Pegasus" in stats and "beads now" not in stats and "empty boxes" not in stats
+    replayed = menace("replay", "60").output
+    assert "chances in the box:" in replayed and "-> " in replayed and "%" in replayed
+    assert "60" in menace("history", "--last", "2").output
+
+
+def test_a_person_plays_a_pegasus_machine(menace: Invoke, db_url: str) -> None:
+    menace("init", "--rule", "pegasus")
+    out = menace("play", "--seed", "4", "--games", "1", input=EVERY_SQUARE * 2).output
+    assert "MENACE" in out
+    assert stored_beads(db_url) != [dict.fromkeys(b, UNIT) for b in stored_beads(db_url)]
+    assert "OK" in menace("check").output
+
+
+def test_export_and_import_keep_the_rule_and_the_odds(menace: Invoke, db_url: str, new_db_url: Callable[[], str],
+                                                      tmp_path: Path) -> None:
+    menace("init", "--rule", "pegasus", "--pegasus-a", "1.05", "--pegasus-b", "1.5", "--refined", "hundred")
+    menace("tournament", "--vs", "random", "-n", "150", "--seed", "2")
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    menace("export", str(first))
+    body = json.loads(first.read_text())
+    assert body["version"] == 4 and body["machine"]["settings"]["rule"]["a"] == "1.05"
+    assert body["machine"]["mean_outcome"]["plays"] == 50
+    other = new_db_url()
+    out = menace("--db", other, "import", str(first)).output  # the last --db wins
+    assert "Imported" in out
+    assert stored_beads(other) == stored_beads(db_url) and mean_of(other) == mean_of(db_url)
+    menace("--db", other, "export", str(second))
+    assert first.read_bytes() == second.read_bytes()
+    # a mean outcome that does not follow from the history is refused, and nothing is imported
+    body["machine"]["mean_outcome"]["sum"] += 1
+    from menace.app.machine_file import checksum
+
+    body.pop("checksum")
+    body["checksum"] = checksum(body)
+    first.write_text(json.dumps(body))
+    third = new_db_url()
+    bad = menace("--db", third, "import", str(first), ok=False)
+    assert bad.exit_code == 1 and "mean outcome" in bad.output and "Traceback" not in bad.output
+
+
+REFUSED = {"labels": "matchbox kit with beads to count", "operate": "matchbox machine to operate",
+           "reconcile": "bead to recount"}
+
+
+@pytest.mark.parametrize("args", [["labels", "--out", "x.pdf"], ["operate"], ["reconcile", "1", "--count", "W=3"]])
+def test_what_needs_beads_is_refused_in_one_line(menace: Invoke, args: list[str]) -> None:
+    menace("init", "--rule", "pegasus")
+    result = menace(*args, ok=False, input="")
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        f"Error: machine 'menace' learns by the Pegasus program's rule: it keeps odds, not beads, so there is no "
+        f"{REFUSED[args[0]]} for it"]
+
+
+@pytest.mark.parametrize("args", [["--rule", "pegasus", "--beads", "1,2"], ["--pegasus-a", "2"],
+                                  ["--rule", "pegasus", "--pegasus-a", "1"], ["--rule", "pegasus", "--decay", "2"]])
+def test_options_that_do_not_fit_the_rule_are_refused(menace: Invoke, db_url: str, args: list[str]) -> None:
+    result = menace("init", *args, ok=False)
+    assert result.exit_code in (1, 2) and "Traceback" not in result.output
+    assert len([line for line in result.output.splitlines() if line.startswith("Error")]) == 1
+
+
+# -- replay reproduces the stored odds exactly ------------------------------------------------------------
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32), games=st.integers(1, 400), side=st.sampled_from([Side.X, Side.O]),
+       refinement=st.sampled_from(list(Refinement)), symmetry=st.booleans(),
+       a=st.sampled_from([1.025, 1.1, 1.5]), b=st.sampled_from([2.0, 1.5, 3.0]))
+def test_a_replay_gives_back_the_odds_a_run_left(seed: int, games: int, side: Side, refinement: Refinement,
+                                                  symmetry: bool, a: float, b: float) -> None:
+    rule = PegasusRule(a, b, refinement, 0.3)
+    s = replace(MICHIE, side=side.name, symmetry=symmetry, pegasus=rule)
+    boxes = build_boxes(GAME, s)
+    learner = Learner(GAME, s, boxes)
+    table = learner.options_table(GAME.legal_moves)
+    data, outcomes = bytearray(), [0] * 16
+    rng = random.Random(seed)
+    played = 0
+    while played < games:
+        played += learner.play_batch(side, table, rng, games - played, data, outcomes)
+    r = Replayer(GAME, s, boxes)
+    assert r.apply_packed(bytes(data)) == len(data)
+    assert r.counts == learner.counts
+    assert r.learner.pegasus is not None and learner.pegasus is not None
+    assert r.learner.pegasus.mean.state == learner.pegasus.mean.state
+    assert all(sum(row) > 0 for row in learner.counts), "no box ever empties"
+
+
+def test_the_wall_gives_each_moves_chance_in_percent(menace: Invoke, db_url: str) -> None:
+    from starlette.testclient import TestClient
+
+    from menace.web.app import create_app
+
+    menace("init", "--rule", "pegasus")
+    menace("tournament", "--vs", "random", "-n", "100", "--seed", "5")
+    with TestClient(create_app(db_url, "menace"), base_url="http://127.0.0.1:8000") as client:
+        wall = client.get("/api/machines/menace/boxes").json()
+        kit = client.get("/api/machines/menace/labels.pdf")
+        game = client.get("/api/machines/menace/games/100").json()
+    assert wall["odds"] is True
+    for box in wall["boxes"]:
+        shares = [row[1] for row in box[4]]
+        assert abs(sum(shares) - 100) < 0.1 * len(shares) + 1e-9
+        assert {row[3] for row in box[4]} == {round(100 / len(shares), 1)}
+    assert kit.status_code == 400 and "keeps odds, not beads" in kit.text
+    boxes = [ply["beads"] for ply in game["plies"] if ply.get("beads")]
+    assert boxes and all(b["percent"] and 0 <= b["count"] <= 100 for beads in boxes for b in beads)
+    assert game["reinforcement"] and all(line["percent"] for line in game["reinforcement"])
