@@ -386,8 +386,8 @@ async def train_status(request: Request) -> Response:
 
 async def train_start(request: Request) -> Response:
     """``POST /api/train``: ``{"machine", "opponent": "smart", "games": 2000 | "seconds": 60,
-    "seed", "side", "frozen": false}``: start a tournament (``menace tournament``) in the server's worker
-    thread; ``frozen`` true plays without learning. Admin token."""
+    "seed", "side", "frozen": false}``: start a tournament (``menace tournament``) in a process of its own
+    beside the server; ``frozen`` true plays without learning. Admin token."""
     await authorize(request, Role.ADMIN)
     body = await json_body(request)
     st = state_of(request)
