@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from sqlalchemy import text
+from starlette.testclient import TestClient
 
 from menace.app.database import Database
 from menace.app.history import learning_series
@@ -26,6 +27,7 @@ from menace.app.tournament import train
 from menace.app.wall import machine_wall
 from menace.cli import cli
 from menace.web import present
+from menace.web.app import create_app
 from menace.web.server import BackgroundServer
 
 
@@ -196,3 +198,24 @@ def test_asks_that_queue_behind_a_load_share_the_next_one(keeping: Database, db_
     assert got["first"] == 1
     assert got["second"] == got["third"] == got["fourth"] == 2
     assert len(loads) == 2
+
+
+def test_the_server_encodes_a_kept_answer_once_while_nothing_changes(keeping: Database, db_url: str,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A class asks for the same summary, wall and curve again and again: the server sends the JSON
+    it made of a kept answer until the database changes, instead of making it again for each ask
+    (it was most of a request's CPU once the answers were kept)."""
+    made: list[str] = []
+    for name in ("summary_json", "wall_json", "learning_json"):
+        real = getattr(present, name)
+        monkeypatch.setattr(present, name, lambda answer, real=real, name=name: made.append(name) or real(answer))
+    paths = ["/api/machines/menace", "/api/machines/menace/boxes", "/api/machines/menace/learning?points=600"]
+    with TestClient(create_app(db_url, "menace"), base_url="http://127.0.0.1:8000") as client:
+        first = [client.get(p).json() for p in paths]
+        again = [client.get(p).json() for p in paths]
+        assert again == first and sorted(made) == ["learning_json", "summary_json", "wall_json"]
+        tournament_in_another_process(db_url, 5, seed=6)
+        after = [client.get(p).json() for p in paths]
+        assert after[0]["games"] == 305 and len(made) == 6
+        want = json.loads(json.dumps(uncached(db_url)))
+        assert after == [want["summary"], want["wall"], want["learning"]]
