@@ -226,8 +226,12 @@ def run_class(url: str, args: argparse.Namespace, postmaster: int | None = None)
         idle_rate = idle["games"] / idle["seconds"]
         print(f"the tournament alone: {idle['games']:,} games in {idle['seconds']:.1f} s, {idle_rate:,.0f} games/s "
               f"({tree_cpu(pid, itself=False) - tour0:.1f} s CPU in its process); server RSS {memory(pid)[0]} MiB")
+        t = time.perf_counter()
+        for path in {path for page in PAGES.values() for _, path, _ in page}:
+            call(server.port, "GET", path)  # what the server keeps, loaded once before the class comes
+        print(f"the pages' first answers (what the server keeps, loaded) in {time.perf_counter() - t:.1f} s")
         with Class(server.port, args.devices) as klass:
-            time.sleep(2)  # the devices' first asks (each loads what the server keeps)
+            time.sleep(2)  # the devices' first asks
             klass.reset()
             if sessions is not None:
                 sessions.most = 0
