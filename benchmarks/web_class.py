@@ -224,8 +224,10 @@ def run_class(url: str, args: argparse.Namespace, postmaster: int | None = None)
         tour0 = tree_cpu(pid, itself=False)
         idle = server.train(args.seconds)
         idle_rate = idle["games"] / idle["seconds"]
+        idle_cpu = tree_cpu(pid, itself=False) - tour0
         print(f"the tournament alone: {idle['games']:,} games in {idle['seconds']:.1f} s, {idle_rate:,.0f} games/s "
-              f"({tree_cpu(pid, itself=False) - tour0:.1f} s CPU in its process); server RSS {memory(pid)[0]} MiB")
+              f"({idle_cpu:.1f} s CPU in its process, {idle_cpu / max(idle['games'], 1) * 1e6:.2f} us a game); "
+              f"server RSS {memory(pid)[0]} MiB")
         t = time.perf_counter()
         for path in {path for page in PAGES.values() for _, path, _ in page}:
             call(server.port, "GET", path)  # what the server keeps, loaded once before the class comes
@@ -253,7 +255,9 @@ def run_class(url: str, args: argparse.Namespace, postmaster: int | None = None)
         rate = busy["games"] / busy["seconds"]
         rss, peak = memory(pid)
         print(f"the tournament with the class: {busy['games']:,} games in {busy['seconds']:.1f} s, {rate:,.0f} "
-              f"games/s = {rate / idle_rate:.2f}x its idle speed ({tour:.1f} s CPU in its process)")
+              f"games/s = {rate / idle_rate:.2f}x its idle speed ({tour:.1f} s CPU in its process, "
+              f"{tour / max(busy['games'], 1) * 1e6:.2f} us a game: on a busy computer the speed is the CPU it is "
+              f"given, the CPU a game takes is its own)")
         print(f"server RSS {rss} MiB, peak {peak} MiB")
         if sessions is not None:
             print(f"sessions on the database: at most {sessions.most} with the tournament's own")
