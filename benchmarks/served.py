@@ -49,15 +49,33 @@ def cpu_seconds(pid: int) -> float:
     return _stat_cpu(Path(f"/proc/{pid}/stat"))
 
 
-def thread_cpu(pid: int) -> dict[int, float]:
-    """CPU seconds so far of each thread of ``pid``."""
+def _parents() -> dict[int, int]:
+    """Each process's parent, from /proc."""
     out = {}
-    for task in Path(f"/proc/{pid}/task").iterdir():
+    for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            out[int(task.name)] = _stat_cpu(task / "stat")
+            fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
+        out[int(stat.parent.name)] = int(fields[1])
     return out
+
+
+def tree_cpu(pid: int, itself: bool = True) -> float:
+    """CPU seconds so far of ``pid``'s descendants (and of ``pid`` itself with ``itself``), those that
+    ended included: a process's reaped children are in its stat's fields 16 and 17."""
+    parents = _parents()
+    total = 0.0
+    todo = [pid] if itself else [c for c, p in parents.items() if p == pid]
+    while todo:
+        proc = todo.pop()
+        try:
+            fields = Path(f"/proc/{proc}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(f) for f in fields[11:15]) / TICK
+        todo.extend(c for c, p in parents.items() if p == proc)
+    return total
 
 
 class ServedApp:

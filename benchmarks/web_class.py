@@ -1,21 +1,24 @@
 #!/usr/bin/env python3
 """A class on one laptop: 30 simulated devices on a large machine while the server trains it.
 
-    python benchmarks/web_class.py                        # a 1,000,000-game machine, 20 s phases
-    python benchmarks/web_class.py --games 5000000 --seconds 30 --devices 30
+    python benchmarks/web_class.py                        # 5,000,000 games, 20 s phases, SQLite and PostgreSQL
+    python benchmarks/web_class.py --games 200000 --seconds 10 --on sqlite   # a quick look
     python benchmarks/web_class.py --db sqlite:///big.db  # an existing machine 'menace'
 
 Each device holds the event stream (``/api/events``) open and asks what its page asks, at the
 page's own rate: a third are the wall (the boxes every 0.8 s, wall.js's REFETCH_MS), a third the
 learning page (the curve at 800 points every second), a third the train page (the curve at 600
 points, the summary and the tournament's state every second). The server is ``menace serve``'s
-app in a process of its own, its CPU, threads and memory read from /proc.
+app in a process of its own, its CPU and memory read from /proc; the tournament it starts plays in
+a process of its own beside it (its CPU is that process's).
 
 Three phases: the tournament alone (its games per second on an idle server), the class on a
 machine at rest, then the class while the server trains the machine. Prints p50/p95 per endpoint,
-the server's CPU per request (all its threads but the tournament's, found as the thread that used
-the most CPU while it ran), its RSS and peak RSS, and the tournament's games per second against
-the idle figure. Figures measured on a shared machine move with its load: say so when quoting them.
+the server's CPU per request, its RSS and peak RSS, and the tournament's games per second against
+the idle figure. On PostgreSQL (a server of its own, started from the PostgreSQL binaries as the
+tests start theirs) the same, with the database server's CPU per request beside the server's, the
+most sessions seen on the database, and the cost per request against SQLite's. Figures measured
+on a shared machine move with its load: say so when quoting them.
 """
 
 from __future__ import annotations
@@ -23,8 +26,10 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import selectors
 import socket
+import sys
 import tempfile
 import threading
 import time
@@ -32,7 +37,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from served import ServedApp, build_machine, thread_cpu
+from served import ServedApp, build_machine, cpu_seconds, tree_cpu
 
 PAGES: dict[str, list[tuple[str, str, float]]] = {
     # page: [(endpoint's name, path, seconds between asks)]
@@ -156,60 +161,168 @@ def percentile(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
 
 
-def report(title: str, klass: Class, cpu: float, wall_s: float) -> None:
+TARGET_P95_MS = 250.0
+
+
+def report(title: str, klass: Class, cpu: float, wall_s: float, db_cpu: float | None = None) -> dict[str, Any]:
     with klass.lock:
         times = {k: list(v) for k, v in klass.times.items()}
         failed = dict(klass.failed)
     n = sum(len(v) for v in times.values())
-    print(f"{title}: {n:,} requests in {wall_s:.0f} s, server CPU {cpu / max(n, 1) * 1000:.2f} ms per request"
-          f" (its threads but the tournament's)")
+    per = cpu / max(n, 1) * 1000
+    db_per = None if db_cpu is None else db_cpu / max(n, 1) * 1000
+    print(f"{title}: {n:,} requests in {wall_s:.0f} s, server CPU {per:.2f} ms per request"
+          + ("" if db_per is None else f" + the database server's {db_per:.2f} ms"))
+    worst = 0.0
     for name in [p[0] for page in PAGES.values() for p in page]:
         v = times.get(name, [])
+        p95 = percentile(v, 0.95) * 1000 if v else float("inf")
+        worst = max(worst, p95)
         print(f"  {name:<13} {len(v):>6} answers  p50 {percentile(v, 0.5) * 1000:>7.1f} ms  "
-              f"p95 {percentile(v, 0.95) * 1000:>7.1f} ms" + (f"  {failed[name]} failed" if failed.get(name) else ""))
+              f"p95 {p95:>7.1f} ms" + (f"  {failed[name]} failed" if failed.get(name) else ""))
+    return {"requests": n, "cpu_ms": per, "db_cpu_ms": db_per, "worst_p95": worst}
+
+
+class Sessions:
+    """The most sessions on a PostgreSQL database, looked at twice a second (this one's own apart)."""
+
+    def __init__(self, url: str) -> None:
+        import psycopg
+        from sqlalchemy.engine import make_url
+
+        u = make_url(url)
+        self.conn = psycopg.connect(host=u.host, port=u.port, user=u.username, dbname=u.database, autocommit=True)
+        self.most = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+        self.thread.start()
+
+    def now(self) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                                     "AND pid <> pg_backend_pid()").fetchone()[0])
+
+    def _watch(self) -> None:
+        while not self.stop.wait(0.5):  # a gauge read twice a second, not a wait for anything
+            self.most = max(self.most, self.now())
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join()
+        self.conn.close()
+
+
+def run_class(url: str, args: argparse.Namespace, postmaster: int | None = None) -> dict[str, Any]:
+    """The three phases on the machine 'menace' at ``url``; the figures compared across databases."""
+    server = Server(url)
+    pid = server.proc.pid
+
+    def db_cpu() -> float | None:
+        return None if postmaster is None else tree_cpu(postmaster)
+
+    sessions = Sessions(url) if postmaster is not None else None
+    try:
+        tour0 = tree_cpu(pid, itself=False)
+        idle = server.train(args.seconds)
+        idle_rate = idle["games"] / idle["seconds"]
+        idle_cpu = tree_cpu(pid, itself=False) - tour0
+        print(f"the tournament alone: {idle['games']:,} games in {idle['seconds']:.1f} s, {idle_rate:,.0f} games/s "
+              f"({idle_cpu:.1f} s CPU in its process, {idle_cpu / max(idle['games'], 1) * 1e6:.2f} us a game); "
+              f"server RSS {memory(pid)[0]} MiB")
+        t = time.perf_counter()
+        for path in {path for page in PAGES.values() for _, path, _ in page}:
+            call(server.port, "GET", path)  # what the server keeps, loaded once before the class comes
+        print(f"the pages' first answers (what the server keeps, loaded) in {time.perf_counter() - t:.1f} s")
+        with Class(server.port, args.devices) as klass:
+            time.sleep(2)  # the devices' first asks
+            klass.reset()
+            if sessions is not None:
+                sessions.most = 0
+            cpu0, d0, t0 = cpu_seconds(pid), db_cpu(), time.monotonic()
+            time.sleep(args.seconds)
+            d1 = db_cpu()
+            rest = report(f"{args.devices} devices, the machine at rest", klass, cpu_seconds(pid) - cpu0,
+                          time.monotonic() - t0, None if d0 is None or d1 is None else d1 - d0)
+            if sessions is not None:
+                rest["sessions"] = sessions.most
+                print(f"  sessions on the database: at most {sessions.most} (the server's pool and its change watch)")
+            klass.reset()
+            cpu0, d0, t0, tour0 = cpu_seconds(pid), db_cpu(), time.monotonic(), tree_cpu(pid, itself=False)
+            busy = server.train(args.seconds)
+            tour = tree_cpu(pid, itself=False) - tour0
+            d1 = db_cpu()
+            training = report(f"{args.devices} devices while the server trains it", klass, cpu_seconds(pid) - cpu0,
+                              time.monotonic() - t0, None if d0 is None or d1 is None else d1 - d0)
+        rate = busy["games"] / busy["seconds"]
+        rss, peak = memory(pid)
+        print(f"the tournament with the class: {busy['games']:,} games in {busy['seconds']:.1f} s, {rate:,.0f} "
+              f"games/s = {rate / idle_rate:.2f}x its idle speed ({tour:.1f} s CPU in its process, "
+              f"{tour / max(busy['games'], 1) * 1e6:.2f} us a game: on a busy computer the speed is the CPU it is "
+              f"given, the CPU a game takes is its own)")
+        print(f"server RSS {rss} MiB, peak {peak} MiB")
+        if sessions is not None:
+            print(f"sessions on the database: at most {sessions.most} with the tournament's own")
+        worst = max(rest["worst_p95"], training["worst_p95"])
+        print(f"targets: p95 {worst:.0f} ms at worst (<= {TARGET_P95_MS:.0f}); training {rate / idle_rate:.2f}x "
+              f"its idle speed (>= 0.8)")
+        return {"rest": rest, "training": training, "speed": rate / idle_rate}
+    finally:
+        if sessions is not None:
+            sessions.close()
+        server.close()
+
+
+def postgres() -> Any:
+    """A PostgreSQL server of its own, started as the tests start theirs (tests/servers.py)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from servers import start_postgres
+
+    return start_postgres()
+
+
+def postmaster_pid(server: Any) -> int:
+    return int((Path(server.data) / "postmaster.pid").read_text().split()[0])
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=1_000_000)
+    ap.add_argument("--games", type=int, default=5_000_000, help="games of the machine built (default 5,000,000)")
     ap.add_argument("--seconds", type=float, default=20.0, help="length of each phase")
     ap.add_argument("--devices", type=int, default=30)
+    ap.add_argument("--on", default="sqlite,postgres", help="the databases, in order: sqlite, postgres or both")
     ap.add_argument("--db", help="an existing database with a machine 'menace' (else one is built)")
     args = ap.parse_args()
+    kinds = [] if args.db else [k.strip() for k in args.on.split(",") if k.strip()]
+    if not set(kinds) <= {"sqlite", "postgres"}:
+        ap.error("--on takes sqlite, postgres or both")
+    print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    figures: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        url = args.db
-        if url is None:
-            url = f"sqlite:///{Path(tmp) / 'm.db'}"
-            build_machine(url, args.games)
-        server = Server(url)
-        pid = server.proc.pid
-        try:
-            idle = server.train(args.seconds)
-            idle_rate = idle["games"] / idle["seconds"]
-            print(f"the tournament alone: {idle['games']:,} games in {idle['seconds']:.1f} s, "
-                  f"{idle_rate:,.0f} games/s; server RSS {memory(pid)[0]} MiB")
-            with Class(server.port, args.devices) as klass:
-                time.sleep(2)  # the devices' first asks (each loads what the server keeps)
-                klass.reset()
-                cpu0, t0 = sum(thread_cpu(pid).values()), time.monotonic()
-                time.sleep(args.seconds)
-                report(f"{args.devices} devices, the machine at rest", klass,
-                       sum(thread_cpu(pid).values()) - cpu0, time.monotonic() - t0)
-                klass.reset()
-                before, t0 = thread_cpu(pid), time.monotonic()
-                busy = server.train(args.seconds)
-                after = thread_cpu(pid)
-                used = {tid: after[tid] - before.get(tid, 0.0) for tid in after}
-                tournament = max(used, key=lambda tid: used[tid])
-                report(f"{args.devices} devices while the server trains it", klass,
-                       sum(used.values()) - used[tournament], time.monotonic() - t0)
-            rate = busy["games"] / busy["seconds"]
-            rss, peak = memory(pid)
-            print(f"the tournament with the class: {busy['games']:,} games in {busy['seconds']:.1f} s, {rate:,.0f} "
-                  f"games/s = {rate / idle_rate:.2f}x its idle speed (its thread: {used[tournament]:.1f} s CPU)")
-            print(f"server RSS {rss} MiB, peak {peak} MiB")
-        finally:
-            server.close()
+        if args.db:
+            run_class(args.db, args)
+        for kind in kinds:
+            print(f"\n== {'SQLite' if kind == 'sqlite' else 'PostgreSQL'} ==")
+            if kind == "sqlite":
+                url = f"sqlite:///{Path(tmp) / 'm.db'}"
+                build_machine(url, args.games)
+                figures[kind] = run_class(url, args)
+                continue
+            server = postgres()
+            try:
+                url = server.new_database()
+                build_machine(url, args.games)
+                figures[kind] = run_class(url, args, postmaster_pid(server))
+            finally:
+                server.stop()
+    if {"sqlite", "postgres"} <= figures.keys():
+        print()
+        for phase in ("rest", "training"):
+            lite, pg = figures["sqlite"][phase], figures["postgres"][phase]
+            both = pg["cpu_ms"] + (pg["db_cpu_ms"] or 0.0)
+            print(f"PostgreSQL against SQLite, {'at rest' if phase == 'rest' else 'while it trains'}: "
+                  f"{both:.2f} ms CPU per request (server {pg['cpu_ms']:.2f} + database {pg['db_cpu_ms']:.2f}) "
+                  f"against {lite['cpu_ms']:.2f} ms = {both / lite['cpu_ms']:.2f}x (server alone "
+                  f"{pg['cpu_ms'] / lite['cpu_ms']:.2f}x; target <= 1.5x)")
+    print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

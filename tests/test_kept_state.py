@@ -11,11 +11,14 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from sqlalchemy import text
+from starlette.testclient import TestClient
 
 from menace.app.database import Database
 from menace.app.history import learning_series
@@ -24,6 +27,7 @@ from menace.app.tournament import train
 from menace.app.wall import machine_wall
 from menace.cli import cli
 from menace.web import present
+from menace.web.app import create_app
 from menace.web.server import BackgroundServer
 
 
@@ -142,3 +146,76 @@ def test_the_server_answers_from_memory_and_follows_another_process(keeping: Dat
         assert after[0] == want["summary"]
         assert after[1] == want["wall"]
         assert after[2] == want["learning"]
+
+
+def test_asks_that_queue_behind_a_load_share_the_next_one(keeping: Database, db_url: str,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a tournament writes, the database changes between any two asks. Asks for one answer
+    that wait while it loads must share the next load (it begins after each of them asked, so it
+    shows everything they must see), not load it again one after another: behind a load of the
+    learning curve of a long history, the class's asks queued for ever (issue 31's starved pages)."""
+    loads: list[int] = []
+    held, release = threading.Event(), threading.Event()
+    asked = threading.Semaphore(0)
+    real_version = keeping.version
+
+    def version() -> object:
+        token = real_version()
+        asked.release()  # an ask has read the database's version: it has arrived
+        return token
+
+    def load() -> int:
+        loads.append(len(loads))
+        if len(loads) == 1:
+            held.set()
+            assert release.wait(60)
+        return len(loads)
+
+    def change() -> None:  # a commit by another connection, as a tournament's flush is
+        with Database(db_url) as other, other.writing() as conn:
+            conn.execute(text("UPDATE machines SET name = name"))
+
+    monkeypatch.setattr(keeping, "version", version)
+    got: dict[str, int] = {}
+
+    def ask(who: str) -> None:
+        got[who] = keeping.kept(("a test",), load)
+
+    first = threading.Thread(target=ask, args=("first",))
+    first.start()
+    assert held.wait(60)
+    assert asked.acquire(timeout=60)
+    waiting = []
+    for who in ("second", "third", "fourth"):
+        change()
+        t = threading.Thread(target=ask, args=(who,))
+        t.start()
+        assert asked.acquire(timeout=60)  # it read the version: it waits behind the first load
+        waiting.append(t)
+    release.set()
+    for t in (first, *waiting):
+        t.join(60)
+    assert got["first"] == 1
+    assert got["second"] == got["third"] == got["fourth"] == 2
+    assert len(loads) == 2
+
+
+def test_the_server_encodes_a_kept_answer_once_while_nothing_changes(keeping: Database, db_url: str,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A class asks for the same summary, wall and curve again and again: the server sends the JSON
+    it made of a kept answer until the database changes, instead of making it again for each ask
+    (it was most of a request's CPU once the answers were kept)."""
+    made: list[str] = []
+    for name in ("summary_json", "wall_json", "learning_json"):
+        real = getattr(present, name)
+        monkeypatch.setattr(present, name, lambda answer, real=real, name=name: made.append(name) or real(answer))
+    paths = ["/api/machines/menace", "/api/machines/menace/boxes", "/api/machines/menace/learning?points=600"]
+    with TestClient(create_app(db_url, "menace"), base_url="http://127.0.0.1:8000") as client:
+        first = [client.get(p).json() for p in paths]
+        again = [client.get(p).json() for p in paths]
+        assert again == first and sorted(made) == ["learning_json", "summary_json", "wall_json"]
+        tournament_in_another_process(db_url, 5, seed=6)
+        after = [client.get(p).json() for p in paths]
+        assert after[0]["games"] == 305 and len(made) == 6
+        want = json.loads(json.dumps(uncached(db_url)))
+        assert after == [want["summary"], want["wall"], want["learning"]]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 from conftest import Invoke, built_database, owner, train_300, wait_until
+from held_training import Held
 from starlette.testclient import TestClient
 
 from menace.app.history import learning_series
@@ -234,6 +236,33 @@ def test_train_runs_the_tournament_and_stops(client: TestClient) -> None:
     played = client.get("/api/machines/menace").json()["games"]
     assert played == 300 + stopped["games"] and stopped["games"] > 0
     assert stopped["wins"] + stopped["draws"] + stopped["losses"] == stopped["games"]
+
+
+def test_the_pages_are_answered_while_the_server_trains(trained: str) -> None:
+    """A class asks for the summary, the wall and the learning curve while the server trains the machine
+    (issue 31: the pages starved). The tournament is held at a known point, its first games stored: the
+    pages answer, showing them, and the tournament is played in a process of its own, not in a thread
+    that takes the server's interpreter from the pages."""
+    held = Held()
+    app = create_app(trained, "menace")
+    with TestClient(app, base_url=BASE) as client:
+        state = app.state.menace
+        state.trainer = Trainer(state.hub.publish, play=held)
+        r = client.post("/api/train", json={"opponent": "random", "seconds": 3600, "seed": 3})
+        assert r.status_code == 202
+        assert held.reached.wait(120), "the tournament never stored its first games"
+        try:
+            summary = client.get("/api/machines/menace")
+            assert summary.status_code == 200 and summary.json()["games"] >= 300 + held.games.value
+            assert client.get("/api/machines/menace/boxes").status_code == 200
+            assert client.get("/api/machines/menace/learning").json()["games_played"] == summary.json()["games"]
+            assert client.get("/api/train").json()["running"]
+            assert held.pid.value != os.getpid()
+        finally:
+            held.release.set()
+        stopped = client.post("/api/train/stop", json={}).json()
+        assert not stopped["running"] and stopped["stopped"] == "stopped from the page"
+        assert client.get("/api/machines/menace").json()["games"] == 300 + stopped["games"] == stopped["total_games"]
 
 
 def test_the_tournaments_states_are_numbered_so_a_page_can_drop_an_older_one(trained: str) -> None:

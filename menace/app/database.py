@@ -17,6 +17,7 @@ curve is answered from memory until something, in this process or any other, com
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
@@ -68,7 +69,9 @@ class Database:
         self._closed = False
         self.keep = keep
         """Whether :meth:`kept` keeps answers (a server's owner) or reads every time (a command's)."""
-        self._kept: OrderedDict[Hashable, tuple[object, object]] = OrderedDict()
+        self._kept: OrderedDict[Hashable, tuple[object, int, object]] = OrderedDict()
+        """Each key's answer with the version it was read at and when its load began (see :meth:`kept`)."""
+        self._asks = itertools.count()
         self._loading: dict[Hashable, threading.Lock] = {}
         self._kept_lock = threading.Lock()
         self._watch: ChangeWatch | None = None
@@ -169,25 +172,32 @@ class Database:
         With :attr:`keep` off, ``load()`` every time. On, the database's change signal is read first
         (a few microseconds on SQLite) and the answer loaded while it stood is given back; after a
         change it is loaded again, by one caller while the others asking for the same key wait for
-        it. An error is never kept. The answer is shared: callers must not change it.
+        it. A caller that waited takes the answer of any load that began after it asked (that load
+        read the database after every commit this caller must see), even if the database changed
+        again meanwhile: while a tournament writes every second, the asks queued behind one load
+        share the next instead of loading one after another. An error is never kept. The answer
+        is shared: callers must not change it.
         """
         if not self.keep:
             return load()
+        asked = next(self._asks)
         version = self.version()
         with self._kept_lock:
             found = self._kept.get(key)
             if found is not None and found[0] == version:
                 self._kept.move_to_end(key)
-                return cast(T, found[1])
+                return cast(T, found[2])
             loading = self._loading.setdefault(key, threading.Lock())
         with loading:
             with self._kept_lock:  # another caller may have loaded it while this one waited
                 found = self._kept.get(key)
-                if found is not None and found[0] == version:
-                    return cast(T, found[1])
+                if found is not None and (found[0] == version or found[1] > asked):
+                    return cast(T, found[2])
+            begun = next(self._asks)
+            version = self.version()
             value = load()  # read after the version: anything committed meanwhile changes the next one
             with self._kept_lock:
-                self._kept[key] = (version, value)
+                self._kept[key] = (version, begun, value)
                 self._kept.move_to_end(key)
                 while len(self._kept) > KEPT_ANSWERS:
                     old, _ = self._kept.popitem(last=False)

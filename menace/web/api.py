@@ -113,16 +113,18 @@ async def list_machines(request: Request) -> Response:
 async def machine(request: Request) -> Response:
     """``GET /api/machines/{name}``: one machine's summary (``menace stats``)."""
     name = machine_name(request.path_params["name"])
-    s = await run_in_threadpool(app_machines.machine_summary, state_of(request).db, name)
-    return JSONResponse(present.summary_json(s))
+    st = state_of(request)
+    s = await run_in_threadpool(app_machines.machine_summary, st.db, name)
+    return st.encoded.response(s, present.summary_json)
 
 
 async def boxes(request: Request) -> Response:
     """``GET /api/machines/{name}/boxes``: the wall: every box with its number, move, side, drawing
     cells and beads (bead index, target cell or from->to, count, colour index, hex, letter, name)."""
     name = machine_name(request.path_params["name"])
-    wall = await run_in_threadpool(app_wall.machine_wall, state_of(request).db, name)
-    return JSONResponse(present.wall_json(wall))
+    st = state_of(request)
+    wall = await run_in_threadpool(app_wall.machine_wall, st.db, name)
+    return st.encoded.response(wall, present.wall_json)
 
 
 async def box_series(request: Request) -> Response:
@@ -150,7 +152,7 @@ async def learning(request: Request) -> Response:
         app_history.learning_series, st.db, name, query_int(request, "window", None, 1), points,
         query_int(request, "first", None, 1), query_int(request, "last", None, 1), allow_empty=True,
         from_start=True))
-    return JSONResponse(present.learning_json(data))
+    return st.encoded.response(data, present.learning_json)
 
 
 async def opponents(request: Request) -> Response:
@@ -386,8 +388,8 @@ async def train_status(request: Request) -> Response:
 
 async def train_start(request: Request) -> Response:
     """``POST /api/train``: ``{"machine", "opponent": "smart", "games": 2000 | "seconds": 60,
-    "seed", "side", "frozen": false}``: start a tournament (``menace tournament``) in the server's worker
-    thread; ``frozen`` true plays without learning. Admin token."""
+    "seed", "side", "frozen": false}``: start a tournament (``menace tournament``) in a process of its own
+    beside the server; ``frozen`` true plays without learning. Admin token."""
     await authorize(request, Role.ADMIN)
     body = await json_body(request)
     st = state_of(request)

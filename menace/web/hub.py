@@ -1,7 +1,7 @@
 """Server-Sent Events: every open page gets what happens (a move, a game finished, a tournament's
 progress) as it happens.
 
-:meth:`Hub.publish` may be called from any thread (a tournament runs in a worker thread): the
+:meth:`Hub.publish` may be called from any thread (a tournament is watched from a worker thread): the
 message is serialised once and handed to the event loop, which puts it in each client's queue.
 A client too slow to keep up loses messages rather than slowing the server.
 """

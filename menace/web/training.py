@@ -1,5 +1,6 @@
 """A tournament started from the browser: the use case :func:`~menace.app.tournament.train`, as at the terminal,
-in a worker thread of the server, with its stop flag; its progress goes out as events.
+in a process of its own beside the server (:mod:`menace.web.training_process`: in a thread it took the
+server's interpreter from the pages), watched by a thread of the server; its progress goes out as events.
 
 Stopping sets the flag: the tournament ends after the current game and saves every finished
 game, exactly as Ctrl-C does at the terminal.
@@ -20,13 +21,13 @@ from menace.app.tournament import (
     PARTNER_EMPTY,
     OpeningEmptyError,
     Progress,
-    StopFlag,
     check_opponent,
     train,
 )
 from menace.core.errors import ConflictError, MenaceError
 from menace.core.game import Side
 from menace.web.hub import Publish
+from menace.web.training_process import Apart, Play, TournamentFailedError, play_apart
 
 log = logging.getLogger(__name__)
 
@@ -64,17 +65,19 @@ class TrainingStatus:
 
 
 class Trainer:
-    """At most one tournament at a time, run in a daemon thread.
+    """At most one tournament at a time, played in a process of its own and watched by a daemon thread.
 
     Each state it announces is numbered (``update``, counting up in this server, named by
     ``server``): an answer and the events travel on different connections, so a page can be handed
     an older state after a newer one (the last progress after the stop's answer) and drops it.
     """
 
-    def __init__(self, publish: Publish) -> None:
+    def __init__(self, publish: Publish, play: Play = train) -> None:
         self._publish = publish
+        self._play = play
+        """What the tournament's process calls (:func:`~menace.app.tournament.train`; a test's own)."""
         self._thread: threading.Thread | None = None
-        self._flag = StopFlag()
+        self._flag = Apart()
         self._lock = threading.Lock()
         self._announcing = threading.Lock()
         self._server = uuid.uuid4().hex[:12]
@@ -114,7 +117,7 @@ class Trainer:
             if self.running:
                 raise TrainingBusyError(f"a tournament of {self.status.machine!r} against {self.status.opponent} "
                                         f"is running; stop it first")
-            self._flag = StopFlag()
+            self._flag = Apart()
             self.status = TrainingStatus(True, machine, opponent, target=games, limit_seconds=seconds, seed=seed,
                                          frozen=frozen)
             self._thread = threading.Thread(
@@ -128,10 +131,7 @@ class Trainer:
     def request_stop(self, why: str = "the server stopped") -> None:
         """Ask the tournament to stop after the current game and save, without waiting for it: safe
         in a signal handler, so that the run's last save overlaps the server's own shutdown."""
-        flag = self._flag
-        if not flag.requested:
-            flag.signal_name = why  # named before it is requested: the loop reads the name once it sees the request
-            flag.requested = True
+        self._flag.stop(why)
 
     def stop(self, wait: float | None = 30.0) -> dict[str, Any]:
         """Ask the tournament to stop after the current game; wait for it to save."""
@@ -149,23 +149,26 @@ class Trainer:
         self._announce()
 
     def _run(self, db: Database, machine: str, opponent: str, games: int | None, seconds: float | None,
-             seed: int | None, side: Side | None, flag: StopFlag, frozen: bool = False) -> None:
+             seed: int | None, side: Side | None, flag: Apart, frozen: bool = False) -> None:
         s = self.status
         try:
-            result = train(db, machine, opponent, holder=HOLDER, games=games, seconds=seconds, seed=seed, side=side,
-                           stop=flag, progress=self._progress, frozen=frozen).result
-            s.total_games, s.seed = result.total_games, result.seed
-            if result.stopped == OPENING_EMPTY:
+            s.total_games, s.seed, stopped = play_apart(
+                db.url, machine, opponent, flag, self._progress, self._play, holder=HOLDER, games=games,
+                seconds=seconds, seed=seed, side=side, frozen=frozen)
+            if stopped == OPENING_EMPTY:
                 s.stopped = "the opening box is empty: under 'resign' MENACE would resign every game"
-            elif result.stopped == PARTNER_EMPTY:
+            elif stopped == PARTNER_EMPTY:
                 s.stopped = "the opponent machine's opening box is empty"
             else:
-                s.stopped = result.stopped
+                s.stopped = stopped
         except OpeningEmptyError:
             s.stopped = "the opening box is empty: under 'resign' MENACE would resign every game"
         except MenaceError as exc:  # a refusal, in one line: shown on the page
             s.error = str(exc) or type(exc).__name__
-        except Exception as exc:  # a bug: shown on the page, and its traceback in the server's log
+        except TournamentFailedError as exc:  # a bug there: shown on the page, and its traceback in the server's log
+            log.error("the tournament of %r against %s failed\n%s", machine, opponent, exc.details)
+            s.error = str(exc)
+        except Exception as exc:  # a bug here: the same
             log.exception("the tournament of %r against %s failed", machine, opponent)
             s.error = str(exc) or type(exc).__name__
         finally:
