@@ -23,6 +23,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
+from menace.core.errors import InternalError, known
 from menace.core.game import (
     Game,
     IllegalMoveError,
@@ -36,6 +37,7 @@ from menace.core.game import (
     distinct_moves,
     once_per_game,
 )
+from menace.core.pegasus import Reinforcer
 from menace.core.settings import EmptyPolicy, Scope, Settings, SettingsError, format_numbers
 
 # The result codes live with the tree and are the learner's too: imported from here everywhere.
@@ -218,6 +220,9 @@ class Draw:
 
     box: int
     bead: Move
+    ply: int = -1
+    """The move's place in the game, both sides' moves counted from 0 (-1: not known); the Pegasus
+    rule needs it."""
 
 
 @once_per_game
@@ -324,8 +329,11 @@ class Learner:
             for box in self.boxes
         ]
         """Per box: an empty box is refilled with its initial beads (else MENACE resigns on it)."""
+        self.pegasus = None if settings.pegasus is None else Reinforcer(settings.pegasus)
+        """The Pegasus rule's learning (odds, not beads: see :mod:`menace.core.pegasus`), or None."""
         self._rule = (settings.win, settings.draw, settings.loss,
-                      settings.scope is Scope.EVERY and policy is not EmptyPolicy.KEEP_LAST)
+                      settings.scope is Scope.EVERY and policy is not EmptyPolicy.KEEP_LAST
+                      and self.pegasus is None)
         """The learning rule for the hot loops: win, draw, loss, and whether every bead drawn is
         reinforced with counts floored at zero (else :meth:`apply` handles the other rules)."""
         self._opponent: tuple[Sequence[tuple[int, ...]], list[OpponentRow]] | None = None
@@ -363,7 +371,7 @@ class Learner:
             return None
         return e[2], e[1]
 
-    def draw(self, state: State, rng: random.Random) -> tuple[Move, Draw | None]:
+    def draw(self, state: State, rng: random.Random, ply: int = -1) -> tuple[Move, Draw | None]:
         """A bead drawn for ``state``: the real move and what was drawn (None if forced).
 
         Raises :class:`EmptyBoxError` when the box is empty and is not refilled.
@@ -387,12 +395,46 @@ class Learner:
             r -= c
             if r < 0:
                 break
-        return real[m], Draw(b, m)
+        return real[m], Draw(b, m, ply)
 
     # -- learning -------------------------------------------------------------------------
-    def reinforce(self, drawn: Iterable[Draw], result: Result) -> None:
-        """Apply the learning rule to every bead drawn in a game with ``result``."""
+    def reinforce(self, drawn: Iterable[Draw], result: Result, length: int | None = None) -> None:
+        """Apply the learning rule to every bead drawn in a game with ``result``. The Pegasus rule
+        also needs the game's ``length`` (its moves, both sides') and each draw's ply."""
+        if self.pegasus is not None:
+            drawn = list(drawn)
+            if length is None or any(d.ply < 0 for d in drawn):
+                raise InternalError("the Pegasus rule needs each move's place in the game and its length")
+            self._totals = None
+            value = 1 if result is Result.WIN else -1 if result is Result.LOSS else 0
+            self.pegasus.learn(self.counts, [(d.box, d.bead, d.ply) for d in drawn], length, value)
+            return
         self.apply([(d.box, d.bead) for d in drawn], self.settings.delta(result))
+
+    def _pegasus_learn(self, side: Side, moves: Sequence[int], drawn: Sequence[tuple[list[int], int, int]],
+                       res: int) -> None:
+        """The Pegasus rule after a game from a hot loop: ``drawn`` as ``(counts, bead, box)`` in the
+        order drawn, their plies found again by walking ``moves`` (a box is opened where :attr:`fast`
+        has one for ``side``)."""
+        reinforcer = known(self.pegasus, "the Pegasus rule")
+        fast = self.fast[side]
+        to_move, kids = self.to_move, self.kids
+        made: list[tuple[int, int, int]] = []
+        k = self.root
+        j = 0
+        for ply, move in enumerate(moves):
+            if j == len(drawn):
+                break
+            if to_move[k] is side:
+                ent = fast[k]
+                if ent is not None and len(ent) == 5:
+                    _, m, b = drawn[j]
+                    made.append((b, m, ply))
+                    j += 1
+            k = kids[k][move]
+        value = 0 if res == DRAWN else 1 if res == side else -1
+        reinforcer.learn(self.counts, made, len(moves), value)
+
 
     def apply(self, drawn: Sequence[tuple[int, int]], delta: int) -> None:
         """Add ``delta`` beads (take, when negative) for the beads ``drawn`` as ``(box, bead)``,
@@ -531,7 +573,12 @@ class Learner:
         if learn:
             win, draw, loss, plain = self._rule
             d = draw if res == DRAWN else win if res == side else loss
-            if not plain:
+            if self.pegasus is not None:
+                self._pegasus_learn(side, moves, drawn, res)
+                for counts, _, b in drawn:
+                    totals[b] = sum(counts)
+                self._totals = totals
+            elif not plain:
                 self.apply([(b, m) for _, m, b in drawn], d)
                 for counts, _, b in drawn:
                     totals[b] = sum(counts)
@@ -650,6 +697,10 @@ class Learner:
             d = draw if res == DRAWN else win if res == side else loss
             if not learn:
                 pass
+            elif self.pegasus is not None:
+                self._pegasus_learn(side, data[head + 1:], drawn, res)
+                for _, _, b in drawn:
+                    totals[b] = sum(self.counts[b])
             elif not plain:
                 self.apply([(b, m) for _, m, b in drawn], d)
                 for _, _, b in drawn:
@@ -680,9 +731,12 @@ class Learner:
         self._totals = totals
         return played
 
-    def _learn(self, drawn: list[tuple[list[int], int, int]], res: int, side: Side) -> None:
-        """Reinforce the beads drawn in a game that ended with winner code ``res``."""
+    def _learn(self, drawn: list[tuple[list[int], int, int]], res: int, side: Side, moves: Sequence[int]) -> None:
+        """Reinforce the beads drawn in a game (its ``moves``) that ended with winner code ``res``."""
         self._totals = None
+        if self.pegasus is not None:
+            self._pegasus_learn(side, moves, drawn, res)
+            return
         win, draw, loss, plain = self._rule
         d = draw if res == DRAWN else win if res == side else loss
         if not plain:
@@ -721,7 +775,7 @@ class Learner:
             if res:
                 break
             mine = not mine
-        self._learn(drawn, res, side)
+        self._learn(drawn, res, side, moves)
         opponent.finish(res)
         return res, moves
 
@@ -757,7 +811,7 @@ class Learner:
         states = self.states
         k = self.root
         drawn: list[Draw] = []
-        for move in record.moves:
+        for ply, move in enumerate(record.moves):
             if self.result[k] or not 0 <= move < len(kids[k]) or kids[k][move] < 0:
                 raise IllegalMoveError(f"move {move} is not legal in {self.game.encode(states[k])}")
             if to_move(states[k]) is side:
@@ -767,7 +821,7 @@ class Learner:
                     if self.refill[b] and not any(counts):
                         counts[:] = self.initial[b]
                         self._totals = None
-                    drawn.append(Draw(b, real.index(move)))
+                    drawn.append(Draw(b, real.index(move), ply))
             k = kids[k][move]
         return drawn
 
@@ -851,6 +905,6 @@ def play_learners(x: Learner, o: Learner, rng: random.Random, learn: bool = True
             break
         turn ^= 1
     if learn:
-        x._learn(drawn[0], res, Side.X)
-        o._learn(drawn[1], res, Side.O)
+        x._learn(drawn[0], res, Side.X, moves)
+        o._learn(drawn[1], res, Side.O, moves)
     return res, moves

@@ -24,17 +24,26 @@ class MenacePlayer:
     learn: bool = True
     name: str = "menace"
     drawn: list[Draw] = field(default_factory=list)
+    turns: int = 0
+    """Moves made in the game so far: the sides alternate, so the ``t``-th is the game's move
+    ``2t`` (X) or ``2t + 1`` (O), as the Pegasus rule needs to know."""
 
     def choose(self, state: State, rng: random.Random) -> Move:
-        move, draw = self.learner.draw(state, rng)
+        ply = 2 * self.turns + (self.side is Side.O)
+        self.turns += 1
+        move, draw = self.learner.draw(state, rng, ply)
         if draw is not None:
             self.drawn.append(draw)
         return move
 
     def game_over(self, state: State, outcome: Outcome) -> None:
         if self.learn:
-            self.learner.reinforce(self.drawn, outcome.for_side(self.side))
+            last = 2 * self.turns - 1 + (self.side is Side.O)
+            # the game ended on the machine's last move, or on the other side's reply to it
+            length = last + (1 if self.learner.game.to_move(state) is not self.side else 2)
+            self.learner.reinforce(self.drawn, outcome.for_side(self.side), length)
         self.drawn = []
+        self.turns = 0
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from menace.core.errors import InvalidInputError
 from menace.core.game import Result, Side
+from menace.core.pegasus import UNIT, PegasusRule
 
 
 class SettingsError(InvalidInputError):
@@ -77,6 +78,9 @@ class Settings:
     """Which beads the result reinforces: every bead drawn, or only the last."""
     forced_boxes: bool = False
     """Boxes also for positions with a single legal move (published Hexapawn kits have them)."""
+    pegasus: PegasusRule | None = None
+    """The learning rule of Michie and Martin's Pegasus program (odds per move, see
+    :mod:`menace.core.pegasus`) instead of beads; None: the matchbox machine's beads."""
 
     def __post_init__(self) -> None:
         if self.side not in SIDE_CHOICES:
@@ -88,15 +92,29 @@ class Settings:
     def sides(self) -> tuple[Side, ...]:
         return SIDE_CHOICES[self.side]
 
+    @property
+    def rule_name(self) -> str:
+        """``michie`` (beads) or ``pegasus`` (odds)."""
+        return "michie" if self.pegasus is None else "pegasus"
+
     def delta(self, result: Result) -> int:
         """Beads added (negative: taken) for each bead drawn in a game with this result."""
         return {Result.WIN: self.win, Result.DRAW: self.draw, Result.LOSS: self.loss}[result]
 
     def beads_for_move(self, move_number: int) -> int:
+        if self.pegasus is not None:
+            return UNIT  # equal odds for every move
         return self.schedule[min(move_number, len(self.schedule)) - 1]  # a single number serves every move
 
     def describe(self) -> dict[str, str]:
         """The settings as short strings, for people."""
+        if self.pegasus is not None:
+            return {
+                "side": self.side,
+                "rule": self.pegasus.describe(),
+                "odds on": "every legal move" if self.all_squares else "moves distinct under symmetry",
+                "boxes": "one per position up to symmetry" if self.symmetry else "one per raw position",
+            }
         return {
             "side": self.side,
             "initial beads": format_numbers(self.schedule),

@@ -92,7 +92,7 @@ class TurnByTurnGame:
         sym = canonical(self.game, self.state)[1] if self.learner.settings.symmetry else self.game.symmetries[0]
         restocked = not any(before.values()) and self.learner.refill[index]
         try:
-            square, draw = self.learner.draw(self.state, self.rng)
+            square, draw = self.learner.draw(self.state, self.rng, len(self.moves))
         except EmptyBoxError:
             self.outcome = Outcome(self.menace_side.other)
             return MenaceTurn(None, box.number, sym.name, box.position, before, resigned=True)
@@ -132,7 +132,7 @@ class TurnByTurnGame:
         before = {m: counts[m] for m in box.initial}
         found = known(self.learner.box_for(self.state), "the box for this position")
         real = found[1][bead]
-        self.drawn.append(Draw(index, bead))
+        self.drawn.append(Draw(index, bead, len(self.moves)))
         self._play(real)
         return MenaceTurn(real, box.number, sym_name, box.position, before, bead)
 
@@ -169,7 +169,7 @@ class TurnByTurnGame:
             return []
         counts = self.learner.counts
         before = {(d.box, d.bead): counts[d.box][d.bead] for d in self.drawn}
-        self.learner.reinforce(self.drawn, self.result)
+        self.learner.reinforce(self.drawn, self.result, len(self.moves))
         seen: set[tuple[int, int]] = set()
         ledger = []
         for d in self.drawn:
