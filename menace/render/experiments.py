@@ -7,6 +7,8 @@ The data come from :mod:`menace.app.experiments`; nothing here runs a game.
 
 from __future__ import annotations
 
+import math
+import textwrap
 from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING
 from menace.app.experiments import (
     PAPER,
     PAPER_VALUES_MISSING,
+    STEREOTYPE_SHARE,
     BlockSummary,
     ExperimentResult,
     Line,
@@ -52,6 +55,10 @@ def _fraction(f: Fraction) -> str:
     return f"{f.numerator}/{f.denominator}"
 
 
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def _cell(s: Spread) -> str:
     return f"{s.mean:5.1f} {s.median:5.1f} {s.q1:5.1f}-{s.q3:<5.1f}"
 
@@ -63,12 +70,17 @@ def stereotype_text(game: Game, result: ExperimentResult) -> str | None:
         return None
     share = f"{found.stereotyped} of {plural(found.runs, 'run')}"
     if found.line is None or found.median_block is None:
-        return (f"{share} settled into one line of play (at least {result.block * 9 // 10} of a block's "
-                f"{result.block} plays the same, up to rotation and reflection, to the end).")
+        return f"{share} settled into one line of play ({_settled(result)})."
     first = int((found.median_block - 1) * result.block + 1)
-    return (f"{share} settled into one line of play to the end, from block {found.median_block:g} (plays "
-            f"{first:,}-{first + result.block - 1:,}, the median). The commonest, in {plural(found.with_line, 'run')}: "
-            f"{describe_line(game, found.line)}.")
+    return (f"{share} settled into one line of play ({_settled(result)}), from block {found.median_block:g} "
+            f"(plays {first:,}-{first + result.block - 1:,}, the median). The commonest, in "
+            f"{plural(found.with_line, 'run')}: {describe_line(game, found.line)}.")
+
+
+def _settled(result: ExperimentResult) -> str:
+    least = math.ceil(STEREOTYPE_SHARE * result.block)
+    return (f"the same line, up to rotation and reflection, in at least {least} of the {result.block} plays "
+            f"of every block to the end")
 
 
 def experiment_table(result: ExperimentResult, game: Game) -> list[str]:
@@ -91,7 +103,7 @@ def experiment_table(result: ExperimentResult, game: Game) -> list[str]:
     if said is not None:
         lines += ["", said]
     lines += ["", f"random: both sides play at random (the paper's random average), exact for {e.who}.",
-              f"Not shown: {PAPER_VALUES_MISSING}."]
+              f"{_sentence(PAPER_VALUES_MISSING)}."]
     return lines
 
 
@@ -129,21 +141,27 @@ def render_experiment(result: ExperimentResult, game: Game, path: str | Path) ->
         fig.suptitle(f"{e.title} ({e.figure} of Michie, 1963)", fontweight="bold")
         notes = [f"Lines: the median of {plural(result.seeds, 'run')} with fresh machines; shaded: the middle half "
                  f"of the runs. Left: both sides at random, exact.",
-                 f"Not drawn: {PAPER_VALUES_MISSING}."]
+                 f"{_sentence(PAPER_VALUES_MISSING)}."]
         said = stereotype_text(game, result)
         if said is not None:
             notes.insert(1, said)
         notes.append(f"Source: {PAPER}.")
-        fig.text(0.01, 0.005, "\n".join(_wrap(n, 165) for n in notes), ha="left", va="bottom", fontsize=11,
-                 color="#333333")
-        _leave_room(fig, 0.045 * (len(notes) + 1))
+        _notes(fig, notes)
         return save(fig, path)
 
 
-def _leave_room(fig: Figure, bottom: float) -> None:
-    """Keep the lowest ``bottom`` of the figure for its notes: the constrained layout places the axes above."""
+NOTE_SIZE = 11.0
+"""Points: the notes under a figure (read from the front rows, not the back)."""
+
+
+def _notes(fig: Figure, notes: Sequence[str]) -> None:
+    """``notes`` at the foot of ``fig``, wrapped, with the room they take kept free of the plot (the
+    constrained layout places the axes above it)."""
     from matplotlib.layout_engine import ConstrainedLayoutEngine
 
+    lines = [line for note in notes for line in textwrap.wrap(note, 165)]
+    fig.text(0.01, 0.005, "\n".join(lines), ha="left", va="bottom", fontsize=NOTE_SIZE, color="#333333")
+    bottom = (len(lines) * NOTE_SIZE * 1.25 + 8) / (fig.get_figheight() * 72)
     engine = fig.get_layout_engine()
     if isinstance(engine, ConstrainedLayoutEngine):
         engine.set(rect=(0, bottom, 1, 1 - bottom))
@@ -157,12 +175,6 @@ def _who_short(view: Side, learners: Sequence[Side]) -> str:
     role = "learner" if view in learners and len(learners) == 1 else "first player" if view is Side.X \
         else "second player"
     return f"the {role}'s ({view.name})"
-
-
-def _wrap(text: str, width: int) -> str:
-    import textwrap
-
-    return "\n".join(textwrap.wrap(text, width))
 
 
 def render_score(curve: ScoreCurve, path: str | Path) -> Path:
@@ -188,8 +200,6 @@ def render_score(curve: ScoreCurve, path: str | Path) -> Path:
         w, d, l_ = curve.totals
         fig.suptitle(f"{curve.machine!r}'s tournament in the form of Michie's Fig. 4: {plural(curve.played, 'game')}, "
                      f"{w:,} won, {d:,} drawn, {l_:,} lost", fontweight="bold")
-        fig.text(0.01, 0.005, _wrap("The score rises 3 for a win and 1 for a draw and falls 1 for a defeat, the "
-                                    f"reinforcement of Michie's matchboxes. Source: {PAPER}.", 165),
-                 ha="left", va="bottom", fontsize=11, color="#333333")
-        _leave_room(fig, 0.08)
+        _notes(fig, ["The score rises 3 for a win and 1 for a draw and falls 1 for a defeat, the reinforcement of "
+                     f"Michie's matchboxes. Source: {PAPER}."])
         return save(fig, path)
