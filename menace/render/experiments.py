@@ -198,7 +198,7 @@ def render_score(curve: ScoreCurve, path: str | Path) -> Path:
         ax.yaxis.set_major_formatter(GAMES())
         ax.grid(True, alpha=0.3)
         w, d, l_ = curve.totals
-        fig.suptitle(f"{curve.machine!r}'s tournament in the form of Michie's Fig. 4: {plural(curve.played, 'game')}, "
+        fig.suptitle(f"The games of {curve.machine!r} as Michie's Fig. 4: {plural(curve.played, 'game')}, "
                      f"{w:,} won, {d:,} drawn, {l_:,} lost", fontweight="bold")
         _notes(fig, ["The score rises 3 for a win and 1 for a draw and falls 1 for a defeat, the reinforcement of "
                      f"Michie's matchboxes. Source: {PAPER}."])
