@@ -99,16 +99,16 @@ class Experiment:
 
 EXPERIMENTS: dict[str, Experiment] = {
     "michie-1963-fig7": Experiment(
-        "michie-1963-fig7", "Fig. 7: the opening player learns by the Pegasus rule, the other plays at random.",
+        "michie-1963-fig7", "Fig. 7: the opening player learns, the other is random.",
         "The opening player learns, the other plays at random", (Side.X,), Side.X, "Fig. 7"),
     "michie-1963-fig8": Experiment(
-        "michie-1963-fig8", "Fig. 8: the second player learns by the Pegasus rule, the opening player at random.",
+        "michie-1963-fig8", "Fig. 8: the second player learns, the opener is random.",
         "The second player learns, the opening player plays at random", (Side.O,), Side.O, "Fig. 8"),
     "michie-1963-fig9": Experiment(
-        "michie-1963-fig9", "Fig. 9: both players learn by the Pegasus rule, until one line of play remains.",
+        "michie-1963-fig9", "Fig. 9: both learn, until one line of play remains.",
         "Both players learn", (Side.X, Side.O), Side.X, "Fig. 9"),
     "random": Experiment(
-        "random", "Two random players: the paper's random average, exactly and by simulation.",
+        "random", "The random average: both random, exact and simulated.",
         "Random against random", (), Side.X, "the random average block"),
 }
 """Every experiment, by the name the command takes."""
@@ -390,7 +390,9 @@ def run_experiment(name: str, seeds: int = SEEDS, workers: int | None = None,
     else:
         size = max(1, math.ceil(seeds / (workers * 4)))
         batches = [tuple(range(first, min(first + size, seeds + 1))) for first in range(1, seeds + 1, size)]
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        from menace.app.sweep import _watch_parent  # a worker ends itself when the command dies, as a sweep's
+
+        with ProcessPoolExecutor(max_workers=workers, initializer=_watch_parent, initargs=(os.getpid(),)) as pool:
             futures = {pool.submit(_play_batch, name, batch, plays, block): batch for batch in batches}
             for future in as_completed(futures):
                 for run in future.result():

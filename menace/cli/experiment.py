@@ -98,8 +98,10 @@ def _more(e: Experiment) -> str:
     if not e.learners:
         return ("Both sides play every legal move with equal chance; the table's first row is the exact "
                 "average, worked out over the whole game tree.")
-    return (f"Counted for {e.who}, by blocks of 100 plays, beside the exact random average; the learners "
-            f"learn by the rule of Michie and Martin's Pegasus program.")
+    return (f"Counted for {e.who}, by blocks of 100 plays, beside the exact random average. The learners "
+            f"learn by the rule of Michie and Martin's Pegasus program with the trial runs' A = 1.025 and B = 2: "
+            f"each move made has its odds multiplied by M_n = A^(B^(8-n)) after a win and divided by it after "
+            f"a defeat, n counting back from the end of the play (M_1 is infinite).")
 
 
 def _written(write: Callable[[], object], out: Path) -> None:
@@ -114,7 +116,7 @@ for _e in EXPERIMENTS.values():
     experiment.add_command(_simulated(_e))
 
 
-@experiment.command(FIG4, short_help="A stored machine's tournament as the paper's Fig. 4: its cumulative 3W + D - L.")
+@experiment.command(FIG4, short_help="Fig. 4: a stored machine's games as cumulative 3W + D - L.")
 @_out_option(f"{FIG4}.png")
 @where_options
 @pass_app
