@@ -202,7 +202,7 @@ def stereotype(lines: Sequence[Line], block: int = BLOCK, share: float = STEREOT
 
     >>> stereotype([(0,)] * 50 + [(1,)] * 150, block=50)
     Stereotype(line=(1,), block=2)
-    >>> stereotype([(0,)] * 30 + [(1,)] * 20, block=50) is None
+    >>> stereotype([(0,)] * 20 + [(1,)] * 15 + [(2,)] * 15, block=50) is None
     True
     """
     blocks = [lines[i:i + block] for i in range(0, len(lines) - block + 1, block)]
