@@ -485,6 +485,20 @@ def _learning_series(db: Database, name: str, window: int | None, points: int, f
         return data
 
 
+def running_results(db: Database, name: str,
+                    points: int = LEARNING_POINTS) -> tuple[list[int], list[tuple[int, int, int]]]:
+    """The machine's wins, draws and losses so far at up to ``points`` game numbers spread over its whole
+    history (every game when it has played no more), streamed as :func:`learning_series` streams them.
+    A machine without games is a :class:`~menace.app.series.PlotError`."""
+    with db.reading() as s, gc_paused():
+        machine_id, _ = repo.machine_settings(s, name)
+        played = repo.games_played(s, machine_id)
+        if not played:
+            raise series.PlotError(f"{name!r} has played no games yet: nothing to plot")
+        sampler = _learning_sampled(s, machine_id, series.LearningSampler(1, played, 1, points))
+        return sampler.curve, [sampler.totals[g] for g in sampler.curve]
+
+
 def _learning_sampled(s: Connection, machine_id: int, sampler: series.LearningSampler) -> series.LearningSampler:
     """``sampler`` fed the blocks of its range: a block's tally where no point falls inside it, its
     games' headers otherwise."""

@@ -42,6 +42,7 @@ COMMANDS = {
     "opponents": ("menace.cli.arena:opponents", "List every player you can play against or put in the arena."),
     "arena": ("menace.cli.arena:arena", "Play every player against every other and print who beat whom."),
     "sweep": ("menace.cli.sweep:sweep", "Train many machines from scratch, in parallel, and compare settings."),
+    "experiment": ("menace.cli.experiment:experiment", "Run Michie's 1963 experiments again and draw them."),
     "puzzle": ("menace.cli.puzzle:puzzle", "Two puzzles: McLean's MAGIC and the pegboard triangle."),
     "serve": ("menace.cli.serve:serve", "Show the machine in a browser: wall, play, train, learning, console."),
 }
