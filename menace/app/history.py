@@ -474,25 +474,61 @@ def _learning_series(db: Database, name: str, window: int | None, points: int, f
         sampler = _learning_sampled(s, machine_id, series.LearningSampler(lo, hi, window, points))
         data = sampler.data(name, settings, _opponents(s, machine_id, lo, hi), played)
         if from_start and lo > 1:
-            # the tallies of the blocks before the range (and the headers of one cut by it)
-            before = _learning_sampled(s, machine_id, series.LearningSampler(1, lo - 1, 1, 2)).totals[lo - 1]
+            before = _totals_before(s, machine_id, lo)
             offset = before[0] * settings.win + before[1] * settings.draw + before[2] * settings.loss
             data = replace(data, cumulative=data.cumulative + offset)
         return data
 
 
+RESULTS_AT_ONCE = 4_000_000
+"""Games whose results the learning curve counts at a time (a megabyte of them): memory stays bounded."""
+
+
 def _learning_sampled(s: Connection, machine_id: int, sampler: series.LearningSampler) -> series.LearningSampler:
-    """``sampler`` fed the blocks of its range: a block's tally where no point falls inside it, its
-    games' headers otherwise."""
+    """``sampler`` fed the blocks of its range: the results kept with the games (counted for a run of
+    blocks at once), a summary's tally (points inside it are interpolated), and the games themselves
+    of a kept block stored without results (a damaged database)."""
     lo, hi = sampler.first, sampler.last
-    with closing(hrepo.stream_blocks(s, machine_id, start=lo, stop=hi, with_beads=False)) as blocks:
+    run: list[tuple[int, int, bytes]] = []
+    held = 0
+    with closing(hrepo.stream_results(s, machine_id, start=lo, stop=hi)) as blocks:
         for b in blocks:
+            if b.results is not None:
+                if run and (run[-1][0] + run[-1][1] != b.first_game or held >= RESULTS_AT_ONCE):
+                    sampler.feed_results(run)  # a gap (a damaged history) or enough held
+                    run, held = [], 0
+                run.append((b.first_game, b.n_games, b.results))
+                held += b.n_games
+                continue
+            sampler.feed_results(run)
+            run, held = [], 0
             cut = b.first_game < lo or b.last_game > hi
-            if b.kept and (cut or sampler.inside(b.first_game, b.last_game)):
+            if b.kept and b.data is not None and (cut or sampler.inside(b.first_game, b.last_game)):
                 sampler.feed_games(b.first_game, unpack_block(b.data))
             else:
                 sampler.feed_tally(b.first_game, b.n_games, b.tally)
+    sampler.feed_results(run)
     return sampler
+
+
+def _totals_before(s: Connection, machine_id: int, game: int) -> tuple[int, int, int]:
+    """Wins, draws and losses of games 1 to ``game - 1``: the tallies of the blocks before (summed by
+    the database), and the part of a block that ``game`` cuts (counted from its results; a summary's
+    share of its tally, as the curve interpolates inside it)."""
+    w, d, l_ = hrepo.tallies_before(s, machine_id, game)
+    with closing(hrepo.stream_results(s, machine_id, start=game - 1, stop=game - 1)) as blocks:
+        cut = next((b for b in blocks if b.last_game >= game), None)
+    if cut is None:
+        return w, d, l_
+    part = series.LearningSampler(cut.first_game, game - 1, 1, 2)
+    if cut.results is not None:
+        part.feed_results([(cut.first_game, cut.n_games, cut.results)])
+    elif cut.kept and cut.data is not None:
+        part.feed_games(cut.first_game, unpack_block(cut.data))
+    else:
+        part.feed_tally(cut.first_game, cut.n_games, cut.tally)
+    pw, pd, pl = part.totals[game - 1]
+    return w + pw, d + pd, l_ + pl
 
 
 def box_at(db: Database, name: str, box: int, game_number: int) -> dict[int, int]:

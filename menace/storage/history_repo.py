@@ -12,12 +12,12 @@ from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, delete, exists, func, select, update
+from sqlalchemy import Connection, case, delete, exists, func, select, update
 
 from menace.core.errors import InvalidInputError
 from menace.core.game import Result
 from menace.core.learner import GameRecord
-from menace.core.records import decode_block, encode_block
+from menace.core.records import decode_block, encode_block, encode_games, result_codes, result_planes
 from menace.storage.models import block_table, correction_table, run_table
 from menace.storage.repository import StoredGame, games_played, set_bead_counts
 
@@ -153,6 +153,53 @@ def stream_blocks(conn: Connection, machine_id: int, *, start: int = 1, stop: in
         rows.close()
 
 
+@dataclass(frozen=True)
+class ResultBlock:
+    """A stored block as the learning curve reads it: its tally and its games' results."""
+
+    first_game: int
+    n_games: int
+    tally: tuple[int, int, int]
+    kept: bool
+    results: bytes | None
+    """Its games' results as bit planes (see :func:`menace.core.records.result_planes`); None for a
+    summary, and for a kept block without them (a damaged database), whose games are then in ``data``."""
+    data: bytes | None
+
+    @property
+    def last_game(self) -> int:
+        return self.first_game + self.n_games - 1
+
+
+def stream_results(conn: Connection, machine_id: int, *, start: int = 1,
+                   stop: int | None = None) -> Generator[ResultBlock, None, None]:
+    """The blocks holding games ``start`` to ``stop`` (inclusive), in order, with their results and
+    not their games (read only for a kept block that has no results)."""
+    games = case((_BLOCK.kept & _BLOCK.results.is_(None), _BLOCK.data))
+    q = select(_BLOCK.first_game, _BLOCK.n_games, _BLOCK.wins, _BLOCK.draws, _BLOCK.losses, _BLOCK.kept,
+               _BLOCK.results, games).where(_BLOCK.machine_id == machine_id,
+                                            _BLOCK.first_game + _BLOCK.n_games > start)
+    if stop is not None:
+        q = q.where(_BLOCK.first_game <= stop)
+    rows = conn.execute(q.order_by(_BLOCK.first_game).execution_options(**STREAM))
+    try:
+        for first, n, w, d, l_, kept, results, data in rows:
+            yield ResultBlock(first, n, (w, d, l_), bool(kept), None if results is None else bytes(results),
+                              None if data is None else bytes(data))
+    finally:
+        rows.close()
+
+
+def tallies_before(conn: Connection, machine_id: int, game: int) -> tuple[int, int, int]:
+    """Wins, draws and losses of the blocks that end before game ``game`` (summed by the database)."""
+    w, d, l_ = conn.execute(
+        select(func.coalesce(func.sum(_BLOCK.wins), 0), func.coalesce(func.sum(_BLOCK.draws), 0),
+               func.coalesce(func.sum(_BLOCK.losses), 0))
+        .where(_BLOCK.machine_id == machine_id, _BLOCK.first_game + _BLOCK.n_games <= game)
+    ).one()
+    return int(w), int(d), int(l_)
+
+
 def checkpoint_before(conn: Connection, machine_id: int, game: int) -> tuple[int, bytes] | None:
     """The latest checkpoint at or before game ``game``: (its game number, the packed beads)."""
     row = conn.execute(
@@ -281,6 +328,7 @@ def remove_last_games(conn: Connection, machine_id: int, n: int) -> list[StoredG
         conn.execute(update(block_table).where(_BLOCK.id == block_id).values(
             n_games=len(kept), wins=tally[Result.WIN], draws=tally[Result.DRAW], losses=tally[Result.LOSS],
             data=encode_block(kept), beads=None, digest=None,  # its checkpoint was for its old last game
+            results=result_planes(result_codes(encode_games(kept))),
         ))
     emptied |= {g.run_id for g in removed}
     if emptied:

@@ -115,6 +115,10 @@ block_table = Table(
            doc="Every game is stored; false: only the tally and the checkpoint (see the history policy)."),
     Column("digest", String(64),
            doc="The running checksum of the history up to this block, set when ``check`` verified it."),
+    Column("results", LargeBinary,
+           doc="Its games' results from MENACE's side, a bit per game for wins and one for draws (see "
+               ":func:`menace.core.records.result_planes`): the learning curve counts these instead of "
+               "reading the games. None for a summary (no games kept)."),
     Index("ix_game_blocks_machine_first", "machine_id", "first_game", unique=True),
 )
 """Consecutive games of one run, packed (see :mod:`menace.core.records`).

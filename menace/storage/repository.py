@@ -257,6 +257,7 @@ def save_games(
             "machine_id": machine_id, "run_id": run_id, "first_game": first_game,
             "n_games": games.games, "wins": games.wins, "draws": games.draws,
             "losses": games.losses, "data": games.block() if kept else b"", "beads": checkpoint, "kept": kept,
+            "results": games.results() if kept else None,
         }])
     set_bead_counts(conn, bead_updates)
 

@@ -9,6 +9,7 @@ from datetime import datetime
 from sqlalchemy import Connection, func, insert, select
 
 from menace.core.names import check_machine_name
+from menace.core.records import block_results
 from menace.storage.models import bead_table, block_table, box_table, correction_table, machine_table, run_table
 from menace.storage.repository import insert_row, machine_row
 
@@ -191,7 +192,7 @@ def load_machine_dump(conn: Connection, d: MachineDump, blocks: Iterable[BlockDu
     for b in d.blocks if blocks is None else blocks:
         rows.append({"machine_id": mid, "run_id": run_ids[b.run], "first_game": b.first_game, "n_games": b.n_games,
                      "wins": b.wins, "draws": b.draws, "losses": b.losses, "data": b.data, "beads": b.beads,
-                     "kept": b.kept})
+                     "kept": b.kept, "results": block_results(b.data) if b.kept else None})
         held += len(b.data) + len(b.beads or b"")
         if len(rows) == BLOCKS_AT_ONCE or held >= BYTES_AT_ONCE:
             conn.execute(insert(block_table), rows)
