@@ -103,7 +103,8 @@ def all_equal_a_recount(url: str, name: str = "menace") -> int:
 def results_are_the_games(url: str) -> None:
     """Each kept block's stored results are its games' results (and add up to its tally); a summary has none."""
     for kept, data, results, n, w, d, l_ in query(
-            url, "SELECT kept, data, results, n_games, wins, draws, losses FROM game_blocks"):
+            url, "SELECT kept, data, results, n_games, wins, draws, losses FROM game_blocks "
+                 "LEFT JOIN block_results ON block_id = id"):
         if not kept:
             assert results is None
             continue
@@ -181,7 +182,7 @@ def test_a_migrated_database_gets_the_results_its_blocks_would_be_written_with(
     with open_machine(db, "menace", holder="a test") as m:
         tournament.run_tournament(m, "random", games=500, seed=1)
         tournament.run_tournament(m, "random", games=600, seed=2, keep_games=100, flush_seconds=1e9)
-    written = query(db_url, "SELECT id, results FROM game_blocks ORDER BY id")
+    written = query(db_url, "SELECT block_id, results FROM block_results ORDER BY block_id")
     before = learning_series(db, "menace", points=50, first=77, last=1_000)
     release(db_url)
     engine = make_engine(db_url)
@@ -190,7 +191,7 @@ def test_a_migrated_database_gets_the_results_its_blocks_would_be_written_with(
         upgrade(engine)
     finally:
         engine.dispose()
-    assert query(db_url, "SELECT id, results FROM game_blocks ORDER BY id") == written
+    assert query(db_url, "SELECT block_id, results FROM block_results ORDER BY block_id") == written
     results_are_the_games(db_url)
     same(learning_series(owner(db_url), "menace", points=50, first=77, last=1_000), before)
     all_equal_a_recount(db_url)
@@ -201,7 +202,7 @@ def test_a_block_whose_results_are_missing_is_read_from_its_games(db_url: str, s
     init_machine(db, "menace", MICHIE, "michie")
     with open_machine(db, "menace", holder="a test") as m:
         tournament.run_tournament(m, "random", games=400, seed=3)
-    query(db_url, "UPDATE game_blocks SET results = NULL WHERE id IN (SELECT id FROM game_blocks "
+    query(db_url, "DELETE FROM block_results WHERE block_id IN (SELECT id FROM game_blocks "
                   "ORDER BY first_game LIMIT 3 OFFSET 2)")
     all_equal_a_recount(db_url)
 
@@ -211,6 +212,6 @@ def test_results_of_the_wrong_size_are_refused_as_damage(db_url: str) -> None:
     init_machine(db, "menace", MICHIE, "michie")
     with open_machine(db, "menace", holder="a test") as m:
         tournament.run_tournament(m, "random", games=100, seed=3)
-    query(db_url, "UPDATE game_blocks SET results = :r", r=b"\x00" * 8)
+    query(db_url, "UPDATE block_results SET results = :r", r=b"\x00" * 8)
     with pytest.raises(CorruptHistoryError, match="results stored with games 1 to 100 are damaged"):
         learning_series(db, "menace")

@@ -22,7 +22,7 @@ from menace.app.database import Database
 from menace.core.errors import DamagedError, InvalidInputError, NotFoundError
 from menace.core.game import Game, Move, Result, Side, State
 from menace.core.learner import Box, GameRecord
-from menace.core.records import skip_games, unpack_beads, unpack_block
+from menace.core.records import skip_games, unpack_beads, unpack_block, unpack_box
 from menace.core.replay import (
     BeadSeries,
     GameDetail,
@@ -338,14 +338,12 @@ def _opponents(s: Connection, machine_id: int, first: int, last: int) -> list[tu
     known = hrepo.runs(s, machine_id)
     changes: list[tuple[int, str]] = []
     previous: str | None = None
-    with closing(hrepo.stream_blocks(s, machine_id, start=first, stop=last, with_data=False,
-                                     with_beads=False)) as blocks:
-        for b in blocks:
-            run = known[b.run_id]
-            label = run.opponent if run.kind == "tournament" else f"{run.opponent} ({run.kind})"
-            if label != previous:
-                changes.append((max(b.first_game, first), label))
-                previous = label
+    for block_first, run_id in hrepo.block_runs(s, machine_id, first, last):
+        run = known[run_id]
+        label = run.opponent if run.kind == "tournament" else f"{run.opponent} ({run.kind})"
+        if label != previous:
+            changes.append((max(block_first, first), label))
+            previous = label
     return changes
 
 
@@ -374,9 +372,7 @@ def beads_series(db: Database, name: str, box: int = 1, points: int = BEAD_POINT
         beads = tuple(sorted(target.initial))
         out = BeadSeries(target, beads)
         at = series.sample_points(lo - 1, hi, max(points, 2))
-        kept = sum(b.n_games for b in hrepo.stream_blocks(s, stored.id, start=lo, stop=hi, with_data=False,
-                                                          with_beads=False) if b.kept)
-        if kept <= REPLAY_GAMES:
+        if hrepo.games_with_results(s, stored.id, lo, hi) <= REPLAY_GAMES:
             _beads_by_replay(s, stored, box - 1, at, out)
         else:
             _beads_from_checkpoints(s, stored, box - 1, at, out)
@@ -438,8 +434,7 @@ def _beads_from_checkpoints(s: Connection, stored: repo.StoredMachine, index: in
     layout = end.layout()
     width = end.learner.game.move_count
     for block_id, packed in hrepo.checkpoints_by_id(s, sorted(chosen)):
-        counts = unpack_beads(packed, layout, width)
-        _record(out, chosen[block_id], counts[index])
+        _record(out, chosen[block_id], unpack_box(packed, layout, index, width))
     _record(out, last, end.counts[index])
 
 

@@ -224,6 +224,32 @@ def unpack_beads(data: bytes, layout: Layout, width: int) -> list[list[int]]:
     return out
 
 
+def unpack_box(data: bytes, layout: Layout, index: int, width: int) -> list[int]:
+    """Box ``index``'s counts in a checkpoint, as :func:`unpack_beads` gives them (``width`` counts, 0 off
+    its colours), checked as strictly, without building the other boxes' lists: a bead series reads one
+    box from hundreds of checkpoints."""
+    expected = sum(len(moves) for moves in layout)
+    inflate = zlib.decompressobj()
+    try:
+        raw = inflate.decompress(data, 8 * expected + 1)
+    except zlib.error as exc:
+        raise CorruptHistoryError(f"a stored checkpoint is damaged: {exc}") from None
+    if len(raw) <= 8 * expected and (not inflate.eof or inflate.unused_data):
+        raise CorruptHistoryError("a stored checkpoint is truncated or has bytes after its end")
+    if len(raw) != 8 * expected:
+        raise CorruptHistoryError(f"a stored checkpoint holds {len(raw) // 8} counts, not {expected}")
+    at = sum(len(moves) for moves in layout[:index])
+    moves = layout[index]
+    flat = array("q")
+    flat.frombytes(raw[8 * at:8 * (at + len(moves))])
+    if sys.byteorder != "little":
+        flat.byteswap()
+    row = [0] * width
+    for m, count in zip(moves, flat):
+        row[m] = count
+    return row
+
+
 def chain_digest(previous: str, first_game: int, n_games: int, tally: tuple[int, int, int], data: bytes,
                  beads: bytes | None) -> str:
     """The history's running checksum after one more block: what ``check`` has verified up to a

@@ -115,10 +115,6 @@ block_table = Table(
            doc="Every game is stored; false: only the tally and the checkpoint (see the history policy)."),
     Column("digest", String(64),
            doc="The running checksum of the history up to this block, set when ``check`` verified it."),
-    Column("results", LargeBinary,
-           doc="Its games' results from MENACE's side, a bit per game for wins and one for draws (see "
-               ":func:`menace.core.records.result_planes`): the learning curve counts these instead of "
-               "reading the games. None for a summary (no games kept)."),
     Index("ix_game_blocks_machine_first", "machine_id", "first_game", unique=True),
 )
 """Consecutive games of one run, packed (see :mod:`menace.core.records`).
@@ -127,6 +123,17 @@ Games are numbered per machine from 1; a block holds games ``first_game`` to
 ``first_game + n_games - 1``. Tournaments write one block per batch, so a million games
 take a few megabytes; a game at the terminal is a block of one.
 """
+
+block_result_table = Table(
+    "block_results", metadata,
+    Column("block_id", Integer, ForeignKey("game_blocks.id", ondelete="CASCADE"), primary_key=True),
+    Column("results", LargeBinary, nullable=False,
+           doc="The block's games' results from MENACE's side, a bit per game for the wins, then one for the "
+               "draws (see :func:`menace.core.records.result_planes`)."),
+)
+"""What the learning curve counts instead of reading a block's games: a row per block that keeps its
+games (a summary has none). A table of its own, not a column of the block's: SQLite stores a row's
+columns one after the other, and a column after the games' bytes is reached only through all of them."""
 
 correction_table = Table(
     "corrections", metadata,

@@ -4,12 +4,15 @@ Revision ID: 0008
 Revises: 0007
 Create Date: 2026-12-06 03:20:00
 
-A block of games keeps beside them its games' results from MENACE's side (``results``): a bit per
-game for the wins, then one for the draws, each padded to whole 64-bit words (a quarter of a byte a
-game). The learning curve counts these bits where it used to read every game, so that it costs the
-same at any length of history. The upgrade fills them for every block that keeps its games (a summary
-has none); a block whose games cannot be read (a damaged database) is left without, and the curve
-reads its games as before. A downgrade drops them: they are made again from the games by the next upgrade.
+A block that keeps its games has beside them, in a table of its own (``block_results``), its games'
+results from MENACE's side: a bit per game for the wins, then one for the draws, each padded to whole
+64-bit words (a quarter of a byte a game). The learning curve counts these bits where it used to read
+every game, so that it costs the same at any length of history. (A table, not a column of
+``game_blocks``: SQLite reaches a column placed after the games' bytes only through all of them.)
+
+The upgrade fills it for every block that keeps its games (a summary has none); a block whose games
+cannot be read (a damaged database) is left without, and the curve reads its games as before. A
+downgrade drops the table: the next upgrade makes it again from the games.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 blocks = sa.table('game_blocks', sa.column('id', sa.Integer), sa.column('kept', sa.Boolean),
-                  sa.column('data', sa.LargeBinary), sa.column('results', sa.LargeBinary))
+                  sa.column('data', sa.LargeBinary))
 
 AT_ONCE = 200
 """Blocks read and written at a time (a tournament's block is some 70 kB of games)."""
@@ -54,22 +57,25 @@ def _planes(data: bytes) -> bytes | None:
     return b"".join(int(bytes(plane[::-1]), 2).to_bytes(words, "little") for plane in (wins, draws))
 
 
-# Plain ALTER TABLE, not a batch: a batch copies the table on SQLite (see 0003).
 def upgrade() -> None:
-    op.add_column('game_blocks', sa.Column('results', sa.LargeBinary(), nullable=True))
+    op.create_table(
+        'block_results',
+        sa.Column('block_id', sa.Integer(), nullable=False),
+        sa.Column('results', sa.LargeBinary(), nullable=False),
+        sa.ForeignKeyConstraint(['block_id'], ['game_blocks.id'], name=op.f('fk_block_results_block_id_game_blocks'),
+                                ondelete='CASCADE'),
+        sa.PrimaryKeyConstraint('block_id', name=op.f('pk_block_results')),
+    )
+    results = sa.table('block_results', sa.column('block_id', sa.Integer), sa.column('results', sa.LargeBinary))
     bind = op.get_bind()
     ids = list(bind.scalars(sa.select(blocks.c.id).where(blocks.c.kept == sa.true()).order_by(blocks.c.id)))
     for at in range(0, len(ids), AT_ONCE):
         rows = bind.execute(sa.select(blocks.c.id, blocks.c.data).where(blocks.c.id.in_(ids[at:at + AT_ONCE]))).all()
-        done = [{'b_id': i, 'b_results': planes} for i, data in rows
+        done = [{'block_id': i, 'results': planes} for i, data in rows
                 if data and (planes := _planes(bytes(data))) is not None]
         if done:
-            bind.execute(sa.update(blocks).where(blocks.c.id == sa.bindparam('b_id'))
-                         .values(results=sa.bindparam('b_results')), done)
+            bind.execute(sa.insert(results), done)
 
 
 def downgrade() -> None:
-    if op.get_bind().dialect.name == 'sqlite':
-        op.execute('ALTER TABLE game_blocks DROP COLUMN results')  # SQLite 3.35 and later
-    else:
-        op.drop_column('game_blocks', 'results')
+    op.drop_table('block_results')
