@@ -30,7 +30,7 @@ from menace.app.machines import init_machine, machine_summary, open_machine
 from menace.app.transfer import export_machine, import_machine
 from menace.core.game import Side
 from menace.core.learner import Learner, build_boxes
-from menace.core.records import GameBuffer, decode_games, pack_beads, unpack_beads
+from menace.core.records import CorruptHistoryError, GameBuffer, decode_games, pack_beads, unpack_beads, unpack_box
 from menace.core.replay import Replayer, game_detail
 from menace.core.settings import MICHIE, EmptyPolicy, Scope, Settings
 from menace.games.tictactoe import TICTACTOE
@@ -91,6 +91,12 @@ def test_beads_pack_and_unpack_exactly() -> None:
     counts[0][4] = 2**40  # far past a 32-bit integer
     packed = pack_beads(counts, r.layout())
     assert unpack_beads(packed, r.layout(), 9) == counts
+    # one box alone, as a bead series reads it from each checkpoint
+    assert [unpack_box(packed, r.layout(), i, 9) for i in range(len(boxes))] == counts
+    with pytest.raises(CorruptHistoryError, match="truncated"):
+        unpack_box(packed[:-3], r.layout(), 0, 9)
+    with pytest.raises(CorruptHistoryError, match=r"holds \d+ counts, not \d+"):
+        unpack_box(pack_beads(counts, [*r.layout()[:-1], r.layout()[-1][:-1]]), r.layout(), 0, 9)
 
 
 # -- checkpoints -------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from menace.app.database import Database
 from menace.core.errors import DamagedError, InvalidInputError, NotFoundError
 from menace.core.game import Game, Move, Result, Side, State
 from menace.core.learner import Box, GameRecord
-from menace.core.records import skip_games, unpack_beads, unpack_block
+from menace.core.records import skip_games, unpack_beads, unpack_block, unpack_box
 from menace.core.replay import (
     BeadSeries,
     GameDetail,
@@ -342,14 +342,12 @@ def _opponents(s: Connection, machine_id: int, first: int, last: int) -> list[tu
     known = hrepo.runs(s, machine_id)
     changes: list[tuple[int, str]] = []
     previous: str | None = None
-    with closing(hrepo.stream_blocks(s, machine_id, start=first, stop=last, with_data=False,
-                                     with_beads=False)) as blocks:
-        for b in blocks:
-            run = known[b.run_id]
-            label = run.opponent if run.kind == "tournament" else f"{run.opponent} ({run.kind})"
-            if label != previous:
-                changes.append((max(b.first_game, first), label))
-                previous = label
+    for block_first, run_id in hrepo.block_runs(s, machine_id, first, last):
+        run = known[run_id]
+        label = run.opponent if run.kind == "tournament" else f"{run.opponent} ({run.kind})"
+        if label != previous:
+            changes.append((max(block_first, first), label))
+            previous = label
     return changes
 
 
@@ -378,9 +376,7 @@ def beads_series(db: Database, name: str, box: int = 1, points: int = BEAD_POINT
         beads = tuple(sorted(target.initial))
         out = BeadSeries(target, beads)
         at = series.sample_points(lo - 1, hi, max(points, 2))
-        kept = sum(b.n_games for b in hrepo.stream_blocks(s, stored.id, start=lo, stop=hi, with_data=False,
-                                                          with_beads=False) if b.kept)
-        if kept <= REPLAY_GAMES:
+        if hrepo.games_with_results(s, stored.id, lo, hi) <= REPLAY_GAMES:
             _beads_by_replay(s, stored, box - 1, at, out)
         else:
             _beads_from_checkpoints(s, stored, box - 1, at, out)
@@ -442,8 +438,7 @@ def _beads_from_checkpoints(s: Connection, stored: repo.StoredMachine, index: in
     layout = end.layout()
     width = end.learner.game.move_count
     for block_id, packed in hrepo.checkpoints_by_id(s, sorted(chosen)):
-        counts = unpack_beads(packed, layout, width)
-        _record(out, chosen[block_id], counts[index])
+        _record(out, chosen[block_id], unpack_box(packed, layout, index, width))
     _record(out, last, end.counts[index])
 
 
@@ -478,8 +473,7 @@ def _learning_series(db: Database, name: str, window: int | None, points: int, f
         sampler = _learning_sampled(s, machine_id, series.LearningSampler(lo, hi, window, points))
         data = sampler.data(name, settings, _opponents(s, machine_id, lo, hi), played)
         if from_start and lo > 1:
-            # the tallies of the blocks before the range (and the headers of one cut by it)
-            before = _learning_sampled(s, machine_id, series.LearningSampler(1, lo - 1, 1, 2)).totals[lo - 1]
+            before = _totals_before(s, machine_id, lo)
             offset = before[0] * settings.win + before[1] * settings.draw + before[2] * settings.loss
             data = replace(data, cumulative=data.cumulative + offset)
         return data
@@ -499,18 +493,55 @@ def running_results(db: Database, name: str,
         return sampler.curve, [sampler.totals[g] for g in sampler.curve]
 
 
+RESULTS_AT_ONCE = 4_000_000
+"""Games whose results the learning curve counts at a time (a megabyte of them): memory stays bounded."""
+
+
 def _learning_sampled(s: Connection, machine_id: int, sampler: series.LearningSampler) -> series.LearningSampler:
-    """``sampler`` fed the blocks of its range: a block's tally where no point falls inside it, its
-    games' headers otherwise."""
+    """``sampler`` fed the blocks of its range: the results kept with the games (counted for a run of
+    blocks at once), a summary's tally (points inside it are interpolated), and the games themselves
+    of a kept block stored without results (a damaged database)."""
     lo, hi = sampler.first, sampler.last
-    with closing(hrepo.stream_blocks(s, machine_id, start=lo, stop=hi, with_beads=False)) as blocks:
+    run: list[tuple[int, int, bytes]] = []
+    held = 0
+    with closing(hrepo.stream_results(s, machine_id, start=lo, stop=hi)) as blocks:
         for b in blocks:
+            if b.results is not None:
+                if run and (run[-1][0] + run[-1][1] != b.first_game or held >= RESULTS_AT_ONCE):
+                    sampler.feed_results(run)  # a gap (a damaged history) or enough held
+                    run, held = [], 0
+                run.append((b.first_game, b.n_games, b.results))
+                held += b.n_games
+                continue
+            sampler.feed_results(run)
+            run, held = [], 0
             cut = b.first_game < lo or b.last_game > hi
-            if b.kept and (cut or sampler.inside(b.first_game, b.last_game)):
+            if b.kept and b.data is not None and (cut or sampler.inside(b.first_game, b.last_game)):
                 sampler.feed_games(b.first_game, unpack_block(b.data))
             else:
                 sampler.feed_tally(b.first_game, b.n_games, b.tally)
+    sampler.feed_results(run)
     return sampler
+
+
+def _totals_before(s: Connection, machine_id: int, game: int) -> tuple[int, int, int]:
+    """Wins, draws and losses of games 1 to ``game - 1``: the tallies of the blocks before (summed by
+    the database), and the part of a block that ``game`` cuts (counted from its results; a summary's
+    share of its tally, as the curve interpolates inside it)."""
+    w, d, l_ = hrepo.tallies_before(s, machine_id, game)
+    with closing(hrepo.stream_results(s, machine_id, start=game - 1, stop=game - 1)) as blocks:
+        cut = next((b for b in blocks if b.last_game >= game), None)
+    if cut is None:
+        return w, d, l_
+    part = series.LearningSampler(cut.first_game, game - 1, 1, 2)
+    if cut.results is not None:
+        part.feed_results([(cut.first_game, cut.n_games, cut.results)])
+    elif cut.kept and cut.data is not None:
+        part.feed_games(cut.first_game, unpack_block(cut.data))
+    else:
+        part.feed_tally(cut.first_game, cut.n_games, cut.tally)
+    pw, pd, pl = part.totals[game - 1]
+    return w + pw, d + pd, l_ + pl
 
 
 def box_at(db: Database, name: str, box: int, game_number: int) -> dict[int, int]:

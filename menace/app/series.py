@@ -17,7 +17,7 @@ import numpy.typing as npt
 from menace.core.errors import InvalidInputError
 from menace.core.game import Game, Result
 from menace.core.learner import Box
-from menace.core.records import LONG, CorruptHistoryError
+from menace.core.records import LONG, RESULT_WORD, CorruptHistoryError
 from menace.core.replay import BeadSeries
 from menace.core.settings import Settings
 
@@ -282,6 +282,64 @@ class LearningSampler:
         counts = np.add.reduceat(_RESULT_COUNTS[head[lo - first:hi - first + 1]], starts, axis=0)
         running = np.cumsum(counts, axis=0) + np.array(self._running, dtype=np.int64)
         for g, (w, d, l_) in zip(want, running[: len(want)].tolist()):
+            self.totals[g] = (w, d, l_)
+        self._next = stop
+        self._running = [int(v) for v in running[-1]]
+        self._at = hi
+
+    def feed_results(self, blocks: Sequence[tuple[int, int, bytes]]) -> None:
+        """Consecutive blocks known by their results, ``(first game, games, result planes)`` (see
+        :func:`menace.core.records.result_planes`): the running totals at every game wanted among
+        them, exact, by counting bits (all the blocks at once in numpy, never a loop per game)."""
+        if not blocks:
+            return
+        firsts = np.array([b[0] for b in blocks], dtype=np.int64)
+        sizes = np.array([b[1] for b in blocks], dtype=np.int64)
+        words = (sizes + RESULT_WORD - 1) // RESULT_WORD
+        for (first, n, stored), w in zip(blocks, words.tolist()):
+            if len(stored) != 16 * w:
+                raise CorruptHistoryError(f"the results stored with games {first:,} to {first + n - 1:,} are "
+                                          f"damaged ({len(stored):,} bytes for {n:,} games)")
+        both = np.frombuffer(b"".join(b[2] for b in blocks), dtype="<u8")
+        # set bits before each word (32 bits hold a batch's: numpy sums them ten times faster than in 64);
+        # a block's wins start at word wins[b], its draws at draws[b]
+        counted = np.zeros(len(both) + 1, dtype=np.uint32)
+        np.cumsum(np.bitwise_count(both), dtype=np.uint32, out=counted[1:])
+        wins = 2 * np.concatenate(([0], np.cumsum(words)[:-1]))
+        draws = wins + words
+        ends = draws + words
+        # wins, draws and games of the blocks before each
+        won = np.concatenate(([0], np.cumsum(counted[draws] - counted[wins], dtype=np.int64)))
+        drawn = np.concatenate(([0], np.cumsum(counted[ends] - counted[draws], dtype=np.int64)))
+        before = np.concatenate(([0], np.cumsum(sizes)))
+
+        def count(start: npt.NDArray[np.int64], k: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+            """Set bits among the first ``k`` of the plane from word ``start`` on."""
+            word = start + k // RESULT_WORD
+            mask = (np.uint64(1) << (k % RESULT_WORD).astype(np.uint64)) - np.uint64(1)
+            partial = np.bitwise_count(both[np.minimum(word, len(both) - 1)] & mask).astype(np.int64)
+            found: npt.NDArray[np.int64] = (counted[word] - counted[start]).astype(np.int64) + partial
+            return found
+
+        def tallies(games: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+            """Wins, draws and losses of the blocks' games up to each of ``games`` (one row each)."""
+            block = np.searchsorted(firsts, games, side="right") - 1
+            k = games - firsts[block] + 1
+            w = won[block] + count(wins[block], k)
+            d = drawn[block] + count(draws[block], k)
+            return np.stack([w, d, before[block] + k - w - d], axis=1)
+
+        lo = max(int(firsts[0]), self.first)
+        hi = min(int(firsts[-1] + sizes[-1] - 1), self.last)
+        if hi < lo:
+            return
+        needed = self.needed
+        nxt = bisect.bisect_left(needed, lo, self._next)
+        stop = bisect.bisect_right(needed, hi, nxt)
+        want = np.array([*needed[nxt:stop], hi], dtype=np.int64)
+        base = tallies(np.array([lo - 1], dtype=np.int64))[0] if lo > firsts[0] else np.zeros(3, dtype=np.int64)
+        running = tallies(want) - base + np.array(self._running, dtype=np.int64)
+        for g, (w, d, l_) in zip(needed[nxt:stop], running[:-1].tolist()):
             self.totals[g] = (w, d, l_)
         self._next = stop
         self._running = [int(v) for v in running[-1]]

@@ -91,6 +91,10 @@ class GameBuffer:
     def block(self) -> bytes:
         return zlib.compress(bytes(self.data), 1)  # level 1: fast, and still under 4 bytes a game
 
+    def results(self) -> bytes:
+        """The games' results as bit planes (:func:`result_planes`), stored beside the block."""
+        return result_planes(result_codes(self.data))
+
 
 def encode_games(games: Sequence[GameRecord]) -> bytes:
     buf = GameBuffer()
@@ -220,6 +224,32 @@ def unpack_beads(data: bytes, layout: Layout, width: int) -> list[list[int]]:
     return out
 
 
+def unpack_box(data: bytes, layout: Layout, index: int, width: int) -> list[int]:
+    """Box ``index``'s counts in a checkpoint, as :func:`unpack_beads` gives them (``width`` counts, 0 off
+    its colours), checked as strictly, without building the other boxes' lists: a bead series reads one
+    box from hundreds of checkpoints."""
+    expected = sum(len(moves) for moves in layout)
+    inflate = zlib.decompressobj()
+    try:
+        raw = inflate.decompress(data, 8 * expected + 1)
+    except zlib.error as exc:
+        raise CorruptHistoryError(f"a stored checkpoint is damaged: {exc}") from None
+    if len(raw) <= 8 * expected and (not inflate.eof or inflate.unused_data):
+        raise CorruptHistoryError("a stored checkpoint is truncated or has bytes after its end")
+    if len(raw) != 8 * expected:
+        raise CorruptHistoryError(f"a stored checkpoint holds {len(raw) // 8} counts, not {expected}")
+    at = sum(len(moves) for moves in layout[:index])
+    moves = layout[index]
+    flat = array("q")
+    flat.frombytes(raw[8 * at:8 * (at + len(moves))])
+    if sys.byteorder != "little":
+        flat.byteswap()
+    row = [0] * width
+    for m, count in zip(moves, flat):
+        row[m] = count
+    return row
+
+
 def chain_digest(previous: str, first_game: int, n_games: int, tally: tuple[int, int, int], data: bytes,
                  beads: bytes | None) -> str:
     """The history's running checksum after one more block: what ``check`` has verified up to a
@@ -242,6 +272,68 @@ def results_in(raw: bytes) -> Iterator[tuple[int, int]]:
         head = raw[i]
         yield head >> 2 & 3, head & 3
         i = record_end(raw, i)
+
+
+# -- a block's results: what the learning curve reads instead of its games -------------------------
+RESULT_WORD = 64
+"""Games per word of a block's result planes: each plane is padded to whole 64-bit words."""
+
+
+def _plane_table(win: bool) -> bytes:
+    """For each header code ``menace_side << 2 | winner``: ``b"1"`` where MENACE won (``win``) or drew
+    (not ``win``), ``b"0"`` elsewhere."""
+    out = bytearray(b"0" * 256)
+    for code in range(256):
+        side, winner = code >> 2 & 3, code & 3
+        hit = winner == side if win else winner == DRAWN
+        if hit and winner:
+            out[code] = ord("1")
+    return bytes(out)
+
+
+_WIN_DIGITS = bytes.maketrans(bytes(range(256)), _plane_table(True))
+_DRAW_DIGITS = bytes.maketrans(bytes(range(256)), _plane_table(False))
+
+
+def result_codes(raw: bytes | bytearray) -> bytes:
+    """Each packed game's header code, ``menace_side << 2 | winner``, in order (``raw`` decompressed)."""
+    out = bytearray()
+    append = out.append
+    i = 0
+    size = len(raw)
+    while i < size:
+        head = raw[i]
+        append(head & 15)
+        n = head >> 4
+        i += 1 + n if n < LONG else 2 + raw[i + 1] if i + 1 < size else 2
+    if i != size:
+        raise CorruptHistoryError("the last stored game is cut short")
+    return bytes(out)
+
+
+def result_planes(codes: bytes) -> bytes:
+    """A block's results from MENACE's side, from its games' header codes (:func:`result_codes`): a
+    plane of wins then a plane of draws, one bit per game (game ``i`` of the block is bit ``i % 8`` of
+    byte ``i // 8``), each padded with zeros to whole :data:`RESULT_WORD`-game words. A loss is neither.
+
+    The running wins and draws at any game of the block are then a count of bits, without reading its
+    games (:func:`menace.app.series.LearningSampler.feed_results`): a quarter of a byte per game.
+
+    >>> result_planes(bytes([0b0101, 0b0111, 0b0110])).hex()  # X wins, X draws, X loses (O wins)
+    '01000000000000000200000000000000'
+    """
+    size = (len(codes) + RESULT_WORD - 1) // RESULT_WORD * (RESULT_WORD // 8)
+    if not codes:
+        return b""
+    # a string of binary digits, the block's last game first, read as one integer (linear time for
+    # base 2): bit i is game i
+    return b"".join(int(codes.translate(table)[::-1], 2).to_bytes(size, "little")
+                    for table in (_WIN_DIGITS, _DRAW_DIGITS))
+
+
+def block_results(data: bytes) -> bytes:
+    """:func:`result_planes` of a stored (compressed) block of games."""
+    return result_planes(result_codes(unpack_block(data)))
 
 
 def skip_games(raw: bytes, n: int, start: int = 0) -> int:

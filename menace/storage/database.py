@@ -29,7 +29,7 @@ from menace.core.errors import DamagedError, MenaceError, UnavailableError
 if TYPE_CHECKING:
     from alembic.config import Config
 
-SCHEMA_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008")
+SCHEMA_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009")
 """Every migration in ``migrations/versions``, oldest first; the last is the head.
 
 Kept here so that opening a database needs no Alembic import (a test checks it against the

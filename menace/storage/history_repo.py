@@ -10,18 +10,18 @@ from __future__ import annotations
 from collections.abc import Generator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, delete, exists, func, select, update
+from sqlalchemy import Connection, case, delete, exists, func, insert, select, update
 
 from menace.core.errors import InvalidInputError
 from menace.core.game import Result
 from menace.core.learner import GameRecord
-from menace.core.records import decode_block, encode_block
-from menace.storage.models import block_table, correction_table, run_table
+from menace.core.records import decode_block, encode_block, encode_games, result_codes, result_planes
+from menace.storage.models import block_result_table, block_table, correction_table, run_table
 from menace.storage.repository import StoredGame, games_played, set_bead_counts
 
-_BLOCK, _RUN, _FIX = block_table.c, run_table.c, correction_table.c
+_BLOCK, _RUN, _FIX, _RESULTS = block_table.c, run_table.c, correction_table.c, block_result_table.c
 
 STREAM = {"yield_per": 64}
 """Fetch blocks a few at a time: a block of a tournament holds thousands of games."""
@@ -153,6 +153,74 @@ def stream_blocks(conn: Connection, machine_id: int, *, start: int = 1, stop: in
         rows.close()
 
 
+class ResultBlock(NamedTuple):
+    """A stored block as the learning curve reads it: its tally and its games' results. (A named
+    tuple: a long history has a thousand blocks and the curve is asked for every second.)"""
+
+    first_game: int
+    n_games: int
+    tally: tuple[int, int, int]
+    kept: bool
+    results: bytes | None
+    """Its games' results as bit planes (see :func:`menace.core.records.result_planes`); None for a
+    summary, and for a kept block without them (a damaged database), whose games are then in ``data``."""
+    data: bytes | None
+
+    @property
+    def last_game(self) -> int:
+        return self.first_game + self.n_games - 1
+
+
+def stream_results(conn: Connection, machine_id: int, *, start: int = 1,
+                   stop: int | None = None) -> Generator[ResultBlock, None, None]:
+    """The blocks holding games ``start`` to ``stop`` (inclusive), in order, with their results and
+    not their games (read only for a kept block that has no results)."""
+    # A block with results never reads its kept flag or its games (on SQLite both lie after them).
+    kept = case((_RESULTS.results.is_not(None), True), else_=_BLOCK.kept)
+    games = case((_RESULTS.results.is_(None) & _BLOCK.kept, _BLOCK.data))
+    q = select(_BLOCK.first_game, _BLOCK.n_games, _BLOCK.wins, _BLOCK.draws, _BLOCK.losses, kept,
+               _RESULTS.results, games).select_from(block_table.outerjoin(
+                   block_result_table, _RESULTS.block_id == _BLOCK.id)).where(
+        _BLOCK.machine_id == machine_id, _BLOCK.first_game + _BLOCK.n_games > start)
+    if stop is not None:
+        q = q.where(_BLOCK.first_game <= stop)
+    rows = conn.execute(q.order_by(_BLOCK.first_game).execution_options(**STREAM))
+    try:
+        for first, n, w, d, l_, kept, results, data in rows:
+            yield ResultBlock(first, n, (w, d, l_), bool(kept), results if results is None else bytes(results),
+                              data if data is None else bytes(data))
+    finally:
+        rows.close()
+
+
+def block_runs(conn: Connection, machine_id: int, start: int, stop: int) -> list[tuple[int, int]]:
+    """``(first game, run id)`` of the blocks holding games ``start`` to ``stop``, in order (nothing
+    else of them is read)."""
+    return [(int(f), int(r)) for f, r in conn.execute(
+        select(_BLOCK.first_game, _BLOCK.run_id).where(
+            _BLOCK.machine_id == machine_id, _BLOCK.first_game + _BLOCK.n_games > start, _BLOCK.first_game <= stop)
+        .order_by(_BLOCK.first_game))]
+
+
+def games_with_results(conn: Connection, machine_id: int, start: int, stop: int) -> int:
+    """Games of the blocks holding games ``start`` to ``stop`` that keep their games (and results)."""
+    return int(conn.execute(
+        select(func.coalesce(func.sum(_BLOCK.n_games), 0))
+        .select_from(block_table.join(block_result_table, _RESULTS.block_id == _BLOCK.id))
+        .where(_BLOCK.machine_id == machine_id, _BLOCK.first_game + _BLOCK.n_games > start, _BLOCK.first_game <= stop)
+    ).scalar_one())
+
+
+def tallies_before(conn: Connection, machine_id: int, game: int) -> tuple[int, int, int]:
+    """Wins, draws and losses of the blocks that end before game ``game`` (summed by the database)."""
+    w, d, l_ = conn.execute(
+        select(func.coalesce(func.sum(_BLOCK.wins), 0), func.coalesce(func.sum(_BLOCK.draws), 0),
+               func.coalesce(func.sum(_BLOCK.losses), 0))
+        .where(_BLOCK.machine_id == machine_id, _BLOCK.first_game + _BLOCK.n_games <= game)
+    ).one()
+    return int(w), int(d), int(l_)
+
+
 def checkpoint_before(conn: Connection, machine_id: int, game: int) -> tuple[int, bytes] | None:
     """The latest checkpoint at or before game ``game``: (its game number, the packed beads)."""
     row = conn.execute(
@@ -282,6 +350,9 @@ def remove_last_games(conn: Connection, machine_id: int, n: int) -> list[StoredG
             n_games=len(kept), wins=tally[Result.WIN], draws=tally[Result.DRAW], losses=tally[Result.LOSS],
             data=encode_block(kept), beads=None, digest=None,  # its checkpoint was for its old last game
         ))
+        conn.execute(delete(block_result_table).where(_RESULTS.block_id == block_id))
+        conn.execute(insert(block_result_table).values(block_id=block_id,
+                                                       results=result_planes(result_codes(encode_games(kept)))))
     emptied |= {g.run_id for g in removed}
     if emptied:
         conn.execute(delete(run_table).where(

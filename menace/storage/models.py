@@ -134,6 +134,17 @@ Games are numbered per machine from 1; a block holds games ``first_game`` to
 take a few megabytes; a game at the terminal is a block of one.
 """
 
+block_result_table = Table(
+    "block_results", metadata,
+    Column("block_id", Integer, ForeignKey("game_blocks.id", ondelete="CASCADE"), primary_key=True),
+    Column("results", LargeBinary, nullable=False,
+           doc="The block's games' results from MENACE's side, a bit per game for the wins, then one for the "
+               "draws (see :func:`menace.core.records.result_planes`)."),
+)
+"""What the learning curve counts instead of reading a block's games: a row per block that keeps its
+games (a summary has none). A table of its own, not a column of the block's: SQLite stores a row's
+columns one after the other, and a column after the games' bytes is reached only through all of them."""
+
 correction_table = Table(
     "corrections", metadata,
     Column("id", Integer, primary_key=True),

@@ -18,7 +18,15 @@ from menace.core.records import GameBuffer
 from menace.core.settings import EmptyPolicy, Scope, Settings, format_numbers, parse_numbers
 from menace.games import find_game
 from menace.storage.database import DatabaseDamagedError
-from menace.storage.models import bead_table, block_table, box_table, correction_table, machine_table, run_table
+from menace.storage.models import (
+    bead_table,
+    block_result_table,
+    block_table,
+    box_table,
+    correction_table,
+    machine_table,
+    run_table,
+)
 
 
 class UnknownMachineError(NotFoundError):
@@ -290,11 +298,14 @@ def save_games(
     if games.games and not kept and checkpoint is None:
         raise ValueError("a summarized block needs its checkpoint")
     if games.games:
-        conn.execute(insert(block_table), [{
-            "machine_id": machine_id, "run_id": run_id, "first_game": first_game,
-            "n_games": games.games, "wins": games.wins, "draws": games.draws,
-            "losses": games.losses, "data": games.block() if kept else b"", "beads": checkpoint, "kept": kept,
-        }])
+        block_id = conn.execute(insert(block_table).values(
+            machine_id=machine_id, run_id=run_id, first_game=first_game, n_games=games.games, wins=games.wins,
+            draws=games.draws, losses=games.losses, data=games.block() if kept else b"", beads=checkpoint, kept=kept,
+        ).returning(block_table.c.id)).scalar_one()
+        if kept:
+            # a row left by a block deleted with foreign keys off (by hand) must not stand for this one
+            conn.execute(delete(block_result_table).where(block_result_table.c.block_id == block_id))
+            conn.execute(insert(block_result_table).values(block_id=block_id, results=games.results()))
     set_bead_counts(conn, bead_updates)
 
 

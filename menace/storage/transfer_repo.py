@@ -5,12 +5,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Connection, func, insert, select
+from sqlalchemy import Connection, delete, func, insert, select
 
 from menace.core.names import check_machine_name
-from menace.storage.models import bead_table, block_table, box_table, correction_table, machine_table, run_table
+from menace.core.records import block_results
+from menace.storage.models import (
+    bead_table,
+    block_result_table,
+    block_table,
+    box_table,
+    correction_table,
+    machine_table,
+    run_table,
+)
 from menace.storage.repository import RULE_COLUMNS, insert_row, machine_row
 
 _BLOCK = block_table.c
@@ -162,6 +171,17 @@ def history_size(conn: Connection, name: str) -> tuple[int, int]:
 RUNS_AT_ONCE = 5_000
 
 
+def _insert_blocks(conn: Connection, rows: list[dict[str, object]]) -> None:
+    """Blocks in bulk, and the results of those that keep their games (made from the games)."""
+    ids = list(conn.scalars(insert(block_table).returning(block_table.c.id, sort_by_parameter_order=True), rows))
+    results = [{"block_id": i, "results": block_results(cast(bytes, r["data"]))}
+               for i, r in zip(ids, rows) if r["kept"]]
+    if results:
+        # rows left by blocks deleted with foreign keys off (by hand) must not stand for these
+        conn.execute(delete(block_result_table).where(block_result_table.c.block_id.in_(ids)))
+        conn.execute(insert(block_result_table), results)
+
+
 def load_machine_dump(conn: Connection, d: MachineDump, blocks: Iterable[BlockDump] | None = None) -> None:
     """Insert a whole machine (its name must be free), all rows in bulk; its history's blocks are
     ``blocks`` if given (instead of ``d.blocks``: read as they are stored), a few at a time
@@ -198,10 +218,10 @@ def load_machine_dump(conn: Connection, d: MachineDump, blocks: Iterable[BlockDu
                      "kept": b.kept})
         held += len(b.data) + len(b.beads or b"")
         if len(rows) == BLOCKS_AT_ONCE or held >= BYTES_AT_ONCE:
-            conn.execute(insert(block_table), rows)
+            _insert_blocks(conn, rows)
             rows, held = [], 0
     if rows:
-        conn.execute(insert(block_table), rows)
+        _insert_blocks(conn, rows)
     box_id = {b.number: i for i, b in zip(ids, d.boxes)}
     if d.corrections:
         conn.execute(insert(correction_table), [
