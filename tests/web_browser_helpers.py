@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -39,6 +40,33 @@ def launch_browser() -> Iterator[Any]:
         finally:
             browser.close()
 
+
+class SharedBrowser:
+    """One Chromium for a run of browser tests in a worker, started for the first and closed when the
+    run ends (:meth:`close`): launching Chromium and Playwright's driver costs most of a second of CPU.
+    Each test has pages of its own, and no cookie or storage of one test reaches the next
+    (:func:`page_at`). It is not kept for the rest of the worker's tests: while Playwright's
+    sync API is up it marks its event loop as the thread's running loop, which ``asyncio.run`` refuses."""
+
+    def __init__(self) -> None:
+        self._running: Iterator[Any] | None = None
+        self._browser: Any = None
+
+    def get(self) -> Any:
+        if self._browser is None:
+            running = launch_browser()
+            self._browser = next(running)  # a skip (or, under CI, a failure) when there is no Chromium
+            self._running = running
+        return self._browser
+
+    def close(self) -> None:
+        _CONTEXTS.pop(self._browser, None)
+        running, self._running, self._browser = self._running, None, None
+        if running is not None:
+            running.close()  # its finally: the browser closed, then Playwright's driver stopped
+
+
+SHARED_BROWSER = SharedBrowser()
 
 
 RECORD_TEXT = """
@@ -142,22 +170,48 @@ def text_collisions(boxes: list[dict[str, Any]], slack: float = 0.5) -> list[str
     return problems
 
 
+_CONTEXTS: dict[Any, Any] = {}
+"""Each browser's one context for :func:`page_at` (a context costs Chromium about 0.6 s of CPU to make)."""
+
+FORGET = "() => { try { localStorage.clear(); } catch (e) {} }"
+"""What a page of the tests' servers keeps at its origin (the play page's two settings), cleared
+before it closes; its session storage goes with it."""
+
+
 @contextmanager
 def page_at(browser: Any, size: tuple[int, int] = (1366, 768), count: int = 1,
             timeout: float = 15_000) -> Iterator[list[Any]]:
-    """``count`` pages of ``size`` in a browser context of their own. Used inside the server's ``with``,
-    so they are closed before the server stops (never left asking a server that has gone); a script
-    error on any of them fails the test."""
-    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
-    context.set_default_timeout(timeout)
+    """``count`` new pages of ``size``. Used inside the server's ``with``, so they are closed before the
+    server stops (never left asking a server that has gone); a script error on any of them fails the
+    test.
+
+    The pages are opened in the browser's one shared context, emptied when they close: its cookies,
+    and the local storage of the origin each page is at (a test's server: a later one may get its
+    port); a page's session storage, routes, init scripts and handlers go with it, and the servers'
+    HTML and API answers carry no validator, so none is taken from the cache."""
+    context = _CONTEXTS.get(browser)
+    if context is None or not browser.is_connected():
+        context = _CONTEXTS[browser] = browser.new_context()
     errors: list[str] = []
     made = [context.new_page() for _ in range(count)]
-    for pg in made:
-        pg.on("pageerror", lambda e: errors.append(str(e)))
     try:
+        for pg in made:
+            pg.set_viewport_size({"width": size[0], "height": size[1]})
+            pg.set_default_timeout(timeout)
+            pg.on("pageerror", lambda e: errors.append(str(e)))
         yield made
     finally:
-        context.close()
+        try:
+            for pg in context.pages:  # a popup a page opened too
+                if pg.url.startswith("http"):
+                    pg.evaluate(FORGET)
+                pg.close()
+            context.clear_cookies()
+            context.clear_permissions()
+        except Exception:  # a page that could not be emptied: the next test makes a new context
+            del _CONTEXTS[browser]
+            context.close()
+            raise
     assert not errors, errors
 
 
@@ -173,3 +227,19 @@ def click_through_game(page: Any) -> None:
         moves = len(answer.value.json()["moves"])
         page.wait_for_function(f"document.querySelectorAll('#board .piece').length === {moves}")
     assert page.get_attribute("body", "data-over") == "1"
+
+
+def pace(trainer: Any, pause: float = 0.15) -> None:
+    """Run the tournaments ``trainer`` starts (``srv.app.state.menace.trainer``) at a quarter of this
+    machine's pace, as on a slower one: after each progress report (one per 0.2 s of play) the
+    tournament's thread rests ``pause`` seconds. The reports still come every 0.2 s (the tournament
+    counts 0.2 s from the one before, rest included), so a page sees a timed run's events at the
+    same pace and for as long; the tournament takes a quarter of the CPU it would (a test of a
+    page drawing a run needs the run's events, not its thousands of games a second)."""
+    report = trainer._progress
+
+    def slowly(progress: Any) -> None:
+        report(progress)
+        time.sleep(pause)
+
+    trainer._progress = slowly
