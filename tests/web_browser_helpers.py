@@ -44,8 +44,8 @@ def launch_browser() -> Iterator[Any]:
 class SharedBrowser:
     """One Chromium for a run of browser tests in a worker, started for the first and closed when the
     run ends (:meth:`close`): launching Chromium and Playwright's driver costs most of a second of CPU.
-    Each test has pages of its own, and no cookie or storage of one test reaches the next
-    (:func:`page_at`). It is not kept for the rest of the worker's tests: while Playwright's
+    Each test still opens a context of its own (:func:`page_at`), so no cookie, storage or route of one
+    test reaches the next. It is not kept for the rest of the worker's tests: while Playwright's
     sync API is up it marks its event loop as the thread's running loop, which ``asyncio.run`` refuses."""
 
     def __init__(self) -> None:
@@ -60,7 +60,6 @@ class SharedBrowser:
         return self._browser
 
     def close(self) -> None:
-        _CONTEXTS.pop(self._browser, None)
         running, self._running, self._browser = self._running, None, None
         if running is not None:
             running.close()  # its finally: the browser closed, then Playwright's driver stopped
@@ -170,48 +169,22 @@ def text_collisions(boxes: list[dict[str, Any]], slack: float = 0.5) -> list[str
     return problems
 
 
-_CONTEXTS: dict[Any, Any] = {}
-"""Each browser's one context for :func:`page_at` (a context costs Chromium about 0.6 s of CPU to make)."""
-
-FORGET = "() => { try { localStorage.clear(); } catch (e) {} }"
-"""What a page of the tests' servers keeps at its origin (the play page's two settings), cleared
-before it closes; its session storage goes with it."""
-
-
 @contextmanager
 def page_at(browser: Any, size: tuple[int, int] = (1366, 768), count: int = 1,
             timeout: float = 15_000) -> Iterator[list[Any]]:
-    """``count`` new pages of ``size``. Used inside the server's ``with``, so they are closed before the
-    server stops (never left asking a server that has gone); a script error on any of them fails the
-    test.
-
-    The pages are opened in the browser's one shared context, emptied when they close: its cookies,
-    and the local storage of the origin each page is at (a test's server: a later one may get its
-    port); a page's session storage, routes, init scripts and handlers go with it, and the servers'
-    HTML and API answers carry no validator, so none is taken from the cache."""
-    context = _CONTEXTS.get(browser)
-    if context is None or not browser.is_connected():
-        context = _CONTEXTS[browser] = browser.new_context()
+    """``count`` pages of ``size`` in a browser context of their own. Used inside the server's ``with``,
+    so they are closed before the server stops (never left asking a server that has gone); a script
+    error on any of them fails the test."""
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    context.set_default_timeout(timeout)
     errors: list[str] = []
     made = [context.new_page() for _ in range(count)]
+    for pg in made:
+        pg.on("pageerror", lambda e: errors.append(str(e)))
     try:
-        for pg in made:
-            pg.set_viewport_size({"width": size[0], "height": size[1]})
-            pg.set_default_timeout(timeout)
-            pg.on("pageerror", lambda e: errors.append(str(e)))
         yield made
     finally:
-        try:
-            for pg in context.pages:  # a popup a page opened too
-                if pg.url.startswith("http"):
-                    pg.evaluate(FORGET)
-                pg.close()
-            context.clear_cookies()
-            context.clear_permissions()
-        except Exception:  # a page that could not be emptied: the next test makes a new context
-            del _CONTEXTS[browser]
-            context.close()
-            raise
+        context.close()
     assert not errors, errors
 
 
