@@ -50,6 +50,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: not (item.get_closest_marker("slow") or item.get_closest_marker("browser")))
 
 
+@pytest.fixture
+def browser() -> Any:
+    """Chromium (Playwright's), shared by the browser tests that follow each other in a worker (they
+    run first: see above); each test opens a context of its own (``web_browser_helpers.page_at``)."""
+    from web_browser_helpers import SHARED_BROWSER
+
+    return SHARED_BROWSER.get()
+
+
+@pytest.hookimpl(trylast=True)  # after the test's own fixtures are torn down
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """The shared Chromium closed once the worker's next test does not use it (or there is none)."""
+    from web_browser_helpers import SHARED_BROWSER
+
+    if nextitem is None or "browser" not in getattr(nextitem, "fixturenames", ()):
+        SHARED_BROWSER.close()
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     if _OWN_CACHE is not None:
         shutil.rmtree(_OWN_CACHE, ignore_errors=True)

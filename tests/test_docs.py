@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from test_cli_help import all_commands
-from web_browser_helpers import launch_browser, page_at
+from web_browser_helpers import page_at
 
 from menace.cli import cli
 from menace.cli.transfer import MACHINE_FILE_DOC
@@ -94,11 +94,6 @@ def test_the_generated_tables_are_the_code(site: Path) -> None:
     lesson = page_text(site, "guides/teacher")
     assert "Misconceptions pupils have" in lesson
     assert 'href="../worksheets.pdf"' in (site / "guides" / "teacher" / "index.html").read_text()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from launch_browser()
 
 
 READ_PAGES = ("", "guides/teacher/", "guides/festival/", "reference/cli/", "performance/", "reference/settings/",

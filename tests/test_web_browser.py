@@ -3,24 +3,18 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import Invoke, owner
-from web_browser_helpers import click_through_game, launch_browser, page_at
+from web_browser_helpers import click_through_game, page_at
 
 from menace.app.machines import find_box, list_machines
 from menace.app.transfer import export_machine
 from menace.web.server import BackgroundServer
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from launch_browser()
 
 
 def pages(browser: Any, count: int = 1) -> Any:

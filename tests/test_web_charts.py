@@ -4,12 +4,11 @@ reuse the plots, a window that widens lays them out again, and nothing is fetche
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from conftest import Invoke
-from web_browser_helpers import RECORD_TEXT, chart_legend, launch_browser, page_at, text_collisions
+from web_browser_helpers import RECORD_TEXT, chart_legend, pace, page_at, text_collisions
 
 from menace.web.server import BackgroundServer
 
@@ -18,11 +17,6 @@ pytestmark = pytest.mark.browser
 GAMES = 600  # fewer than the points the learning page asks for: its curve holds every game
 X_SCALE = "document.getElementById('learning-chart').menaceChart.plots[0].scales.x"  # the games shown
 GAME_SHOWN = "Number(document.querySelector('#learning-chart .u-legend .u-value').textContent.replace(/,/g, ''))"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from launch_browser()
 
 
 @pytest.fixture
@@ -133,6 +127,7 @@ def test_the_bead_chart_zooms_by_dragging_and_back_by_double_click(trained: str,
 
 def test_a_live_training_run_updates_the_same_plots(trained: str, browser: Any) -> None:
     with BackgroundServer(trained, "menace") as srv, page_at(browser) as [page]:
+        pace(srv.app.state.menace.trainer)  # its events as often, for as long: a quarter of the CPU
         page.goto(srv.base + "/train")
         page.wait_for_selector("#opponent option[value='random']", state="attached")
         page.wait_for_function(f"document.getElementById('learning-chart').dataset.games === '{GAMES}'")

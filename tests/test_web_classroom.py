@@ -19,7 +19,7 @@ from web_browser_helpers import (
     SVG_TEXT,
     chart_legend,
     click_through_game,
-    launch_browser,
+    pace,
     page_at,
     text_collisions,
 )
@@ -30,11 +30,6 @@ pytestmark = pytest.mark.browser
 
 PHONE, LAPTOP, PROJECTOR = (390, 844), (1366, 768), (1920, 1080)
 SIZES = [PHONE, LAPTOP, PROJECTOR]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from launch_browser()
 
 
 @pytest.fixture
@@ -99,18 +94,19 @@ window.fetch = async (...args) => {
 
 
 def test_the_wall_redraws_during_training_when_answers_are_slow(machine: str, browser: Any) -> None:
-    with BackgroundServer(machine, "menace") as srv, page_at(browser, LAPTOP) as [page], busy_loops(2):
+    with BackgroundServer(machine, "menace") as srv, page_at(browser, LAPTOP) as [page]:
         page.add_init_script(RECORD_WALL_REDRAWS)
         page.add_init_script(SLOW_BOXES)
         page.goto(srv.base + "/")
         page.wait_for_selector("#wall[data-live='1']")
         page.wait_for_selector("#wall[data-ready='1']")
-        status = page.request.post(srv.base + "/api/train", data={"opponent": "random", "seconds": 8})
-        assert status.status == 202, status.text()
-        trainer = srv.app.state.menace.trainer
-        wait_until(lambda: not trainer.running, "the tournament to end", timeout=120)
-        played = trainer.status.total_games
-        page.wait_for_function(f"document.getElementById('wall').dataset.games === '{played}'")
+        with busy_loops(2):  # from the run's start until the wall shows its end (the busy machine)
+            status = page.request.post(srv.base + "/api/train", data={"opponent": "random", "seconds": 8})
+            assert status.status == 202, status.text()
+            trainer = srv.app.state.menace.trainer
+            wait_until(lambda: not trainer.running, "the tournament to end", timeout=120)
+            played = trainer.status.total_games
+            page.wait_for_function(f"document.getElementById('wall').dataset.games === '{played}'")
         redraws = page.evaluate("window.wallRedraws")
         during = [games for _t, games in redraws if 0 < games < played]
         # every answer is drawn (8 s of answers 1.2 s long: about 6), none is dropped as stale
@@ -644,6 +640,7 @@ def test_the_learning_curve_redraws_during_training_one_request_at_a_time(machin
     # processes beside it, as the wall's test has for its issue's own words, add nothing certain
     # here and took both cores from the rest of the suite for 15 s a run)
     with BackgroundServer(machine, "menace") as srv, page_at(browser, LAPTOP) as [page]:
+        pace(srv.app.state.menace.trainer)  # its events as often, for as long: a quarter of the CPU
         page.add_init_script(RECORD_CHART_GAMES)
         page.goto(srv.base + path)
         page.wait_for_function("document.getElementById('learning-chart').dataset.games === '0'")
@@ -664,6 +661,7 @@ def test_the_learning_curve_redraws_during_training_one_request_at_a_time(machin
 # -- the audience view during a training run, not only during games played by hand ----------------
 def test_the_audience_view_shows_a_training_run_in_progress(machine: str, browser: Any) -> None:
     with BackgroundServer(machine, "menace") as srv, page_at(browser, PROJECTOR) as [audience]:
+        pace(srv.app.state.menace.trainer)
         audience.goto(srv.base + "/audience")
         audience.wait_for_selector("body[data-ready='1']")
         status = audience.request.post(srv.base + "/api/train", data={"opponent": "random", "seconds": 6})

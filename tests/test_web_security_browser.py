@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from conftest import built_database, owner, train_300
-from web_browser_helpers import launch_browser
 
 from menace.app.machines import list_machines, machine_summary
 from menace.web.guard import ADMIN_POWERS
@@ -59,11 +58,6 @@ def attacker(target: str) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from launch_browser()
 
 
 @pytest.fixture

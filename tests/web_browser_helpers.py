@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -39,6 +40,32 @@ def launch_browser() -> Iterator[Any]:
         finally:
             browser.close()
 
+
+class SharedBrowser:
+    """One Chromium for a run of browser tests in a worker, started for the first and closed when the
+    run ends (:meth:`close`): launching Chromium and Playwright's driver costs most of a second of CPU.
+    Each test still opens a context of its own (:func:`page_at`), so no cookie, storage or route of one
+    test reaches the next. It is not kept for the rest of the worker's tests: while Playwright's
+    sync API is up it marks its event loop as the thread's running loop, which ``asyncio.run`` refuses."""
+
+    def __init__(self) -> None:
+        self._running: Iterator[Any] | None = None
+        self._browser: Any = None
+
+    def get(self) -> Any:
+        if self._browser is None:
+            running = launch_browser()
+            self._browser = next(running)  # a skip (or, under CI, a failure) when there is no Chromium
+            self._running = running
+        return self._browser
+
+    def close(self) -> None:
+        running, self._running, self._browser = self._running, None, None
+        if running is not None:
+            running.close()  # its finally: the browser closed, then Playwright's driver stopped
+
+
+SHARED_BROWSER = SharedBrowser()
 
 
 RECORD_TEXT = """
@@ -173,3 +200,19 @@ def click_through_game(page: Any) -> None:
         moves = len(answer.value.json()["moves"])
         page.wait_for_function(f"document.querySelectorAll('#board .piece').length === {moves}")
     assert page.get_attribute("body", "data-over") == "1"
+
+
+def pace(trainer: Any, pause: float = 0.15) -> None:
+    """Run the tournaments ``trainer`` starts (``srv.app.state.menace.trainer``) at a quarter of this
+    machine's pace, as on a slower one: after each progress report (one per 0.2 s of play) the
+    tournament's thread rests ``pause`` seconds. The reports still come every 0.2 s (the tournament
+    counts 0.2 s from the one before, rest included), so a page sees a timed run's events at the
+    same pace and for as long; the tournament takes a quarter of the CPU it would (a test of a
+    page drawing a run needs the run's events, not its thousands of games a second)."""
+    report = trainer._progress
+
+    def slowly(progress: Any) -> None:
+        report(progress)
+        time.sleep(pause)
+
+    trainer._progress = slowly
