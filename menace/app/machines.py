@@ -16,7 +16,6 @@ from menace.core.game import Game, IllegalMoveError, Side, canonical
 from menace.core.learner import Box, GameRecord, Learner
 from menace.core.match import MenacePlayer
 from menace.core.records import GameBuffer, pack_beads
-from menace.core.replay import bead_layout
 from menace.core.settings import (
     MAX_BEADS,
     PRESETS,
@@ -158,6 +157,9 @@ class OpenMachine:
         self.game = find_game(stored.game)
         self.learner = Learner(self.game, stored.settings, stored.boxes)
         self._saved = self.learner.snapshot()
+        # The replayer's tables, imported here: a command that only reads a machine needs none.
+        from menace.core.replay import bead_layout
+
         self.layout = bead_layout(stored.boxes)
         with db.reading() as s:
             self.games_played = repo.games_played(s, stored.id)
