@@ -36,8 +36,10 @@ def main() -> None:
     try:
         catch_sigterm()
         reached("start")
+        import menace.cli
         from menace.cli import main as run
 
+        menace.cli.freeze_command_imports = True
         reached("imported")
     except KeyboardInterrupt:
         interrupted()

@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from menace.core.game import Result, Side
+from menace.core.game import Game, Result, Side
 from menace.core.learner import Learner, build_boxes, play_learners
 from menace.core.match import MenacePlayer, play_game
-from menace.core.settings import MICHIE, EmptyPolicy, Settings
+from menace.core.settings import CLASSROOM, MICHIE, EmptyPolicy, Scope, Settings
 from menace.games.tictactoe import TICTACTOE
 from menace.players import td
 
@@ -167,3 +167,100 @@ def test_learners_given_the_same_opponent_table_play_as_if_each_had_its_own() ->
 
     for seed in range(3):
         assert games(shared, seed) == games([tuple(row) for row in shared], seed)
+
+
+def _machine(game: Game, settings: Settings) -> Learner:
+    return Learner(game, settings, build_boxes(game, settings))
+
+
+BOTH_RUBY = Settings(side="both", win=1, draw=0, loss=-1, empty_policy=EmptyPolicy.RESTOCK)
+
+
+@pytest.mark.parametrize(("game_name", "mine", "theirs", "sides"), [
+    ("tictactoe", MICHIE, SECOND, (Side.X,)),
+    ("tictactoe", Settings(side="both"), BOTH_RUBY, (Side.X, Side.O)),
+    ("tictactoe", Settings(side="both"), Settings(side="X"), (Side.O,)),
+    ("tictactoe", Settings(schedule=(1,), loss=-2), Settings(side="O", schedule=(1,), loss=-2), (Side.X,)),
+    ("tictactoe", Settings(side="both", loss=-2, empty_policy=EmptyPolicy.KEEP_LAST),
+     Settings(side="both", schedule=(2,), loss=-1, scope=Scope.LAST), (Side.X, Side.O)),
+    ("nim", CLASSROOM, CLASSROOM, (Side.X, Side.O)),
+], ids=["michie-second", "both-sides", "o-only", "resigning", "keep-last-and-last-move", "nim-long-games"])
+def test_two_machines_in_one_loop_play_and_pack_the_games_of_play_learners(
+        game_name: str, mine: Settings, theirs: Settings, sides: tuple[Side, ...]) -> None:
+    """The tournament's loop for machine against machine: game after game what play_learners plays
+    (the draws, the beads of both machines), each packed for each machine as GameBuffer packs it,
+    stopping where the tournament must look (a game of two moves or fewer) and going on from there."""
+    from menace.core.learner import play_learners_batch
+    from menace.core.records import GameBuffer
+    from menace.games import find_game
+
+    game = find_game(game_name)
+    one_me, one_them = _machine(game, mine), _machine(game, theirs)
+    many_me, many_them = _machine(game, mine), _machine(game, theirs)
+    rng_one, rng_many = random.Random(12), random.Random(12)
+    expected, expected_them = GameBuffer(), GameBuffer()
+    short = 0
+    for i in range(3000):
+        side = sides[i % len(sides)]
+        x, o = (one_me, one_them) if side is Side.X else (one_them, one_me)
+        res, moves = play_learners(x, o, rng_one)
+        expected.add(int(side), moves, res)
+        expected_them.add(int(side.other), moves, res)
+        short += len(moves) <= 2
+    got, got_them = GameBuffer(), GameBuffer()
+    stops = 0
+    while got.games < expected.games:
+        played, res, length = play_learners_batch(many_me, many_them, sides, got.games, rng_many,
+                                                  min(256, expected.games - got.games), got.data, got.outcomes,
+                                                  got_them.data, got_them.outcomes)
+        stops += length <= 2
+        assert played >= 1
+    assert bytes(got.data) == bytes(expected.data) and got.outcomes == expected.outcomes
+    assert bytes(got_them.data) == bytes(expected_them.data) and got_them.outcomes == expected_them.outcomes
+    assert many_me.counts == one_me.counts and many_them.counts == one_them.counts
+    assert stops >= min(short, 1)
+
+
+@pytest.mark.parametrize("settings", [MICHIE, SECOND, Settings(side="both"), Settings(side="both", schedule=(1,),
+                                                                                      loss=-2)],
+                         ids=["first", "second", "both", "resigning"])
+def test_td_in_one_loop_plays_and_packs_the_games_of_play_against(settings: Settings) -> None:
+    """The tournament's loop against td: game after game what play_against plays (MENACE's beads and
+    td's values), packed as GameBuffer packs it, td's kept choices following its values as they learn."""
+    from menace.core.records import GameBuffer
+
+    sides = settings.sides
+    one, many = fresh(settings), fresh(settings)
+    td_one, td_many = td.trained(TICTACTOE, random.Random(9), 200), td.trained(TICTACTOE, random.Random(9), 200)
+    by_one, by_many = td_one.tree_opponent(), td_many.tree_opponent()
+    rng_one, rng_many = random.Random(5), random.Random(5)
+    expected = GameBuffer()
+    for i in range(4000):
+        side = sides[i % len(sides)]
+        res, moves = one.play_against(side, by_one, rng_one)
+        expected.add(int(side), moves, res)
+        if len(moves) <= 1 and one.opening_empty(side):
+            break
+    got = GameBuffer()
+    while got.games < expected.games:
+        many.play_batch_against(sides, got.games, by_many, rng_many, min(256, expected.games - got.games), got.data,
+                                got.outcomes)
+    assert bytes(got.data) == bytes(expected.data) and got.outcomes == expected.outcomes
+    assert many.counts == one.counts and td_many.values == td_one.values
+
+
+def test_td_by_tree_position_follows_a_value_learned_after_its_choice_was_kept() -> None:
+    """The tree opponent keeps its best move per position while the values stay the same; a value
+    changed by learning (the version moves on) is seen at the next move."""
+    player = td.TdPlayer(TICTACTOE)
+    opponent = player.tree_opponent()
+    learner = fresh(MICHIE)
+    rng = random.Random(0)
+    root = learner.root
+    first = opponent.move(root, rng)
+    assert first == player.best_move(TICTACTOE.initial())
+    other = next(m for m in TICTACTOE.legal_moves(TICTACTOE.initial())
+                 if td.position_code(TICTACTOE, TICTACTOE.play(TICTACTOE.initial(), m))
+                 != td.position_code(TICTACTOE, TICTACTOE.play(TICTACTOE.initial(), first)))
+    player.learn_towards([td.position_code(TICTACTOE, TICTACTOE.play(TICTACTOE.initial(), other))], 1.0)
+    assert opponent.move(root, rng) == other == player.best_move(TICTACTOE.initial())

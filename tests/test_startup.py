@@ -100,3 +100,35 @@ def test_commands_on_a_machine_never_import_the_orm(one_machine: str, args: tupl
     out, orm = orm_modules(one_machine, *args)
     assert "menace" in out
     assert orm == []
+
+
+READ_COMMANDS = [("stats",), ("show", "1"), ("history",)]
+"""The commands that only read a machine: they start in a quarter of a second of CPU (benchmarks/startup.py)."""
+NOT_FOR_READING = ("numpy", "matplotlib", "starlette", "alembic", "platformdirs", "menace.players")
+"""What a read command has no use for: the plots' numpy, the server, the migrations, the tree cache's
+folder (no game tree is built) and every opponent."""
+
+
+@pytest.fixture
+def played_machine(one_machine: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "menace", "--db", one_machine, "tournament", "-n", "50",
+                           "--seed", "1"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return one_machine
+
+
+def unused_modules(modules: list[str]) -> list[str]:
+    return [m for m in modules if any(m == u or m.startswith(u + ".") for u in NOT_FOR_READING)]
+
+
+def test_the_read_probe_sees_an_unused_import(played_machine: str) -> None:
+    """The check can fail: a process that has imported numpy shows it."""
+    _, modules = probe("--db", played_machine, "stats", before="import numpy\n")
+    assert "numpy" in unused_modules(modules)
+
+
+@pytest.mark.parametrize("args", READ_COMMANDS, ids=" ".join)
+def test_read_commands_import_only_what_they_use(played_machine: str, args: tuple[str, ...]) -> None:
+    out, modules = probe("--db", played_machine, *args)
+    assert out.strip()
+    assert unused_modules(modules) == []

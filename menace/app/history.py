@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field, replace
 from itertools import islice
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection
 
-from menace.app import series
 from menace.app.database import Database
 from menace.core.errors import DamagedError, InvalidInputError, NotFoundError
 from menace.core.game import Game, Move, Result, Side, State
@@ -38,6 +38,9 @@ from menace.games import find_game
 from menace.storage import history_repo as hrepo
 from menace.storage import repository as repo
 from menace.storage.leases import acquire as acquire_lease
+
+if TYPE_CHECKING:
+    from menace.app import series  # numpy: imported by the functions that draw series, not by every command
 
 
 class NothingToUndoError(InvalidInputError):
@@ -367,6 +370,8 @@ def beads_series(db: Database, name: str, box: int = 1, points: int = BEAD_POINT
     straight from the stored bytes when the range keeps at most :data:`REPLAY_GAMES` games, else read
     from the checkpoints nearest to them. Memory is bounded by ``points``, whatever the history's length.
     """
+    from menace.app import series
+
     with _reading(db, name) as (s, stored), gc_paused():
         if not 1 <= box <= len(stored.boxes):
             raise UnknownBoxError(f"no box {box}: the machine has boxes 1 to {len(stored.boxes)}")
@@ -462,6 +467,8 @@ def learning_series(db: Database, name: str, window: int | None = None, points: 
 
 def _learning_series(db: Database, name: str, window: int | None, points: int, first: int | None,
                      last: int | None, allow_empty: bool, from_start: bool) -> series.LearningData:
+    from menace.app import series
+
     with db.reading() as s, gc_paused():
         machine_id, settings = repo.machine_settings(s, name)  # not its boxes: 2,201 take 90 ms
         played = repo.games_played(s, machine_id)
@@ -559,6 +566,8 @@ def box_at(db: Database, name: str, box: int, game_number: int) -> dict[int, int
 
 def wall(db: Database, name: str) -> series.BoxesData:
     """Every box with its beads now, grouped by MENACE's move."""
+    from menace.app import series
+
     with _reading(db, name) as (s, stored):
         played = repo.games_played(s, stored.id)
     return series.boxes_data(find_game(stored.game), name, stored.boxes, played)

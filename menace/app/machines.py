@@ -17,7 +17,6 @@ from menace.core.learner import Box, GameRecord, Learner
 from menace.core.match import MenacePlayer
 from menace.core.pegasus import MeanOutcome, PegasusRule, Refinement
 from menace.core.records import GameBuffer, pack_beads
-from menace.core.replay import bead_layout
 from menace.core.settings import (
     MAX_BEADS,
     PRESETS,
@@ -184,6 +183,9 @@ class OpenMachine:
         if self.learner.pegasus is not None:
             self.learner.pegasus.mean = MeanOutcome(self.learner.pegasus.rule, stored.mean)
         self._saved = self.learner.snapshot()
+        # The replayer's tables, imported here: a command that only reads a machine needs none.
+        from menace.core.replay import bead_layout
+
         self.layout = bead_layout(stored.boxes)
         with db.reading() as s:
             self.games_played = repo.games_played(s, stored.id)

@@ -14,9 +14,9 @@ from types import FrameType
 from menace.app.database import Database
 from menace.app.machines import LearningPartner, OpenMachine, learning_partner, machine_header, open_machine
 from menace.app.session import OpeningBoxEmptyError
-from menace.core.errors import InvalidInputError, UnavailableError
+from menace.core.errors import InvalidInputError, UnavailableError, known
 from menace.core.game import Game, Side
-from menace.core.learner import DRAWN, Learner, TreeOpponent, play_learners
+from menace.core.learner import DRAWN, Learner, TreeOpponent, play_learners_batch
 from menace.core.match import MenacePlayer, play_game
 from menace.core.records import GameBuffer
 from menace.core.settings import ONE_SIDE_WORDS
@@ -223,26 +223,37 @@ def _play_tournament(
                 break
             if table is not None and nsides == 1:
                 stopped = _fast_batch(learner, sides[0], table, rng, batch, pending, stop, learn)
+            elif partner is not None or by_tree is not None:
+                # Another machine or td: every game in one loop, packed as it ends (both machines' games).
+                played = 0
+                while played < batch:
+                    first = done + played
+                    if partner is not None:
+                        n, res, length = play_learners_batch(learner, partner.learner, sides, first, rng,
+                                                             batch - played, pending.data, pending.outcomes,
+                                                             partner.buffer.data, partner.buffer.outcomes, stop)
+                    else:
+                        by = known(by_tree, "the opponent by tree position")
+                        n, res, length = learner.play_batch_against(sides, first, by, rng, batch - played,
+                                                                    pending.data, pending.outcomes, stop)
+                    played += n
+                    s = sides[(first + n - 1) % nsides]
+                    if partner is not None:
+                        partner.side = s.other
+                    if length <= 2 or stop.requested:
+                        stopped = _why_stop(learner, s, res, length, stop, player)
+                        if stopped:
+                            break
             else:
                 for i in range(batch):
                     s = sides[(done + i) % nsides]
                     if table is not None:
                         res, moves = play_table(s, table, rng, learn)
-                    elif partner is not None:
-                        if nsides > 1:
-                            partner.side = s.other
-                        if s is Side.X:
-                            res, moves = play_learners(learner, partner.learner, rng)
-                        else:
-                            res, moves = play_learners(partner.learner, learner, rng)
-                        partner.record_game(moves, res)
-                    elif by_tree is not None:
-                        res, moves = learner.play_against(s, by_tree, rng)
                     else:
                         res, moves = _play_general(machine, player, s, rng)
                     pending.add(s, moves, res)
                     if len(moves) <= 2 or stop.requested:
-                        stopped = _why_stop(learner, s, res, moves, stop, player)
+                        stopped = _why_stop(learner, s, res, len(moves), stop, player)
                         if stopped:
                             break
             now = time.perf_counter()
@@ -293,15 +304,15 @@ def _fast_batch(learner: Learner, side: Side, table: list[tuple[int, ...]], rng:
     return None
 
 
-def _why_stop(learner: Learner, side: Side, res: int, moves: list[int], stop: StopFlag,
+def _why_stop(learner: Learner, side: Side, res: int, length: int, stop: StopFlag,
               player: Player | None = None) -> str | None:
-    """After a game: stop if a signal asked, or if a machine resigned at its first move and will
-    go on doing so (MENACE, or a MENACE opponent)."""
+    """After a game of ``length`` moves: stop if a signal asked, or if a machine resigned at its first
+    move and will go on doing so (MENACE, or a MENACE opponent)."""
     if stop.requested:
         return stop.signal_name or "stopped"
-    if len(moves) <= 1 and res != side and res != DRAWN and learner.opening_empty(side):
+    if length <= 1 and res != side and res != DRAWN and learner.opening_empty(side):
         return OPENING_EMPTY
-    if (isinstance(player, MenacePlayer) and len(moves) <= 2 and res == side
+    if (isinstance(player, MenacePlayer) and length <= 2 and res == side
             and player.learner.opening_empty(player.side)):
         return PARTNER_EMPTY
     return None

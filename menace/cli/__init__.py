@@ -7,6 +7,7 @@ in exactly one place, :meth:`MenaceGroup.invoke`.
 
 from __future__ import annotations
 
+import gc
 import importlib
 from typing import Any
 
@@ -48,6 +49,11 @@ COMMANDS = {
 }
 """Every command: where it lives and its one-line help (listed without importing it)."""
 
+freeze_command_imports = False
+"""Whether the command's module is imported with the collector off and then frozen, as
+:mod:`menace.__main__` does with the command line's: set there, in a process that is the command; never
+in one that runs many (a test's), where what is frozen would never be collected."""
+
 
 class MenaceGroup(click.Group):
     """Loads each command when asked for, and turns the library's own errors into one line."""
@@ -59,7 +65,20 @@ class MenaceGroup(click.Group):
         if cmd_name not in COMMANDS:
             return None
         module, attr = COMMANDS[cmd_name][0].split(":")
-        command = getattr(importlib.import_module(module), attr)
+        if not freeze_command_imports:
+            command = getattr(importlib.import_module(module), attr)
+        else:
+            # As in menace.__main__: the command's imports (SQLAlchemy the most) make objects that live
+            # as long as the process and little garbage, so the collector stays off while they are made
+            # and never walks them afterwards (a tenth of a read command's start-up).
+            collecting = gc.isenabled()
+            gc.disable()
+            try:
+                command = getattr(importlib.import_module(module), attr)
+            finally:
+                gc.freeze()
+                if collecting:
+                    gc.enable()
         if not isinstance(command, click.Command):
             raise InternalError(f"{module}:{attr} is not a command")
         return command

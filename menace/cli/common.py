@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from menace.app.database import Database
     from menace.core.game import Game
     from menace.core.settings import Settings
+    from menace.core.tree import TreeCache
     from menace.storage.repository import StoredMachine
 
 DEFAULT_DB = "menace.db"
@@ -158,10 +159,35 @@ def opening_empty_help(app: AppContext, stored: StoredMachine, boxes: Sequence[i
 def use_user_tree_cache() -> None:
     """Keep game trees in the user's cache folder between runs (``$MENACE_CACHE_DIR`` chooses another
     folder; empty: none), so that a command does not build the tree of its game every time."""
-    from menace.app.tree_cache import user_tree_cache
     from menace.core.tree import use_tree_cache
 
-    use_tree_cache(user_tree_cache())
+    use_tree_cache(_UserTreeCache())
+
+
+class _UserTreeCache:
+    """The user's tree cache (:func:`menace.app.tree_cache.user_tree_cache`), found the first time a
+    command needs a game's tree: a command that needs none (``stats``, ``history``) does not import
+    what finding and writing it takes."""
+
+    def __init__(self) -> None:
+        self._cache: TreeCache | None = None
+        self._found = False
+
+    def _open(self) -> TreeCache | None:
+        if not self._found:
+            from menace.app.tree_cache import user_tree_cache
+
+            self._cache, self._found = user_tree_cache(), True
+        return self._cache
+
+    def load(self, game: Game) -> bytes | None:
+        cache = self._open()
+        return cache.load(game) if cache is not None else None
+
+    def save(self, game: Game, packed: bytes) -> None:
+        cache = self._open()
+        if cache is not None:
+            cache.save(game, packed)
 
 
 def check_machine_name(value: str) -> str:

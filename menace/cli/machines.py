@@ -31,7 +31,6 @@ from menace.core.settings import (
     parse_schedule,
 )
 from menace.games import DEFAULT_GAME, game_names
-from menace.players import training_opponent
 from menace.render.beads import places_pieces
 from menace.render.text import beads_text, board_lines, box_lines, chances, paint, use_colour
 
@@ -145,6 +144,8 @@ def init(app: AppContext, game: str, rules: dict[str, int | str | None], preset:
         click.echo(f"  {settings.pegasus.describe()}; every move of a box starts with equal odds")
     else:
         click.echo(f"  {plural(summary.beads, 'bead')} ({by_move(summary.beads_by_move)} by move)")
+    from menace.players import training_opponent  # every player: what init names, not what stats or show need
+
     click.echo(f"Next: {app.command('play')}, or "
                f"{app.command('tournament', '--vs', training_opponent(chosen), '-n', '2000')}")
 

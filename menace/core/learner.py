@@ -914,6 +914,88 @@ class Learner:
         opponent.finish(res)
         return res, moves
 
+    def play_batch_against(
+        self, sides: Sequence[Side], first: int, opponent: TreeOpponent, rng: random.Random, n: int,
+        data: bytearray, outcomes: list[int], stop: StopSignal | None = None,
+    ) -> tuple[int, int, int]:
+        """Up to ``n`` games as :meth:`play_against` plays them one by one (the same draws, beads,
+        moves and opponent's learning), in one loop, MENACE playing ``sides[(first + i) % len(sides)]``
+        in game ``i``. Each is packed into ``data`` and counted in ``outcomes`` as :meth:`play_batch`
+        packs it; box totals are kept from game to game.
+
+        It stops early after a game of at most one move (MENACE may have resigned at its first box)
+        or once ``stop.requested`` is set. Returns how many games it played, and the last one's winner
+        code and number of moves.
+        """
+        rnd = rng.random
+        res_t, kids = self.result, self.kids
+        refill, initial = self.refill, self.initial
+        totals = self._totals if self._totals is not None else [sum(c) for c in self.counts]
+        start, move, finish = opponent.start, opponent.move, opponent.finish
+        setups = [(side, self.fast[side], side.other, O_WINS if side is Side.X else X_WINS, side is Side.O,
+                   int(side) << 2) for side in sides]
+        nsides = len(setups)
+        root = self.root
+        put = data.append
+        played = res = length = 0
+        while played < n:
+            side, fast, theirs, lose, o_first, side_bits = setups[(first + played) % nsides]
+            head = len(data)
+            put(0)  # the header, written when the game ends
+            drawn: list[tuple[list[int], int, int]] = []
+            start(theirs)
+            k = root
+            if o_first:
+                s = move(k, rng)
+                put(s)
+                k = kids[k][s]
+            while True:
+                ent = fast[k]
+                if len(ent) == 2:  # type: ignore[arg-type]
+                    s, k = ent  # type: ignore[misc]
+                else:
+                    counts, colours, real, nexts, b = ent  # type: ignore[misc]
+                    total = totals[b]
+                    if not total:
+                        if not refill[b]:
+                            res = lose
+                            break
+                        counts[:] = initial[b]
+                        total = totals[b] = sum(counts)
+                    r = int(rnd() * total)
+                    for m in colours:
+                        r -= counts[m]
+                        if r < 0:
+                            break
+                    drawn.append((counts, m, b))
+                    s = real[m]
+                    k = nexts[m]
+                put(s)
+                res = res_t[k]
+                if res:
+                    break
+                s = move(k, rng)
+                put(s)
+                k = kids[k][s]
+                res = res_t[k]
+                if res:
+                    break
+            _reinforce_kept(self, drawn, res, side, totals)
+            finish(res)
+            code = side_bits | res
+            length = len(data) - head - 1
+            if length < 15:
+                data[head] = length << 4 | code
+            else:  # a long game (Nim): its length in a byte of its own after the header
+                data[head] = 15 << 4 | code
+                data.insert(head + 1, length)
+            outcomes[code] += 1
+            played += 1
+            if length <= 1 or (stop is not None and stop.requested):
+                break
+        self._totals = totals
+        return played, res, length
+
     def opening_empty(self, side: Side) -> bool:
         """A box for MENACE's first move on ``side`` is empty under ``resign``.
 
@@ -1043,3 +1125,148 @@ def play_learners(x: Learner, o: Learner, rng: random.Random, learn: bool = True
         x._learn(drawn[0], res, Side.X, moves)
         o._learn(drawn[1], res, Side.O, moves)
     return res, moves
+
+
+def play_learners_batch(
+    me: Learner, other: Learner, sides: Sequence[Side], first: int, rng: random.Random, n: int,
+    data: bytearray, outcomes: list[int], other_data: bytearray, other_outcomes: list[int],
+    stop: StopSignal | None = None,
+) -> tuple[int, int, int]:
+    """Up to ``n`` games of ``me`` against ``other``, both learning: the games :func:`play_learners`
+    plays one by one (the same draws, beads and moves), in one loop. In game ``i`` ``me`` plays
+    ``sides[(first + i) % len(sides)]`` and ``other`` the other side. Each game is packed into
+    ``data`` and counted in ``outcomes`` as :meth:`Learner.play_batch` packs it, for ``me``'s side,
+    and the same into ``other_data`` and ``other_outcomes`` for ``other``'s: what each machine stores.
+
+    Box totals are kept from game to game, as :meth:`Learner.play_batch` keeps them. It stops early
+    after a game of at most two moves (a machine may have resigned at its first box) or once
+    ``stop.requested`` is set. Returns how many games it played, and the last one's winner code and
+    number of moves.
+    """
+    rnd = rng.random
+    res_t = me.result
+    root = me.root
+    mine = me._totals if me._totals is not None else [sum(c) for c in me.counts]
+    theirs = other._totals if other._totals is not None else [sum(c) for c in other.counts]
+    setups = []
+    for side in sides:
+        x, o, tx, to = (me, other, mine, theirs) if side is Side.X else (other, me, theirs, mine)
+        # Each machine's reinforcement by winner code (ONGOING, X_WINS, O_WINS, DRAWN), where the learning
+        # rule is the plain one (every bead drawn, counts floored at zero); None: see _reinforce_kept.
+        gx = (0, x._rule[0], x._rule[2], x._rule[1]) if x._rule[3] else None
+        go = (0, o._rule[2], o._rule[0], o._rule[1]) if o._rule[3] else None
+        setups.append((x.fast[Side.X], o.fast[Side.O], tx, to, x.refill, o.refill, x.initial, o.initial, x, o,
+                       gx, go, int(side) << 2, (int(side) << 2) ^ (int(side.other) << 2)))
+    nsides = len(setups)
+    put = data.append
+    played = res = length = 0
+    while played < n:
+        fx, fo, tx, to, rx, ro, ix, io, x, o, gx, go, bits, swap = setups[(first + played) % nsides]
+        head = len(data)
+        put(0)  # the header, written when the game ends
+        dx: list[tuple[list[int], int, int]] = []
+        do: list[tuple[list[int], int, int]] = []
+        k = root
+        while True:
+            ent = fx[k]  # X moves
+            if len(ent) == 2:  # type: ignore[arg-type]
+                s, k = ent  # type: ignore[misc]
+            else:
+                counts, colours, real, nexts, b = ent  # type: ignore[misc]
+                total = tx[b]
+                if not total:
+                    if not rx[b]:
+                        res = O_WINS  # an empty box: that machine resigns
+                        break
+                    counts[:] = ix[b]
+                    total = tx[b] = sum(counts)
+                r = int(rnd() * total)
+                for m in colours:
+                    r -= counts[m]
+                    if r < 0:
+                        break
+                dx.append((counts, m, b))
+                s = real[m]
+                k = nexts[m]
+            put(s)
+            res = res_t[k]
+            if res:
+                break
+            ent = fo[k]  # O moves
+            if len(ent) == 2:  # type: ignore[arg-type]
+                s, k = ent  # type: ignore[misc]
+            else:
+                counts, colours, real, nexts, b = ent  # type: ignore[misc]
+                total = to[b]
+                if not total:
+                    if not ro[b]:
+                        res = X_WINS
+                        break
+                    counts[:] = io[b]
+                    total = to[b] = sum(counts)
+                r = int(rnd() * total)
+                for m in colours:
+                    r -= counts[m]
+                    if r < 0:
+                        break
+                do.append((counts, m, b))
+                s = real[m]
+                k = nexts[m]
+            put(s)
+            res = res_t[k]
+            if res:
+                break
+        if gx is not None and gx[res] >= 0:  # the common case, inline: beads added
+            d = gx[res]
+            for counts, m, b in dx:
+                counts[m] += d
+                tx[b] += d
+        else:
+            _reinforce_kept(x, dx, res, Side.X, tx)
+        if go is not None and go[res] >= 0:
+            d = go[res]
+            for counts, m, b in do:
+                counts[m] += d
+                to[b] += d
+        else:
+            _reinforce_kept(o, do, res, Side.O, to)
+        code = bits | res
+        length = len(data) - head - 1
+        if length < 15:
+            data[head] = length << 4 | code
+        else:  # a long game (Nim): its length in a byte of its own after the header
+            data[head] = 15 << 4 | code
+            data.insert(head + 1, length)
+        outcomes[code] += 1
+        at = len(other_data)
+        other_data += data[head:]
+        other_data[at] ^= swap  # the other machine's side in the header
+        other_outcomes[code ^ swap] += 1
+        played += 1
+        if length <= 2 or (stop is not None and stop.requested):
+            break
+    me._totals, other._totals = mine, theirs
+    return played, res, length
+
+
+def _reinforce_kept(learner: Learner, drawn: list[tuple[list[int], int, int]], res: int, side: Side,
+                    totals: list[int]) -> None:
+    """:meth:`Learner._learn` for the batch loops, keeping the boxes' ``totals`` true."""
+    win, draw, loss, plain = learner._rule
+    d = draw if res == DRAWN else win if res == side else loss
+    if not plain:
+        learner.apply([(b, m) for _, m, b in drawn], d)
+        for counts, _, b in drawn:
+            totals[b] = sum(counts)
+    elif d >= 0:
+        for counts, m, b in drawn:
+            counts[m] += d
+            totals[b] += d
+    else:
+        for counts, m, b in drawn:
+            c = counts[m]
+            new = c + d
+            if new < 0:
+                new = 0
+            counts[m] = new
+            totals[b] += new - c

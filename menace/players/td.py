@@ -26,8 +26,9 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from menace.core.errors import known
 from menace.core.game import Game, Move, Outcome, Result, Side, State, once_per_game
-from menace.core.tree import DRAWN, game_tree
+from menace.core.tree import DRAWN, O_WINS, X_WINS, game_tree
 from menace.players.base import PlayerParamError
 
 UNKNOWN = 0.5
@@ -108,6 +109,10 @@ class TdPlayer:
         """Exploration while playing others; self-play uses :data:`EPSILON`."""
         self.codes = codes(game)
         self.values: dict[int, float] = {}
+        self.version = 0
+        """Counts the changes of :attr:`values` made by learning or training (a game that leaves every
+        value as it was, as most do once they have settled, changes nothing): a tree opponent's kept
+        choices hold while it stays the same, so whoever writes a value by hand adds one to it."""
         self._mine: list[int] = []
         self._side: Side | None = None
         self._marks = 0
@@ -132,13 +137,21 @@ class TdPlayer:
     # -- the seed's LEARN -----------------------------------------------------------------------
     def learn_from(self, codes: Sequence[int], result: Result) -> None:
         """Update one player's afterstates of a game, given in order, from that player's result."""
+        self.learn_towards(codes, TARGET[result])
+
+    def learn_towards(self, codes: Sequence[int], target: float) -> None:
+        """:meth:`learn_from` given the target of the last afterstate (1 won, 0 lost, 0.5 drawn)."""
         values = self.values
-        target = TARGET[result]
+        changed = False
         for code in reversed(codes):
             old = values.get(code, UNKNOWN)
             new = old + STEP * (target - old)
+            if new != old:
+                changed = True
             values[code] = new
             target = DISCOUNT * new
+        if changed:
+            self.version += 1
 
     # -- the seed's GAME and TRAIN --------------------------------------------------------------
     def self_play(self, rng: random.Random, epsilon: float = EPSILON) -> Outcome:
@@ -160,6 +173,7 @@ class TdPlayer:
     def train(self, games: int, rng: random.Random, epsilon: float = EPSILON) -> TrainingTally:
         """Forget everything, then learn from ``games`` games of self-play."""
         self.values.clear()
+        self.version += 1
         counts = {Side.X: 0, Side.O: 0, None: 0}
         for _ in range(games):
             counts[self.self_play(rng, epsilon).winner] += 1
@@ -216,39 +230,55 @@ MAX_TRAINING_GAMES = 1_000_000_000
 
 class TdTreeOpponent:
     """A :class:`TdPlayer` moving by position index in the game's tree, for a tournament's hot loop
-    (:meth:`menace.core.learner.Learner.play_against`): the same moves, the same learning, the same
+    (:meth:`menace.core.learner.Learner.play_batch_against`): the same moves, the same learning, the same
     random numbers as through :meth:`TdPlayer.choose` and :meth:`TdPlayer.game_over`."""
 
     def __init__(self, player: TdPlayer) -> None:
         self.player = player
         self._states = game_tree(player.game).states
-        self._after: dict[int, tuple[tuple[Move, int], ...]] = {}
+        self._after: list[tuple[tuple[Move, int], ...] | None] = [None] * len(self._states)
+        """Per tree position, once met: each legal move with the code of the board it leads to."""
+        self._best: list[tuple[Move, int, int] | None] = [None] * len(self._states)
+        """Per tree position, once met: the best move there, the code of its board, and the player's
+        :attr:`TdPlayer.version` it was found at (it holds while that stays the same)."""
         self._mine: list[int] = []
         self._side: Side | None = None
+        self._targets: tuple[float, ...] = ()
+        self._targets_of = tuple((0.0, *(TARGET[Result.DRAW if w == DRAWN else Result.WIN if w == side else
+                                          Result.LOSS] for w in (X_WINS, O_WINS, DRAWN))) for side in (Side.X, Side.O))
+        """Per side (X, O), the target of its last afterstate by winner code (ONGOING, X_WINS, O_WINS, DRAWN)."""
 
     def start(self, side: Side) -> None:
         self._mine = []
         self._side = side
+        self._targets = self._targets_of[side - 1]
 
     def move(self, k: int, rng: random.Random) -> Move:
         p = self.player
-        after = self._after.get(k)
-        if after is None:
-            after = self._after[k] = p.codes.after(self._states[k])
-        values = p.values
-        best_move, best_code, best_value = -1, -1, -1.0
-        for move, code in after:
-            v = values.get(code, UNKNOWN)
-            if v > best_value:
-                best_move, best_code, best_value = move, code, v
+        version = p.version
+        best = self._best[k]
+        if best is not None and best[2] == version:
+            best_move, best_code = best[0], best[1]
+        else:
+            after = self._after[k]
+            if after is None:
+                after = self._after[k] = p.codes.after(self._states[k])
+            get = p.values.get
+            best_move, best_code, best_value = -1, -1, -1.0
+            for move, code in after:
+                v = get(code, UNKNOWN)
+                if v > best_value:
+                    best_move, best_code, best_value = move, code, v
+            self._best[k] = (best_move, best_code, version)
         if p.epsilon and rng.random() < p.epsilon:
+            after = known(self._after[k], "the moves of a position met before")
             best_move, best_code = after[int(rng.random() * len(after))]
         self._mine.append(best_code)
         return best_move
 
     def finish(self, winner: int) -> None:
         p = self.player
-        if p.learn and self._mine and self._side is not None:
-            result = Result.DRAW if winner == DRAWN else Result.WIN if winner == self._side else Result.LOSS
-            p.learn_from(self._mine, result)
+        mine = self._mine
+        if p.learn and mine and self._side is not None:
+            p.learn_towards(mine, self._targets[winner])
         self._mine, self._side = [], None

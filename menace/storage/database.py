@@ -261,8 +261,21 @@ def head_revision() -> str:
     return SCHEMA_REVISIONS[-1]
 
 
+def _at_head(engine: Engine) -> bool:
+    """Whether the schema's revision is this version's, read in one query: what every command meets
+    but the first after an upgrade, answered without listing the tables (which :func:`schema_state`
+    does for any other answer, with the same messages as ever)."""
+    try:
+        with engine.connect() as conn:
+            return bool(conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == head_revision())
+    except (sa_exc.DBAPIError, UnicodeDecodeError, sqlite3.DatabaseError, ValueError):
+        return False  # no such table, or a file that is not a database: the full look says which
+
+
 def schema_state(engine: Engine) -> tuple[SchemaState, str | None]:
     """How the database's schema compares with this version of menace, and its revision."""
+    if _at_head(engine):
+        return SchemaState.CURRENT, head_revision()
     try:
         with engine.connect() as conn:
             tables = set(inspect(conn).get_table_names())
