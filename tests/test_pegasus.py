@@ -146,6 +146,20 @@ def test_weights_stay_bounded_and_possible_moves_stay_possible() -> None:
     assert weights[0] >= 1 and max(weights).bit_length() >= 24
 
 
+@pytest.mark.parametrize(("a", "b"), [(1.5, 3.0), (2.0, 2.5), (1.1, 3.5)])
+def test_the_largest_factors_a_rule_allows_are_applied(a: float, b: float) -> None:
+    """Every A and B the rule accepts gives factors that can be applied: M_2 = 1.5^(3^6) is about
+    1e128, more digits than the decimal context keeps (a hypothesis example found it raising)."""
+    rule = PegasusRule(a, b)
+    big = factor(rule, 2, 1.0)
+    assert abs(big / ONE / multiplier(rule, 2) - 1) < 1e-12
+    weights = [UNIT, UNIT, UNIT]
+    apply_factor(weights, 0, big)
+    assert max(weights).bit_length() <= 48 and weights[1] >= 1 and weights[0] > 2 ** 31 * weights[1]
+    apply_factor(weights, 0, factor(rule, 2, -1.0))
+    assert weights[0] >= 1
+
+
 # -- the learner ---------------------------------------------------------------------------
 
 def test_a_pegasus_machine_has_the_matchbox_machines_boxes_with_equal_odds() -> None:

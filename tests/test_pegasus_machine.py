@@ -178,3 +178,24 @@ def test_the_wall_gives_each_moves_chance_in_percent(menace: Invoke, db_url: str
     boxes = [ply["beads"] for ply in game["plies"] if ply.get("beads")]
     assert boxes and all(b["percent"] and 0 <= b["count"] <= 100 for beads in boxes for b in beads)
     assert game["reinforcement"] and all(line["percent"] for line in game["reinforcement"])
+
+
+@pytest.mark.parametrize(("opponent", "partner_rule"), [("menace:p2", "pegasus"), ("menace:p2", "michie"),
+                                                         ("td", None)])
+def test_a_pegasus_machine_learns_by_its_rule_against_a_machine_or_td(menace: Invoke, opponent: str,
+                                                                       partner_rule: str | None) -> None:
+    """Against another machine (of either rule) or td both learners keep their own rule: a replay of
+    each one's stored games gives back its stored odds or beads (the fast loops of two machines and of
+    td reinforce beads only)."""
+    menace("init", "--rule", "pegasus")
+    if partner_rule is not None:
+        menace("init", "-m", "p2", "--rule", partner_rule, "--side", "O")
+    menace("tournament", "--vs", opponent, "-n", "400", "--seed", "5")
+    assert "OK" in menace("check").output
+    if partner_rule is not None:
+        assert "OK" in menace("check", "-m", "p2").output
+    menace("init", "-m", "bead", "--side", "O")  # a bead machine against the Pegasus machine on X
+    if partner_rule is not None:
+        menace("tournament", "-m", "bead", "--vs", "menace:menace", "-n", "300", "--seed", "6")
+        assert "OK" in menace("check", "-m", "bead").output
+        assert "OK" in menace("check").output

@@ -16,7 +16,7 @@ from menace.app.machines import LearningPartner, OpenMachine, learning_partner, 
 from menace.app.session import OpeningBoxEmptyError
 from menace.core.errors import InvalidInputError, UnavailableError, known
 from menace.core.game import Game, Side
-from menace.core.learner import DRAWN, Learner, TreeOpponent, play_learners_batch
+from menace.core.learner import DRAWN, Learner, TreeOpponent, play_learners, play_learners_batch
 from menace.core.match import MenacePlayer, play_game
 from menace.core.records import GameBuffer
 from menace.core.settings import ONE_SIDE_WORDS
@@ -210,6 +210,9 @@ def _play_tournament(
     stopped: str | None = None
     nsides = len(sides)
     play_table = learner.play_table
+    # The loops of two machines and of td in one go reinforce beads: a Pegasus machine's odds learn
+    # game by game, through its own rule.
+    beads_only = learner.pegasus is None and (partner is None or partner.learner.pegasus is None)
     s = sides[0]
     try:
         while stopped is None:
@@ -223,7 +226,7 @@ def _play_tournament(
                 break
             if table is not None and nsides == 1:
                 stopped = _fast_batch(learner, sides[0], table, rng, batch, pending, stop, learn)
-            elif partner is not None or by_tree is not None:
+            elif (partner is not None or by_tree is not None) and beads_only:
                 # Another machine or td: every game in one loop, packed as it ends (both machines' games).
                 played = 0
                 while played < batch:
@@ -249,6 +252,16 @@ def _play_tournament(
                     s = sides[(done + i) % nsides]
                     if table is not None:
                         res, moves = play_table(s, table, rng, learn)
+                    elif partner is not None:  # a machine of the Pegasus rule on either side
+                        if nsides > 1:
+                            partner.side = s.other
+                        if s is Side.X:
+                            res, moves = play_learners(learner, partner.learner, rng)
+                        else:
+                            res, moves = play_learners(partner.learner, learner, rng)
+                        partner.record_game(moves, res)
+                    elif by_tree is not None:
+                        res, moves = learner.play_against(s, by_tree, rng)
                     else:
                         res, moves = _play_general(machine, player, s, rng)
                     pending.add(s, moves, res)

@@ -147,7 +147,9 @@ def fixed_factor(value: float | Decimal | Fraction) -> int:
     """A positive finite factor in fixed point (``round(value * 2**32)``, at least 1)."""
     if isinstance(value, Fraction):
         value = _CONTEXT.divide(Decimal(value.numerator), Decimal(value.denominator))
-    scaled = (Decimal(value) * ONE).quantize(Decimal(1), rounding=ROUND_HALF_EVEN, context=_CONTEXT)
+    # to the nearest whole number; a factor of more digits than the context keeps (M_2 = 1.5^(3^6) is
+    # about 1e128) is whole already and kept as it is
+    scaled = (Decimal(value) * ONE).to_integral_value(rounding=ROUND_HALF_EVEN, context=_CONTEXT)
     return max(1, int(scaled))
 
 
