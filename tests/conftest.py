@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import settings
 from servers import PostgresServer, PostgresUnavailable, start_postgres
 from sqlalchemy import create_engine, text
 
@@ -29,6 +30,11 @@ sys.dont_write_bytecode = False
 # wait for a signal that never arrives. The tests run with the disposition a person at a terminal has.
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+# No wall-clock deadline for any property test (hypothesis's default fails an example that takes 200 ms,
+# which a loaded machine makes of any example: test_game_heads failed so): timing belongs in benchmarks/.
+settings.register_profile("menace", deadline=None)
+settings.load_profile("menace")
 
 # Commands keep game trees in the user's cache folder (menace.app.tree_cache); the tests keep theirs
 # in a folder of their own, shared by the workers and every process they start, removed at the end.

@@ -226,3 +226,29 @@ def test_the_checksum_is_the_sha256_of_the_canonical_text(body: Body, piece: int
         assert checksum({**body, "checksum": "x"}) == expected
     finally:
         machine_file._PIECE = previous
+
+
+SCANNED = [
+    b'[{"a": "x\\"]}", "b": [1, "\\\\"]}, {"c": "{[\\\\\\"["}, [], {}]',  # brackets and quotes inside strings
+    b'{"runs": [' + b", ".join([b'{"kind": "t\\u00e9", "seed": 1, "x": "\\\\"}'] * 300) + b"]}",  # many flat ones
+    b'[[[["\\"\\\\", {"k": ["]", "}"]}]]], "tail"]',
+    b'"a lone \\"string\\" [ { "',
+]
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 64, 1 << 18])
+def test_the_scanner_ends_each_value_where_the_decoder_does(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    """Whole strings and flat lists and objects are passed in one step (``_SKIP_FLAT``), however the
+    chunks cut them: each value ends where :func:`json.loads` says, and nesting is bounded at
+    :data:`MAX_DEPTH` exactly, a flat list or object at the bottom counted as a level."""
+    monkeypatch.setattr(machine_file, "CHUNK", chunk)
+    for text in SCANNED:
+        scan = machine_file._Scanner(io.BytesIO(text + b' ,"next"'), "f")
+        assert scan.value(1) == json.loads(text)
+        assert scan.take(b",", "a comma") == 0x2C and scan.value(1) == "next"
+    for depth in range(1, 4):
+        for flat in (b'["a", {"b": 1}]', b'{"k": [1, "]"]}'):  # the deepest level is one flat container
+            nested = b"[" * (machine_file.MAX_DEPTH - depth - 2) + flat + b"]" * (machine_file.MAX_DEPTH - depth - 2)
+            assert machine_file._Scanner(io.BytesIO(nested), "f").value(depth) == json.loads(nested)
+            with pytest.raises(MachineFileError, match="nested more than"):
+                machine_file._Scanner(io.BytesIO(b"[" + nested + b"]"), "f").value(depth)

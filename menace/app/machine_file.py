@@ -224,6 +224,14 @@ _DECODER = json.JSONDecoder(parse_int=_bounded_int, parse_float=_no_float, parse
 _SPACE = re.compile(rb"[ \t\n\r]*")
 _OUTSIDE = re.compile(rb'["\[\]{}]')
 """What opens a string or changes the nesting, outside a string."""
+_STRING = rb'"(?:[^"\\]++|\\.)*+"'
+_FLAT = rb'[^"\[\]{}]++|' + _STRING
+_SKIP = re.compile(rb"(?s)(?:" + _FLAT + rb")*+")
+"""Outside a string: the bytes up to the next bracket or string the buffer does not close, whole
+strings skipped in one step (a quote after an even run of backslashes closes one)."""
+_SKIP_FLAT = re.compile(rb"(?s)(?:" + _FLAT + rb"|\{(?:" + _FLAT + rb")*+\}|\[(?:" + _FLAT + rb")*+\])*+")
+"""As :data:`_SKIP`, and whole lists and objects with no list or object inside (a run, a box's
+beads...) skipped too: a long list of small objects is passed without a step per string or bracket."""
 _SCALAR_END = re.compile(rb"[ \t\n\r,\]}]")
 
 
@@ -356,6 +364,9 @@ class _Scanner:
                     continue
                 at = len(buf)
             else:
+                if level:  # inside the value: what cannot change the nesting is passed at once
+                    skip = _SKIP_FLAT if depth + level < MAX_DEPTH else _SKIP  # a flat one nests a level more
+                    at = known(skip.match(buf, at), "what a value holds").end()  # empty at worst
                 match = _OUTSIDE.search(buf, at)
                 if match is not None:
                     at = match.end()
