@@ -199,3 +199,18 @@ def test_a_pegasus_machine_learns_by_its_rule_against_a_machine_or_td(menace: In
         menace("tournament", "-m", "bead", "--vs", "menace:menace", "-n", "300", "--seed", "6")
         assert "OK" in menace("check", "-m", "bead").output
         assert "OK" in menace("check").output
+
+
+def test_plot_beads_of_a_pegasus_machine_draws_each_moves_chance(menace: Invoke, tmp_path: Path) -> None:
+    """A Pegasus box has weights, not beads: the plot gives each move's chance in % (0-100), and the
+    box's drawing names chances, never weights of about 4.3 billion."""
+    from pdfread import page_text
+
+    menace("init", "--rule", "pegasus")
+    menace("tournament", "--vs", "random", "-n", "200", "--seed", "2")
+    out = tmp_path / "box.pdf"
+    menace("plot", "beads", "-o", str(out))
+    text = page_text(out.read_bytes())
+    assert "chance" in text and "beads in the box" not in text, text
+    assert "100" in text and "4.3G" not in text and "4.29G" not in text, text
+    assert "per bead" not in text, text

@@ -328,6 +328,11 @@ def render_beads(data: BeadsData, path: str | Path, first: int | None = None, la
         drawing = fig.add_subplot(grid[0, 1])
         key = fig.add_subplot(grid[1, 1])
         x, ys = _sampled(data.series, lo, hi)
+        odds = data.settings.pegasus is not None  # weights of the Pegasus rule: each move's chance
+        if odds:
+            if log:
+                raise PlotError("a Pegasus machine's chances (0 to 100%) are drawn on a linear scale only")
+            ys = ys * 100.0 / np.maximum(ys.sum(axis=0), 1)
         if len(x) == 1:  # no games yet: the starting box, as a band one game wide
             x, ys = np.array([0, 1], dtype=np.int64), np.repeat(ys, 2, axis=1)
         game = data.game
@@ -337,7 +342,10 @@ def render_beads(data: BeadsData, path: str | Path, first: int | None = None, la
         polys = ax.stackplot(x, ys, colors=[c.hex for c in colours], edgecolor=EDGE, linewidth=1.2)
         ax.set_xlim(lo, max(hi, lo + 1))
         top = int(ys.sum(axis=0).max())
-        if log:
+        if odds:
+            ax.set_ylim(0, 100)
+            ax.yaxis.set_major_locator(FixedLocator([0, 25, 50, 75, 100]))
+        elif log:
             ax.set_yscale("symlog", linthresh=1)
             ax.set_ylim(0, max(top, 1) * 1.5)
             # the powers of ten from 1: a log scale has no 0 (the band below 1 is linear, unlabelled)
@@ -347,10 +355,11 @@ def render_beads(data: BeadsData, path: str | Path, first: int | None = None, la
             ax.set_ylim(0, max(top * 1.05, 1))
             ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("games played")
-        ax.set_ylabel("beads in the box" + (" (log scale)" if log else ""))
+        ax.set_ylabel("each move's chance (%)" if odds else "beads in the box" + (" (log scale)" if log else ""))
         ax.xaxis.set_major_formatter(GAMES())
         # powers of ten each in its own unit (1, 1,000, 10k, 1M); a linear axis in one unit for all
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: compact(v)) if log else GAMES())
+        if not odds:
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: compact(v)) if log else GAMES())
         ax.set_facecolor(BACKGROUND)  # white beads must show against the background
         ax.set_axisbelow(True)
         ax.grid(True, axis="y", color="white", lw=1.2)
@@ -360,17 +369,23 @@ def render_beads(data: BeadsData, path: str | Path, first: int | None = None, la
             span = f"games {lo:,} to {hi:,}"
         else:
             span = f"over {played:,} game{'' if played == 1 else 's'}" if played else "as built (no games yet)"
-        fig.suptitle(f"Beads in box {box.number} of {data.machine!r} {span}", fontweight="bold")
+        fig.suptitle(f"{'Chances' if odds else 'Beads'} in box {box.number} of {data.machine!r} {span}",
+                     fontweight="bold")
         what = "the opening box, " if box.move_number == 1 and box.number == 1 else ""
         ax.set_title(f"{what}MENACE's move {box.move_number} ({data.game.side_names[box.side]} to play); "
-                     f"rule {rule_text(data.settings)} per bead", fontsize=15,
+                     f"rule {rule_text(data.settings)}{'' if odds else ' per bead'}", fontsize=15,
                      pad=(26 if len(data.opponents) == 1 else 44))  # room for the opponents' names above the plot
-        _draw_box(drawing, game, box.position, data.series.at(hi))
+        shown = data.series.at(hi)
+        if odds:  # each move's chance in whole percent, as the wall gives it
+            total = max(sum(shown.values()), 1)
+            shown = {m: round(100 * c / total) for m, c in shown.items()}
+        _draw_box(drawing, game, box.position, shown)
         drawing.set_title(f"box {box.number} " + ("now" if hi == played else f"after game {hi:,}"), fontsize=15,
                           pad=(26 if len(data.opponents) == 1 else 44))
         handles = list(reversed(polys))  # the legend reads top to bottom like the stack
         labels = [_bead_label(game, c, m) for c, m in reversed(list(zip(colours, data.series.beads)))]
-        key.legend(handles, labels, loc="upper center", title="bead: its move on the drawing", frameon=False)
+        key.legend(handles, labels, loc="upper center", frameon=False,
+                   title=("colour" if odds else "bead") + ": its move on the drawing")
         key.axis("off")
         return save(fig, path)
 
