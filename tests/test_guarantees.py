@@ -125,7 +125,9 @@ def test_a_second_writer_is_refused_naming_the_first(db_url: str) -> None:
     init_here(db_url)
     # (perfect is tabulated like random: a few hundred thousand games a second, which the check
     # below verifies from the checkpoints the tournament writes)
-    first = subprocess.Popen(menace_cmd("tournament", "--vs", "perfect", "--for", "30s"), env=env,
+    # (it runs until the test stops it: a limit of its own ran out before the last check on a busy
+    # machine, and the player was let in)
+    first = subprocess.Popen(menace_cmd("tournament", "--vs", "perfect", "--for", "1h"), env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         wait_until(first_block_stored(db_url), "the first tournament's first stored block")

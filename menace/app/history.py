@@ -491,6 +491,8 @@ def running_results(db: Database, name: str,
     """The machine's wins, draws and losses so far at up to ``points`` game numbers spread over its whole
     history (every game when it has played no more), streamed as :func:`learning_series` streams them.
     A machine without games is a :class:`~menace.app.series.PlotError`."""
+    from menace.app import series
+
     with db.reading() as s, gc_paused():
         machine_id, _ = repo.machine_settings(s, name)
         played = repo.games_played(s, machine_id)
@@ -535,6 +537,8 @@ def _totals_before(s: Connection, machine_id: int, game: int) -> tuple[int, int,
     """Wins, draws and losses of games 1 to ``game - 1``: the tallies of the blocks before (summed by
     the database), and the part of a block that ``game`` cuts (counted from its results; a summary's
     share of its tally, as the curve interpolates inside it)."""
+    from menace.app import series
+
     w, d, l_ = hrepo.tallies_before(s, machine_id, game)
     with closing(hrepo.stream_results(s, machine_id, start=game - 1, stop=game - 1)) as blocks:
         cut = next((b for b in blocks if b.last_game >= game), None)
