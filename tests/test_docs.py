@@ -158,7 +158,11 @@ def _read_the_site(browser: Any, base: str) -> None:
             page.wait_for_url("**/guides/teacher/")
             assert "Misconceptions pupils have" in page.inner_text("article")
             if size[0] >= 1000:
-                page.fill("input.md-search__input", "misconceptions")
+                # typed as a person types, once the search says it is ready: a value filled in at once
+                # (no key events) before or just after its worker started was not searched for (CI)
+                page.wait_for_function("!document.querySelector('.md-search-result__meta')"
+                                       ".textContent.includes('Initializing')")
+                page.locator("input.md-search__input").press_sequentially("misconceptions")
                 page.wait_for_selector(".md-search-result__item")
 
 

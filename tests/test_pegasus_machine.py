@@ -214,3 +214,20 @@ def test_plot_beads_of_a_pegasus_machine_draws_each_moves_chance(menace: Invoke,
     assert "chance" in text and "beads in the box" not in text, text
     assert "100" in text and "4.3G" not in text and "4.29G" not in text, text
     assert "per bead" not in text, text
+
+
+def test_a_boxs_history_on_the_wall_and_learning_pages_is_in_chances(menace: Invoke, db_url: str) -> None:
+    """The box series the wall's and the learning page's charts draw: each move's chance in % for a
+    Pegasus machine (weights of about 4.3 billion before), flagged so the pages name it."""
+    from starlette.testclient import TestClient
+
+    from menace.web.app import create_app
+
+    menace("init", "--rule", "pegasus")
+    menace("tournament", "--vs", "random", "-n", "150", "--seed", "7")
+    with TestClient(create_app(db_url, "menace"), base_url="http://127.0.0.1:8000") as client:
+        s = client.get("/api/machines/menace/boxes/1/series?points=50").json()
+    assert s["odds"] is True
+    for i in range(len(s["games"])):
+        assert abs(sum(col["counts"][i] for col in s["series"]) - 100) < 0.1 * len(s["series"]) + 1e-9
+    assert all(0 <= col["count"] <= 100 for col in s["series"])

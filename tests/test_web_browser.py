@@ -292,3 +292,19 @@ def test_the_browser_checks_a_machine_name_by_the_librarys_rule(machine: str, br
         page.goto(srv.base + "/play?machine=..%2Fsecret")
         page.wait_for_selector("body[data-ready='1']")
         assert page.inner_text("#machine-name") == "menace"
+
+
+def test_a_pegasus_box_on_the_wall_shows_its_chances_and_no_recount(menace: Invoke, db_url: str,
+                                                                     browser: Any) -> None:
+    """A machine of the Pegasus rule keeps odds: its box's history is drawn in %, and the recount of a
+    real box's beads (there are none) is not offered."""
+    menace("init", "--rule", "pegasus")
+    menace("tournament", "--vs", "random", "-n", "200", "--seed", "3")
+    with BackgroundServer(db_url, "menace") as srv, pages(browser) as [page]:
+        page.goto(srv.base + "/")
+        page.wait_for_selector("#wall[data-ready='1']")
+        page.locator("canvas.wall-canvas").first.click(position={"x": 40, "y": 60})
+        page.wait_for_selector("#box-detail[open]")
+        page.wait_for_function("document.getElementById('detail-caption').textContent.includes('200 games')")
+        assert page.inner_text("#detail-caption").startswith("Its chances over 200 games")
+        assert not page.is_visible("#recount-form")

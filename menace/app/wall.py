@@ -58,10 +58,12 @@ class BoxSeries:
     box: Box
     beads: tuple[int, ...]
     games: list[int]
-    counts: list[list[int]]
+    counts: list[list[float]]
     games_played: int
     game: Game
     colours: tuple[BeadColour, ...] | None
+    odds: bool = False
+    """A machine of the Pegasus rule: :attr:`counts` are each move's chance in % (one decimal), not beads."""
 
 
 def box_series(db: Database, name: str, number: int, points: int = 400) -> BoxSeries:
@@ -78,7 +80,9 @@ def box_series(db: Database, name: str, number: int, points: int = 400) -> BoxSe
             raise UnknownBoxError(f"no box {number}: {name!r} has boxes 1 to {len(stored.boxes)}")
     data = beads_series(db, name, number, points)
     series = data.series
-    counts = [[row[j] for row in series.counts] for j in range(len(series.beads))]
+    odds = stored.settings.pegasus is not None
+    rows = [[round(100 * c / max(sum(row), 1), 1) for c in row] for row in series.counts] if odds else series.counts
+    counts = [[row[j] for row in rows] for j in range(len(series.beads))]
     colours = parse_colours(stored.colours) if stored.colours else None
     return BoxSeries(series.box, series.beads, list(series.games), counts, data.games_played,
-                     find_game(stored.game), colours)
+                     find_game(stored.game), colours, odds)

@@ -62,9 +62,10 @@ def cells_of(game: Game, state: State) -> list[int]:
     return list(state[: game.rows * game.cols])
 
 
-def bead_json(game: Game, box_moves: Sequence[Move], move: Move, count: int, initial: int | None = None,
+def bead_json(game: Game, box_moves: Sequence[Move], move: Move, count: float, initial: int | None = None,
               colours: Sequence[BeadColour] = DEFAULT_COLOURS, position: State | None = None) -> JSON:
-    """One bead colour of a box: the move (a target cell, or ``from`` -> ``to``), count and colour."""
+    """One bead colour of a box: the move (a target cell, or ``from`` -> ``to``), count (a chance in %
+    for a machine that keeps odds) and colour."""
     start, end = game.move_cells(move)
     index = colour_index(game, box_moves, move, colours, position)
     colour = colours[index]
@@ -152,6 +153,7 @@ def box_series_json(game: Game, series: BoxSeries, colours: Sequence[BeadColour]
     moves = sorted(series.box.initial)
     return {
         "box": box_json(game, series.box, colours), "games_played": series.games_played, "games": series.games,
+        "odds": series.odds,
         "series": [{**bead_json(game, moves, m, col[-1] if col else 0, colours=colours, position=series.box.position),
                     "counts": col}
                    for m, col in zip(series.beads, series.counts)],

@@ -275,7 +275,7 @@ function beadChartData(d) {
   const few = d.games.length <= 80;
   return {
     xs: d.games, xmin: 0, xmax: Math.max(1, d.games_played), empty: "No games yet.",
-    panels: [{ label: "beads of each colour", short: "beads", zero: true,
+    panels: [{ label: d.odds ? "each move's chance (%)" : "beads of each colour", short: d.odds ? "%" : "beads", zero: true,
       series: d.series.map((s) => ({ name: `${s.letter} ${s.name}`, colour: s.hex === "#ffffff" ? "#9a9a9a" : s.hex, ys: s.counts,
         dots: few, dash: s.hex === "#ffffff" ? [6, 3] : null })) }],
   };

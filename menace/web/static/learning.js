@@ -35,8 +35,8 @@
     return { n, d: await M.api(`/machines/${encodeURIComponent(M.machine)}/boxes/${n}/series?points=500`) };
   }, ({ n, d }) => {
     growth.set(beadChartData(d));
-    cap.textContent = `Box ${n} (MENACE's move ${d.box.move}): its beads of each colour after each game; now ` +
-      d.series.map((s) => `${s.letter} ${s.colour_name} ${M.fmt(s.count)}`).join(", ") + ".";
+    cap.textContent = `Box ${n} (MENACE's move ${d.box.move}): ${d.odds ? "each move's chance" : "its beads of each colour"} after each game; now ` +
+      d.series.map((s) => `${s.letter} ${s.colour_name} ${d.odds ? s.count + "%" : M.fmt(s.count)}`).join(", ") + ".";
   });
   const showBox = () => loadBox().catch((err) => { cap.textContent = err.message; });
 

@@ -336,13 +336,14 @@
       M.el("ul", { class: "bead-list" }, ...b.beads.map((x) => M.el("li", {}, M.el("span", { class: "swatch", style: `background:${x.hex};color:${M.textOn(x)}`, text: x.letter }),
         data.odds ? ` ${x.colour_name} → ${x.name}: chance ${x.count}% (started at ${x.initial}%)`
           : ` ${x.colour_name} → ${x.name}: ${M.fmt(x.count)} (started with ${x.initial})`))));
-    if (!data.odds) showRecount(b);  // a machine that keeps odds has no beads to recount
+    document.getElementById("recount-form").hidden = !!data.odds;  // a machine that keeps odds has no beads
+    if (!data.odds) showRecount(b);
     document.getElementById("detail-caption").textContent = "Loading its history…";
     if (!dlg.open) dlg.showModal();
     try {
       const s = await M.api(`/machines/${encodeURIComponent(M.machine)}/boxes/${b.number}/series?points=400`);
       detailChart.set(beadChartData(s));
-      document.getElementById("detail-caption").textContent = `Its beads over ${M.count(s.games_played, "game")}, replayed from the history.`;
+      document.getElementById("detail-caption").textContent = `Its ${s.odds ? "chances" : "beads"} over ${M.count(s.games_played, "game")}, replayed from the history.`;
     } catch (err) { document.getElementById("detail-caption").textContent = err.message; }
   }
 
