@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from conftest import built_database, owner, train_300
+from web_browser_helpers import page_at
 
 from menace.app.machines import list_machines, machine_summary
 from menace.web.guard import ADMIN_POWERS
@@ -67,16 +68,9 @@ def trained(request: pytest.FixtureRequest, db_url: str) -> str:
 
 @contextmanager
 def page_of(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1366, "height": 768})
-    context.set_default_timeout(15_000)
-    errors: list[str] = []
-    pg = context.new_page()
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        yield pg
-    finally:
-        context.close()
-    assert not errors, errors
+    """A laptop-sized page (see :func:`web_browser_helpers.page_at`)."""
+    with page_at(browser) as [page]:
+        yield page
 
 
 def test_a_page_of_another_local_origin_cannot_replace_or_train(trained: str, browser: Any) -> None:
@@ -186,7 +180,9 @@ def test_replacing_a_machine_asks_first_and_says_what_is_lost(trained: str, brow
 
 def test_a_student_scanning_the_join_page_lands_signed_in_to_play(trained: str, browser: Any) -> None:
     with BackgroundServer(trained, "menace", token="admin-secret", play_token="play-secret") as srv, \
-            page_of(browser) as teacher, page_of(browser) as student, page_of(browser) as watcher:
+            page_at(browser, count=3) as [teacher, student, watcher]:
+        # three devices: each page keeps its token in its own sessionStorage (a page of its own is a tab
+        # of its own), so the student's link signs in the student's page only and the watcher has none
         srv.app.state.join_urls = [srv.base + "/"]  # what menace serve finds on the LAN (tests stay on loopback)
         teacher.goto(srv.base + "/join#token=admin-secret")
         teacher.wait_for_selector("#token-state[data-role='admin']")

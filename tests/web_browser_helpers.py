@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -44,13 +45,22 @@ def launch_browser() -> Iterator[Any]:
 class SharedBrowser:
     """One Chromium for a run of browser tests in a worker, started for the first and closed when the
     run ends (:meth:`close`): launching Chromium and Playwright's driver costs most of a second of CPU.
-    Each test still opens a context of its own (:func:`page_at`), so no cookie, storage or route of one
-    test reaches the next. It is not kept for the rest of the worker's tests: while Playwright's
-    sync API is up it marks its event loop as the thread's running loop, which ``asyncio.run`` refuses."""
+    It is not kept for the rest of the worker's tests: while Playwright's sync API is up it marks its
+    event loop as the thread's running loop, which ``asyncio.run`` refuses.
+
+    The tests' pages come from one browser context, and a page is used again by the next test
+    (:func:`page_at`): a new context with a new page costs ~0.5 s of CPU (a renderer process started),
+    going to another address on a page ~0.15 s. What a test leaves on a page goes with it when the
+    test ends (:meth:`_release`): its init scripts, routes and listeners are removed, the storage of
+    the page's site and the context's cookies are cleared, and the page is taken to about:blank. Each
+    test's server listens on a port of its own, so a test's pages are of an origin no earlier test
+    had (sessionStorage, localStorage, caches and permissions are per origin)."""
 
     def __init__(self) -> None:
         self._running: Iterator[Any] | None = None
         self._browser: Any = None
+        self._context: Any = None
+        self._idle: list[Any] = []
 
     def get(self) -> Any:
         if self._browser is None:
@@ -59,8 +69,36 @@ class SharedBrowser:
             self._running = running
         return self._browser
 
+    def pages(self, count: int) -> list[Any]:
+        """``count`` clean pages of the shared context (the idle ones first, new ones after)."""
+        if self._context is None:
+            self._context = self.get().new_context()
+        self._idle = [pg for pg in self._idle if not pg.is_closed()]
+        made = self._idle[:count]
+        del self._idle[:count]
+        return made + [self._context.new_page() for _ in range(count - len(made))]
+
+    def _release(self, pages: list[Any], undo: list[Callable[[], Any]]) -> None:
+        """Take back the pages a test used, clean (see the class); a page that cannot be cleaned is closed."""
+        try:
+            for step in reversed(undo):
+                step()
+            for pg in pages:
+                if pg.is_closed():
+                    continue
+                pg.unroute_all(behavior="ignoreErrors")
+                pg.evaluate("() => { try { sessionStorage.clear(); localStorage.clear(); } catch (e) {} }")
+                pg.goto("about:blank")
+            self._context.clear_cookies()
+            self._idle.extend(pg for pg in pages if not pg.is_closed())
+        except Exception:
+            context, self._context, self._idle = self._context, None, []
+            context.close()
+            raise
+
     def close(self) -> None:
         running, self._running, self._browser = self._running, None, None
+        self._context, self._idle = None, []
         if running is not None:
             running.close()  # its finally: the browser closed, then Playwright's driver stopped
 
@@ -172,20 +210,61 @@ def text_collisions(boxes: list[dict[str, Any]], slack: float = 0.5) -> list[str
 @contextmanager
 def page_at(browser: Any, size: tuple[int, int] = (1366, 768), count: int = 1,
             timeout: float = 15_000) -> Iterator[list[Any]]:
-    """``count`` pages of ``size`` in a browser context of their own. Used inside the server's ``with``,
-    so they are closed before the server stops (never left asking a server that has gone); a script
-    error on any of them fails the test."""
-    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
-    context.set_default_timeout(timeout)
+    """``count`` pages of ``size``, clean (of the shared context: see :class:`SharedBrowser`, or of a
+    context of their own for another browser). Used inside the server's ``with``, so they are left
+    before the server stops (never left asking a server that has gone); a script error on any of
+    them fails the test."""
+    shared = browser is SHARED_BROWSER._browser
+    context = None if shared else browser.new_context()
+    made = SHARED_BROWSER.pages(count) if shared else [context.new_page() for _ in range(count)]
     errors: list[str] = []
-    made = [context.new_page() for _ in range(count)]
+    undo: list[Callable[[], Any]] = []
+
+    def on_error(error: Any) -> None:
+        errors.append(str(error))
+
     for pg in made:
-        pg.on("pageerror", lambda e: errors.append(str(e)))
+        pg.set_viewport_size({"width": size[0], "height": size[1]})
+        pg.set_default_timeout(timeout)
+        pg.on("pageerror", on_error)
+        undo.append(functools.partial(pg.remove_listener, "pageerror", on_error))
+        if shared:
+            _record_what_is_added(pg, undo)
     try:
         yield made
     finally:
-        context.close()
+        if shared:
+            SHARED_BROWSER._release(made, undo)
+        else:
+            context.close()
     assert not errors, errors
+
+
+def _record_what_is_added(page: Any, undo: list[Callable[[], Any]]) -> None:
+    """Have the test's init scripts and listeners on ``page`` noted in ``undo``, to be removed when it ends."""
+    cls = type(page)
+
+    def add_init_script(*args: Any, **kwargs: Any) -> Any:
+        added = cls.add_init_script(page, *args, **kwargs)
+        undo.append(added.close)
+        return added
+
+    def listen(method: Callable[..., Any]) -> Callable[..., Any]:
+        def add(event: str, handler: Any) -> Any:
+            undo.append(functools.partial(_forget, page, event, handler))
+            return method(page, event, handler)
+        return add
+
+    page.add_init_script = add_init_script
+    page.on, page.once = listen(cls.on), listen(cls.once)
+    undo.append(lambda: [page.__dict__.pop(name, None) for name in ("add_init_script", "on", "once")])
+
+
+def _forget(page: Any, event: str, handler: Any) -> None:
+    try:
+        page.remove_listener(event, handler)
+    except (KeyError, ValueError):  # a ``once`` listener that has been called
+        pass
 
 
 def click_through_game(page: Any) -> None:
