@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from run_once import built_once
 from test_cli_help import all_commands
 from web_browser_helpers import page_at
 
@@ -34,12 +35,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("site")
+    """The site as ``mkdocs build --strict`` builds it, once per run (building it costs some 5 s of CPU)."""
+    return built_once(tmp_path_factory, "site", _build_site)
+
+
+def _build_site(out: Path) -> None:
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
                           cwd=ROOT, capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
-    return out
 
 
 def page_text(site: Path, page: str) -> str:
@@ -137,9 +141,15 @@ class QuietHandler(SimpleHTTPRequestHandler):
         pass
 
 
+SEARCH_WORKER = "**/assets/javascripts/workers/search.*.js"
+"""The search's worker (it builds the search's index of the whole site in each page loaded): not
+started where the page is only looked at, started for the search the test makes."""
+
+
 def _read_the_site(browser: Any, base: str) -> None:
     for size in ((390, 844), (1366, 768)):
         with page_at(browser, size) as (page,):
+            page.route(SEARCH_WORKER, lambda route: route.abort())
             for path in READ_PAGES:
                 page.goto(base + path)
                 where = f"{path or 'home'} at {size[0]}x{size[1]}"
@@ -153,6 +163,8 @@ def _read_the_site(browser: Any, base: str) -> None:
                 wide = [c for c in page.evaluate(CODE_LINES) if c["scrolls"] and c["longest"] <= 96]
                 assert wide == [], (where, wide)
             # The navigation leads to the pages, and the search (its index shipped with the site) finds them.
+            if size[0] >= 1000:
+                page.unroute(SEARCH_WORKER)
             page.goto(base)
             page.locator("article").get_by_role("link", name="A teacher's lesson").click()
             page.wait_for_url("**/guides/teacher/")
