@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Invoke, built_database, invoker, owner, train_300, wait_until
+from conftest import Invoke, built_database, invoker, owner, release, train_300, wait_until
+from run_once import built_once
 from starlette.testclient import TestClient
 
 from menace.app.machines import list_machines, machine_summary
@@ -368,14 +369,21 @@ def test_a_request_body_that_stops_coming_is_dropped(trained: str) -> None:
 
 @pytest.fixture(scope="module")
 def long_history(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> str:
-    """A machine of a million games (a 5 MB machine file), built once for this module."""
+    """A machine of a million games (a 5 MB machine file), built once per run (its two tests may run
+    in two workers) and copied for this module."""
+
+    def build(folder: Path) -> None:
+        shutil.copyfile(sqlite_template, folder / "menace.db")
+        url = f"sqlite:///{folder / 'menace.db'}"
+        menace = invoker(url)
+        menace("init")
+        menace("tournament", "--vs", "random", "-n", "1000000", "--seed", "3")
+        release(url)  # its connections closed: the file whole, its log folded in, before it is copied
+
+    built = built_once(tmp_path_factory, "long-history", build)
     folder = tmp_path_factory.mktemp("long-history")
-    shutil.copyfile(sqlite_template, folder / "menace.db")
-    url = f"sqlite:///{folder / 'menace.db'}"
-    menace = invoker(url)
-    menace("init")
-    menace("tournament", "--vs", "random", "-n", "1000000", "--seed", "3")
-    return url
+    shutil.copyfile(built / "menace.db", folder / "menace.db")
+    return f"sqlite:///{folder / 'menace.db'}"
 
 
 @pytest.mark.slow
