@@ -20,7 +20,7 @@ from menace.core.learner import Box
 from menace.core.pegasus import chances
 from menace.render.beads import places_pieces, slot
 from menace.render.pieces import pieces_json
-from menace.render.text import rule_text
+from menace.render.text import curve_text, rule_text
 
 JSON = dict[str, Any]
 
@@ -165,7 +165,8 @@ def learning_json(d: LearningData) -> JSON:
     reinforcement from the range's first game at ``games``; the win/draw/loss shares of the last
     ``window`` games at ``rate_games``; totals over the range."""
     return {
-        "machine": d.machine, "rule": rule_text(d.settings), "games_played": d.games_played, "wins": d.totals[0],
+        "machine": d.machine, "rule": rule_text(d.settings), "curve": curve_text(d.settings),
+        "games_played": d.games_played, "wins": d.totals[0],
         "draws": d.totals[1], "losses": d.totals[2], "window": d.window, "first": d.first, "last": d.last,
         "games": d.games.tolist(), "cumulative": d.cumulative.tolist(), "rate_games": d.rate_games.tolist(),
         "win": np.round(d.win_rate, 4).tolist(), "draw": np.round(d.draw_rate, 4).tolist(),
