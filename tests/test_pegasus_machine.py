@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -247,3 +248,36 @@ def test_the_learning_page_counts_a_pegasus_machines_outcomes(menace: Invoke, db
     assert s["cumulative"][-1] == s["wins"] - s["losses"] and s["wins"] > s["losses"]
     assert s["curve"] == "cumulative outcome (+1 win, +0 draw, \u22121 loss)"
     assert s["rule"].startswith("Pegasus: M_n")
+
+
+HEXAPAWN_TRIES = "a1-a2\nb1-b2\nc1-c2\na2-a3\nb2-b3\nc2-c3\na1-b2\nb1-a2\nb1-c2\nc1-b2\n" * 2
+"""A person's tries at Hexapawn, one a line: the game takes the first legal one each turn."""
+
+
+def test_a_person_playing_her_reads_each_moves_chance_not_its_weight(menace: Invoke) -> None:
+    """Gardner's HER learning by the Pegasus rule, played at the terminal: MENACE's box and the
+    reinforcement give each move's chance in %, never weights of about 4.3 billion called beads."""
+    menace("init", "--game", "hexapawn", "--rule", "pegasus")
+    menace("tournament", "--vs", "random", "-n", "30", "--seed", "2")  # odds no longer all equal
+    out = menace("play", "--seed", "1", "--games", "1", input=HEXAPAWN_TRIES).output
+    assert "  chances: " in out and "beads:" not in out and " bead (" not in out, out
+    assert not re.search(r"\d,\d{3},\d{3}", out), out
+    assert re.search(r"box +\d+: [a-z ]+ \(\w\) [a-c][1-3]-[a-c][1-3]: chance \d+\.\d\d% -> \d+\.\d\d%", out), out
+    assert "OK" in menace("check").output
+
+
+def test_the_play_page_gives_a_pegasus_machines_reinforcement_in_chances(menace: Invoke, db_url: str) -> None:
+    from starlette.testclient import TestClient
+
+    from menace.web.app import create_app
+
+    menace("init", "--game", "hexapawn", "--rule", "pegasus")
+    with TestClient(create_app(db_url, "menace"), base_url="http://127.0.0.1:8000") as client:
+        view = client.post("/api/play", json={"first": "me", "seed": 3}).json()
+        seat = view["seat"]
+        while not view["over"]:
+            view = client.post(f"/api/play/{seat}/move", json={"move": view["legal"][0]}).json()
+    ledger = view["end"]["ledger"]
+    assert ledger and all(line["percent"] and 0 <= line["before"] <= 100 and 0 <= line["after"] <= 100
+                          for line in ledger), ledger
+    assert any(line["before"] != line["after"] for line in ledger)
