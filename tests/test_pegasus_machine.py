@@ -234,9 +234,11 @@ def test_a_boxs_history_on_the_wall_and_learning_pages_is_in_chances(menace: Inv
     assert all(0 <= col["count"] <= 100 for col in s["series"])
 
 
-def test_the_learning_page_counts_a_pegasus_machines_outcomes(menace: Invoke, db_url: str) -> None:
+def test_the_learning_and_machines_pages_speak_of_a_pegasus_machines_outcomes_not_beads(menace: Invoke,
+                                                                                       db_url: str) -> None:
     """Gardner's HER learning by the Pegasus rule: the learning chart adds up each game's outcome and says so
-    (its preset's Gardner beads, 0 per win, made a curve that only fell while it won)."""
+    (its preset's Gardner beads, 0 per win, made a curve that only fell while it won); the machines page
+    has no bead count for it (it listed the sum of its weights, some 64 thousand billion, as beads)."""
     from starlette.testclient import TestClient
 
     from menace.web.app import create_app
@@ -245,9 +247,11 @@ def test_the_learning_page_counts_a_pegasus_machines_outcomes(menace: Invoke, db
     menace("tournament", "--vs", "random", "-n", "80", "--seed", "3")
     with TestClient(create_app(db_url, "menace"), base_url="http://127.0.0.1:8000") as client:
         s = client.get("/api/machines/menace/learning?points=20").json()
+        listed = client.get("/api/machines").json()["machines"]
     assert s["cumulative"][-1] == s["wins"] - s["losses"] and s["wins"] > s["losses"]
     assert s["curve"] == "cumulative outcome (+1 win, +0 draw, \u22121 loss)"
     assert s["rule"].startswith("Pegasus: M_n")
+    assert [(m["name"], m["odds"], m["beads"]) for m in listed] == [("menace", True, None)]
 
 
 HEXAPAWN_TRIES = "a1-a2\nb1-b2\nc1-c2\na2-a3\nb2-b3\nc2-c3\na1-b2\nb1-a2\nb1-c2\nc1-b2\n" * 2
@@ -281,3 +285,18 @@ def test_the_play_page_gives_a_pegasus_machines_reinforcement_in_chances(menace:
     assert ledger and all(line["percent"] and 0 <= line["before"] <= 100 and 0 <= line["after"] <= 100
                           for line in ledger), ledger
     assert any(line["before"] != line["after"] for line in ledger)
+
+
+def test_check_undo_and_a_frozen_run_of_her_speak_of_odds_not_beads(sqlite_menace: Invoke) -> None:
+    """What a person reads after checking, freezing and undoing a Pegasus machine names its odds: it has no beads."""
+    sqlite_menace("init", "--game", "hexapawn", "--rule", "pegasus")
+    sqlite_menace("tournament", "--vs", "random", "-n", "40", "--seed", "1")
+    frozen = sqlite_menace("tournament", "--vs", "random", "-n", "5", "--seed", "2", "--frozen").output
+    assert "Played without learning (frozen): no odds changed;" in frozen, frozen
+    assert "odds match)." in sqlite_menace("check", "--full").output
+    assert "bead" not in sqlite_menace("replay", "45").output.split("Result:")[1]
+    undone = sqlite_menace("undo", "--games", "5").output
+    assert "No odds changed (the games were played without learning" in undone, undone
+    sqlite_menace("init", "-m", "beads")
+    both = sqlite_menace("check", "--all").output
+    assert "beads and odds match)." in both, both

@@ -150,7 +150,7 @@ def play(app: AppContext, first: str | None, seed: int | None, count: int | None
         words = {"win": "MENACE wins.", "draw": "A draw.", "loss": "You win!"}
         click.echo(f"{words[end.result.value]} (game {end.game_number:,})")
         if frozen:
-            click.echo("Played without learning (frozen): no bead changed.")
+            click.echo(f"Played without learning (frozen): no {'odds' if s.keeps_odds else 'bead'} changed.")
         if end.ledger:
             click.echo("Reinforcement (stored):")
             for line in end.ledger:

@@ -135,16 +135,18 @@ def wall_json(wall: Wall) -> JSON:
 
 
 def summary_json(s: MachineSummary) -> JSON:
-    """A machine as ``menace stats`` shows it."""
+    """A machine as ``menace stats`` shows it: ``odds`` for a machine of the Pegasus rule, which has no
+    beads to count (``beads`` None, as ``stats`` shows none)."""
     sides = {side.name: name for side, name in s.game.side_names.items()}
     side = s.settings.side
+    odds = s.settings.pegasus is not None
     return {
         "name": s.name, "game": s.game.name, "game_title": s.game.title, "preset": s.preset,
         "side_name": sides.get(side, "both" if side == "both" else str(side)),
         "created_at": s.created_at.isoformat(timespec="seconds"),
         "settings": s.settings.describe(), "side": s.settings.side, "boxes": s.boxes,
-        "boxes_by_move": s.boxes_by_move, "beads": s.beads, "empty_boxes": s.empty_boxes, "games": s.games,
-        "wins": s.wins, "draws": s.draws, "losses": s.losses,
+        "boxes_by_move": s.boxes_by_move, "beads": None if odds else s.beads, "odds": odds,
+        "empty_boxes": s.empty_boxes, "games": s.games, "wins": s.wins, "draws": s.draws, "losses": s.losses,
     }
 
 
