@@ -96,7 +96,7 @@ def test_export_and_import_keep_the_rule_and_the_odds(menace: Invoke, db_url: st
     assert body["machine"]["mean_outcome"]["plays"] == 50
     other = new_db_url()
     out = menace("--db", other, "import", str(first)).output  # the last --db wins
-    assert "Imported" in out
+    assert "Imported" in out and "odds checked against the history" in out, out
     assert stored_beads(other) == stored_beads(db_url) and mean_of(other) == mean_of(db_url)
     menace("--db", other, "export", str(second))
     assert first.read_bytes() == second.read_bytes()
@@ -248,6 +248,9 @@ def test_the_learning_and_machines_pages_speak_of_a_pegasus_machines_outcomes_no
     with TestClient(create_app(db_url, "menace"), base_url="http://127.0.0.1:8000") as client:
         s = client.get("/api/machines/menace/learning?points=20").json()
         listed = client.get("/api/machines").json()["machines"]
+        exported = client.get("/api/machines/menace/export").content
+        imported = client.post("/api/import?as=copy", content=exported, headers={"Content-Type": "application/json"})
+    assert imported.status_code == 201 and imported.json()["odds"] is True, imported.text
     assert s["cumulative"][-1] == s["wins"] - s["losses"] and s["wins"] > s["losses"]
     assert s["curve"] == "cumulative outcome (+1 win, +0 draw, \u22121 loss)"
     assert s["rule"].startswith("Pegasus: M_n")

@@ -342,8 +342,11 @@ async def import_machine(request: Request) -> Response:
     if replace and rename is None and not confirmed and is_machine_name(name_in_file):
         await _confirm_replacing(st.db, name_in_file, "confirm=1")
     name, nboxes, games = await run_in_threadpool(transfer.import_machine, st.db, body, rename, replace)
+    _, settings = await run_in_threadpool(app_machines.machine_header, st.db, name)
     st.hub.publish("machines", {"imported": name}, remember=False)
-    return JSONResponse({"name": name, "boxes": nboxes, "games": games}, status_code=201)
+    # odds: a machine of the Pegasus rule, whose odds (not beads) were checked against its history
+    return JSONResponse({"name": name, "boxes": nboxes, "games": games, "odds": settings.pegasus is not None},
+                        status_code=201)
 
 
 async def reconcile(request: Request) -> Response:

@@ -63,7 +63,7 @@
         return M.api(`/import?${q}`, { method: "POST", body: file, headers: { "Content-Type": "application/json" } });
       }, losing);
       if (!r) { out.textContent = "Nothing imported: the machine is kept as it was."; out.className = "muted"; return; }
-      out.textContent = `Imported '${r.name}': ${M.count(r.boxes, "box")}, ${M.count(r.games, "game")}, beads checked against the history.`;
+      out.textContent = `Imported '${r.name}': ${M.count(r.boxes, "box")}, ${M.count(r.games, "game")}, ${r.odds ? "odds" : "beads"} checked against the history.`;
       out.className = "flash ok"; M.flash(""); await load();
     } catch (err) { out.textContent = `Refused: ${err.message}`; out.className = "flash error"; }
   });
