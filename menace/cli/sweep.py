@@ -167,7 +167,7 @@ def sweep(
       menace sweep --vs smart --empty-box resign --empty-box restock --json sweep.json
       menace sweep --side X --side O --squares all --squares distinct --plot sweep.png
       menace sweep --game hexapawn --vs perfect --seeds 200 --games 100   when HER stops losing
-      menace sweep --vs random --rule michie --rule pegasus --pegasus-a 1.025 --pegasus-a 1.05   beads or odds
+      menace sweep --vs random --rule michie --rule pegasus --seeds 10 --games 300 --eval-games 100   beads or odds
       menace sweep --seeds 1000 --games 10000 --cluster tcp://scheduler:8786
     """
     if cluster is not None and workers is not None:
