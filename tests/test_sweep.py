@@ -268,3 +268,25 @@ def test_a_pegasus_sweep_gives_the_figures_and_machines_of_init_and_tournament(
         assert query(sqlite_url, mean, n=f"sw-2-{seed}") == query(sqlite_url, mean, n=f"p{seed}")
         assert "OK" in sqlite_menace("-m", f"sw-2-{seed}", "check").output
         assert "Pegasus" in sqlite_menace("-m", f"sw-2-{seed}", "stats").output
+
+
+def test_a_plot_of_long_settings_keeps_every_text_inside_the_figure(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Settings of the Pegasus rule have long labels (``rule=pegasus A=1.025 refined=per-play``): they
+    and the axes' labels stay whole inside the figure (the right panel's label ran off its edge)."""
+    from matplotlib.figure import Figure
+
+    from menace.render import plots
+    from menace.render import sweep as drawn
+
+    settings = sweep_settings("tictactoe", rules=["michie", "pegasus"], pegasus_a=[1.025, 1.1],
+                              refined=["hundred", "per-play"])
+    result = run_sweep(settings, "random", 40, 2, workers=1, eval_games=20)
+    figures: list[Figure] = []
+    monkeypatch.setattr(drawn, "save_figure", lambda fig, *_args, **_kw: figures.append(fig))
+    plot_distributions(result, tmp_path / "s.png")
+    (fig,) = figures
+    frame = fig.bbox
+    outside = [t.get_text() for t, b in plots.text_boxes(fig)
+               if b.x0 < frame.x0 - 1 or b.x1 > frame.x1 + 1 or b.y0 < frame.y0 - 1 or b.y1 > frame.y1 + 1]
+    assert outside == []
