@@ -240,10 +240,10 @@ def test_a_pegasus_machine_is_measured_frozen() -> None:
 
 
 def test_a_pegasus_sweep_gives_the_figures_and_machines_of_init_and_tournament(
-    sqlite_menace: Invoke, sqlite_url: str, tmp_path: Path
+    menace: Invoke, db_url: str, tmp_path: Path
 ) -> None:
     json_path = tmp_path / "s.json"
-    result = sqlite_menace("sweep", "--rule", "michie", "--rule", "pegasus", "--refined", "per-play", "--seeds", "2",
+    result = menace("sweep", "--rule", "michie", "--rule", "pegasus", "--refined", "per-play", "--seeds", "2",
                            "--games", "120", "--vs", "random", "--eval-games", "30", "--workers", "1",
                            "--json", str(json_path), "--store", "sw")
     rows = result.stdout.splitlines()
@@ -255,19 +255,19 @@ def test_a_pegasus_sweep_gives_the_figures_and_machines_of_init_and_tournament(
         ("michie", None), ("pegasus", {"a": 1.025, "b": 2.0, "refinement": "per-play", "decay": 0.5})]
     runs = [r for r in data["runs"] if r["label"] == "rule=pegasus refined=per-play"]
     for seed, run in zip((1, 2), runs):
-        sqlite_menace("-m", f"p{seed}", "init", "--rule", "pegasus", "--refined", "per-play")
-        sqlite_menace("-m", f"p{seed}", "tournament", "--vs", "random", "-n", "120", "--seed", str(seed))
-        summary = machine_summary(owner(sqlite_url), f"p{seed}")
+        menace("-m", f"p{seed}", "init", "--rule", "pegasus", "--refined", "per-play")
+        menace("-m", f"p{seed}", "tournament", "--vs", "random", "-n", "120", "--seed", str(seed))
+        summary = machine_summary(owner(db_url), f"p{seed}")
         assert (summary.wins, summary.draws, summary.losses) == (run["wins"], run["draws"], run["losses"])
-        stored = machine_summary(owner(sqlite_url), f"sw-2-{seed}")
+        stored = machine_summary(owner(db_url), f"sw-2-{seed}")
         assert stored.settings == summary.settings
         assert (stored.games, stored.wins, stored.draws, stored.losses) == (120, summary.wins, summary.draws,
                                                                             summary.losses)
-        assert stored_beads(sqlite_url, f"sw-2-{seed}") == stored_beads(sqlite_url, f"p{seed}")
+        assert stored_beads(db_url, f"sw-2-{seed}") == stored_beads(db_url, f"p{seed}")
         mean = "SELECT mean_mu, mean_sum, mean_plays FROM machines WHERE name = :n"
-        assert query(sqlite_url, mean, n=f"sw-2-{seed}") == query(sqlite_url, mean, n=f"p{seed}")
-        assert "OK" in sqlite_menace("-m", f"sw-2-{seed}", "check").output
-        assert "Pegasus" in sqlite_menace("-m", f"sw-2-{seed}", "stats").output
+        assert query(db_url, mean, n=f"sw-2-{seed}") == query(db_url, mean, n=f"p{seed}")
+        assert "OK" in menace("-m", f"sw-2-{seed}", "check").output
+        assert "Pegasus" in menace("-m", f"sw-2-{seed}", "stats").output
 
 
 def test_a_plot_of_long_settings_keeps_every_text_inside_the_figure(tmp_path: Path,
