@@ -303,3 +303,16 @@ def test_check_undo_and_a_frozen_run_of_her_speak_of_odds_not_beads(sqlite_menac
     sqlite_menace("init", "-m", "beads")
     both = sqlite_menace("check", "--all").output
     assert "beads and odds match)." in both, both
+
+
+def test_operating_a_pegasus_machine_that_plays_both_sides_is_refused_before_any_question(
+    sqlite_menace: Invoke,
+) -> None:
+    """The classroom's Nim machine learning by the Pegasus rule plays both sides: operate refused it only after
+    asking who starts (and then, at the end of input, told the person to put beads back)."""
+    sqlite_menace("init", "--game", "nim", "--rule", "pegasus")
+    result = sqlite_menace("operate", ok=False, input="")
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        f"Error: machine 'menace' learns by the Pegasus program's rule: it keeps odds, not beads, so there is no "
+        f"{REFUSED['operate']} for it"]

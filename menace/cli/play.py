@@ -229,9 +229,13 @@ def operate(app: AppContext, first: str | None, colours: tuple[BeadColour, ...] 
 
     Example: menace operate
     """
+    from menace.app.machines import machine_header, refuse_without_beads
     from menace.app.session import PlaySession
 
-    sides = _sides_of(app)
+    settings = machine_header(app.database, app.machine)[1]
+    # A machine of the Pegasus rule has no beads to operate: said before any question.
+    refuse_without_beads(settings, app.machine, "matchbox machine to operate")
+    sides = settings.sides
     _check_first(app, first, sides)
     abandoned = "Game abandoned: the twin is unchanged. Put the drawn beads back in their boxes."
     side = _choose_side(sides, first, lambda: ask(
