@@ -234,8 +234,8 @@ def test_a_boxs_history_on_the_wall_and_learning_pages_is_in_chances(menace: Inv
     assert all(0 <= col["count"] <= 100 for col in s["series"])
 
 
-def test_the_learning_and_machines_pages_speak_of_a_pegasus_machines_outcomes_not_beads(menace: Invoke,
-                                                                                       db_url: str) -> None:
+def test_the_learning_and_machines_pages_speak_of_a_pegasus_machines_outcomes_not_beads(sqlite_menace: Invoke,
+                                                                                       sqlite_url: str) -> None:
     """Gardner's HER learning by the Pegasus rule: the learning chart adds up each game's outcome and says so
     (its preset's Gardner beads, 0 per win, made a curve that only fell while it won); the machines page
     has no bead count for it (it listed the sum of its weights, some 64 thousand billion, as beads)."""
@@ -243,9 +243,9 @@ def test_the_learning_and_machines_pages_speak_of_a_pegasus_machines_outcomes_no
 
     from menace.web.app import create_app
 
-    menace("init", "--game", "hexapawn", "--rule", "pegasus")
-    menace("tournament", "--vs", "random", "-n", "80", "--seed", "3")
-    with TestClient(create_app(db_url, "menace"), base_url="http://127.0.0.1:8000") as client:
+    sqlite_menace("init", "--game", "hexapawn", "--rule", "pegasus")
+    sqlite_menace("tournament", "--vs", "random", "-n", "80", "--seed", "3")
+    with TestClient(create_app(sqlite_url, "menace"), base_url="http://127.0.0.1:8000") as client:
         s = client.get("/api/machines/menace/learning?points=20").json()
         listed = client.get("/api/machines").json()["machines"]
         exported = client.get("/api/machines/menace/export").content
@@ -261,25 +261,26 @@ HEXAPAWN_TRIES = "a1-a2\nb1-b2\nc1-c2\na2-a3\nb2-b3\nc2-c3\na1-b2\nb1-a2\nb1-c2\
 """A person's tries at Hexapawn, one a line: the game takes the first legal one each turn."""
 
 
-def test_a_person_playing_her_reads_each_moves_chance_not_its_weight(menace: Invoke) -> None:
+def test_a_person_playing_her_reads_each_moves_chance_not_its_weight(sqlite_menace: Invoke) -> None:
     """Gardner's HER learning by the Pegasus rule, played at the terminal: MENACE's box and the
     reinforcement give each move's chance in %, never weights of about 4.3 billion called beads."""
-    menace("init", "--game", "hexapawn", "--rule", "pegasus")
-    menace("tournament", "--vs", "random", "-n", "30", "--seed", "2")  # odds no longer all equal
-    out = menace("play", "--seed", "1", "--games", "1", input=HEXAPAWN_TRIES).output
+    sqlite_menace("init", "--game", "hexapawn", "--rule", "pegasus")
+    sqlite_menace("tournament", "--vs", "random", "-n", "30", "--seed", "2")  # odds no longer all equal
+    out = sqlite_menace("play", "--seed", "1", "--games", "1", input=HEXAPAWN_TRIES).output
     assert "  chances: " in out and "beads:" not in out and " bead (" not in out, out
     assert not re.search(r"\d,\d{3},\d{3}", out), out
     assert re.search(r"box +\d+: [a-z ]+ \(\w\) [a-c][1-3]-[a-c][1-3]: chance \d+\.\d\d% -> \d+\.\d\d%", out), out
-    assert "OK" in menace("check").output
+    assert "OK" in sqlite_menace("check").output
 
 
-def test_the_play_page_gives_a_pegasus_machines_reinforcement_in_chances(menace: Invoke, db_url: str) -> None:
+def test_the_play_page_gives_a_pegasus_machines_reinforcement_in_chances(sqlite_menace: Invoke,
+                                                                        sqlite_url: str) -> None:
     from starlette.testclient import TestClient
 
     from menace.web.app import create_app
 
-    menace("init", "--game", "hexapawn", "--rule", "pegasus")
-    with TestClient(create_app(db_url, "menace"), base_url="http://127.0.0.1:8000") as client:
+    sqlite_menace("init", "--game", "hexapawn", "--rule", "pegasus")
+    with TestClient(create_app(sqlite_url, "menace"), base_url="http://127.0.0.1:8000") as client:
         view = client.post("/api/play", json={"first": "me", "seed": 3}).json()
         seat = view["seat"]
         while not view["over"]:
