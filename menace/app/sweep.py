@@ -274,8 +274,9 @@ def sweep_settings(
             _unique(pegasus_a) or unset, _unique(pegasus_b) or unset, _unique(refined) or unset,
             _unique(decay) or unset,
         ):
-            words = ["rule=pegasus"] + [f"{name}={value:g}" if isinstance(value, float) else f"{name}={value}"
-                                        for name, value in (("A", a), ("B", b), ("refined", refinement), ("D", d))
+            # A number as Python writes it back (1.025, not a rounding that two values could share).
+            words = ["rule=pegasus"] + [f"{name}={value}" for name, value in (("A", a), ("B", b),
+                                                                             ("refined", refinement), ("D", d))
                                         if value is not None]
             odds = pegasus_settings(base, a, b, refinement, d)
             out += _prefixed(" ".join(words), expand_settings(odds, all_squares=all_squares, side=side, base_label=""))
