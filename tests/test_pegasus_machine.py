@@ -317,3 +317,24 @@ def test_operating_a_pegasus_machine_that_plays_both_sides_is_refused_before_any
     assert result.output.strip().splitlines() == [
         f"Error: machine 'menace' learns by the Pegasus program's rule: it keeps odds, not beads, so there is no "
         f"{REFUSED['operate']} for it"]
+
+
+def test_the_machines_page_builds_a_pegasus_machine_as_init_does(sqlite_url: str) -> None:
+    """``POST /api/machines`` takes init's rule and its parameters (it built only machines of beads)."""
+    from starlette.testclient import TestClient
+
+    from menace.app.machines import settings_for
+    from menace.web.app import create_app
+
+    with TestClient(create_app(sqlite_url, "menace"), base_url="http://127.0.0.1:8000") as client:
+        built = client.post("/api/machines", json={"name": "her", "game": "hexapawn", "rule": "pegasus",
+                                                   "pegasus_a": 1.05, "pegasus_b": 2, "refined": "per-play",
+                                                   "decay": 0.25})
+        refused = client.post("/api/machines", json={"name": "q", "rule": "pegasus", "beads": "4,3,2,1"})
+        bad_a = client.post("/api/machines", json={"name": "q", "rule": "pegasus", "pegasus_a": "big"})
+    assert built.status_code == 201, built.text
+    assert built.json()["odds"] is True and built.json()["preset"] == "pegasus"
+    assert built.json()["settings"] == settings_for("hexapawn", rule="pegasus", a=1.05, b=2, refinement="per-play",
+                                                    decay=0.25)[1].describe()
+    assert refused.status_code == 400 and "keeps odds, not beads" in refused.json()["error"]
+    assert bad_a.status_code == 400 and "'pegasus_a' must be a number" in bad_a.json()["error"]

@@ -35,7 +35,8 @@
     e.preventDefault();
     const f = new FormData(e.target);
     const body = { name: f.get("name"), game: f.get("game"), replace: f.get("replace") === "on" };
-    for (const k of ["preset", "side", "beads", "reinforce", "empty_box", "scope", "colours"]) if (f.get(k)) body[k] = f.get(k);
+    for (const k of ["preset", "side", "beads", "reinforce", "empty_box", "scope", "colours", "rule", "refined"]) if (f.get(k)) body[k] = f.get(k);
+    for (const k of ["pegasus_a", "pegasus_b", "decay"]) if (f.get(k)) body[k] = Number(f.get(k));
     for (const k of ["all_squares", "symmetry"]) if (f.get(k)) body[k] = f.get(k) === "true";
     const out = document.getElementById("create-result");
     try {
