@@ -69,6 +69,10 @@ def test_bad_values_exit_2_with_one_line() -> None:
         (["--plot", "s.jpg"], "give a file ending in .png, .svg, .pdf"),
         (["--seeds", "0"], "Invalid value for '--seeds'"),
         (["--squares", "some"], "Invalid value for '--squares'"),
+        (["--rule", "pegasus", "--beads", "8,4,2,1"], "the Pegasus rule keeps odds, not beads"),
+        (["--decay", "0.3"], "are parameters of the Pegasus rule: choose that rule for them"),
+        (["--rule", "pegasus", "--pegasus-a", "0.5"], "A must be a number above 1, not 0.5"),
+        (["--rule", "hebb"], "Invalid value for '--rule'"),
     ):
         result = run(*args, ok=False)
         assert result.exit_code == 2, args

@@ -286,3 +286,26 @@ def machine_boxes() -> list[Box]:
     from menace.games import find_game
 
     return build_boxes(find_game("tictactoe"), MICHIE)
+
+
+def test_a_pegasus_hexapawn_machine_is_plotted_in_outcomes_and_chances(sqlite_url: str, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Gardner's HER learning by the Pegasus rule: its learning curve adds up each game's outcome (+1, 0,
+    −1), not the Gardner beads its preset names (0, 0, −1: the curve only fell while it won); its wall
+    of boxes gives each move's chance, not weights of about 4.3 billion written over one another."""
+    from conftest import invoker
+
+    figures = _drawn(monkeypatch)
+    menace = invoker(sqlite_url)
+    menace("init", "--game", "hexapawn", "--rule", "pegasus")
+    menace("tournament", "--vs", "random", "-n", "120", "--seed", "2")
+    data = learning_plot_data(owner(sqlite_url), "menace")
+    w, d, l_ = data.totals
+    assert w > l_ and data.cumulative[-1] == w - l_
+    menace("plot", "learning", "-o", str(tmp_path / "l.png"))
+    menace("plot", "boxes", "-o", str(tmp_path / "w.png"))
+    texts = [t.get_text() for fig in figures for t, _ in plots.text_boxes(fig)]
+    assert "cumulative\noutcome\n(+1 win, +0 draw, \u22121 loss)" in texts
+    assert not [t for t in texts if "bead" in t or "4,294" in t], texts
+    for fig in figures:
+        assert not _crowded(fig), _crowded(fig)

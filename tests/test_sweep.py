@@ -1,27 +1,33 @@
 from __future__ import annotations
 
 import json
+import random
 import statistics
 from pathlib import Path
 
 import pytest
-from conftest import owner
+from conftest import Invoke, owner, query
+from history_helpers import stored_beads
 
-from menace.app.machines import machine_summary
+from menace.app.machines import machine_summary, settings_for
 from menace.app.sweep import (
     STRETCH,
     SweepError,
     SweepSetting,
+    Trainer,
     expand_settings,
     last_games,
     run_one,
     run_sweep,
     store_machines,
     summarize,
+    sweep_settings,
     write_csv,
     write_json,
 )
-from menace.core.settings import MICHIE, MICHIE_1961, RUBYQUIZ, EmptyPolicy
+from menace.core.learner import DRAWN
+from menace.core.settings import MICHIE, MICHIE_1961, RUBYQUIZ, EmptyPolicy, SettingsError
+from menace.games import find_game
 from menace.players import UnknownPlayerError
 from menace.render.sweep import plot_distributions
 from menace.render.tables import sweep_table
@@ -174,3 +180,113 @@ def test_stored_machines_hold_the_trained_beads_and_games(tmp_path: Path) -> Non
     assert run.trained is not None
     assert (summary.games, summary.wins, summary.draws, summary.losses) == (50, run.wins, run.draws, run.losses)
     assert summary.beads == sum(map(sum, run.trained.counts))
+
+
+def test_the_rule_is_swept_like_any_option_and_the_pegasus_rule_built_as_init_builds_it() -> None:
+    settings = sweep_settings("tictactoe", rules=["michie", "pegasus"], beads=[(4, 3, 2, 1), (8, 4, 2, 1)],
+                              side=["X"], pegasus_a=[1.025, 1.05])
+    assert [s.label for s in settings] == ["rule=michie beads=4,3,2,1 side=X", "rule=michie beads=8,4,2,1 side=X",
+                                           "rule=pegasus A=1.025 side=X", "rule=pegasus A=1.05 side=X"]
+    assert settings[1].settings == expand_settings(MICHIE, beads=[(8, 4, 2, 1)])[0].settings
+    assert settings[3].settings == settings_for(rule="pegasus", a=1.05)[1]
+    # without --rule the labels are those of before: the preset, or the options given
+    assert [s.label for s in sweep_settings("tictactoe")] == ["michie"]
+    hexapawn = sweep_settings("hexapawn", rules=["pegasus"], refined=["per-play"], decay=[0.25])
+    assert [s.label for s in hexapawn] == ["rule=pegasus refined=per-play D=0.25"]
+    assert hexapawn[0].settings == settings_for("hexapawn", rule="pegasus", refinement="per-play", decay=0.25)[1]
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"rules": ["pegasus"], "beads": [(8, 4, 2, 1)]}, "the Pegasus rule keeps odds, not beads: it takes no initial"),
+    ({"rules": ["pegasus"], "empty_box": [EmptyPolicy.RESTOCK]}, "it takes no empty-box policy"),
+    ({"decay": [0.3]}, "are parameters of the Pegasus rule: choose that rule for them"),
+    ({"rules": ["pegasus"], "pegasus_a": [0.5]}, "A must be a number above 1, not 0.5"),
+    ({"rules": ["hebb"]}, "the learning rule must be michie or pegasus, not 'hebb'"),
+])
+def test_settings_that_do_not_fit_the_rule_are_refused(options: dict[str, object], message: str) -> None:
+    with pytest.raises(SettingsError, match=message):
+        sweep_settings("tictactoe", **options)  # type: ignore[arg-type]
+
+
+def test_a_pegasus_run_is_the_same_on_a_reused_trainer() -> None:
+    # A trainer serves many seeds one after the other: the refined rule's mean outcome starts afresh each time.
+    setting = SweepSetting("p", settings_for(rule="pegasus", refinement="per-play")[1])
+    result = run_sweep([setting], "random", 60, 3, workers=1, eval_games=10)
+    assert result.runs == [run_one(setting, "random", 60, seed, eval_games=10) for seed in (1, 2, 3)]
+
+
+def test_a_pegasus_machine_is_measured_frozen() -> None:
+    """The frozen figures are those of the trained machine playing random without changing its odds."""
+    game = find_game("tictactoe")
+    setting = SweepSetting("p", settings_for(rule="pegasus", refinement="per-play")[1])
+    run = run_one(setting, "random", 80, seed=5, eval_games=150, keep=True)
+    assert run.trained is not None
+    trainer = Trainer(game)
+    learner = trainer.learner(setting.settings)
+    table = trainer.table("random", learner)
+    assert table is not None
+    rng = random.Random(5)
+    for _ in range(80):
+        learner.play_table(learner.settings.sides[0], table, rng)
+    assert learner.counts == run.trained.counts
+    trained, mean = [list(c) for c in learner.counts], learner.pegasus and learner.pegasus.mean.state
+    frozen = [0, 0, 0]
+    for _ in range(150):
+        res, _moves = learner.play_table(learner.settings.sides[0], table, rng, learn=False)
+        frozen[1 if res == DRAWN else 0 if res == learner.settings.sides[0] else 2] += 1
+    assert (run.eval_wins, run.eval_draws, run.eval_losses) == tuple(frozen) and sum(frozen) == 150
+    assert learner.counts == trained and (learner.pegasus and learner.pegasus.mean.state) == mean
+    assert run.eval_wins > 100  # trained, it beats random most of the time
+
+
+def test_a_pegasus_sweep_gives_the_figures_and_machines_of_init_and_tournament(
+    menace: Invoke, db_url: str, tmp_path: Path
+) -> None:
+    json_path = tmp_path / "s.json"
+    result = menace("sweep", "--rule", "michie", "--rule", "pegasus", "--refined", "per-play", "--seeds", "2",
+                           "--games", "120", "--vs", "random", "--eval-games", "30", "--workers", "1",
+                           "--json", str(json_path), "--store", "sw")
+    rows = result.stdout.splitlines()
+    assert rows[1].split()[:2] == ["rule=michie", "2"]
+    assert rows[2].split()[:3] == ["rule=pegasus", "refined=per-play", "2"]
+    assert "stored 4 machines, sw-1-1 to sw-2-2" in result.stdout
+    data = json.loads(json_path.read_text())
+    assert [(s["rule"], s["pegasus"]) for s in data["settings"]] == [
+        ("michie", None), ("pegasus", {"a": 1.025, "b": 2.0, "refinement": "per-play", "decay": 0.5})]
+    runs = [r for r in data["runs"] if r["label"] == "rule=pegasus refined=per-play"]
+    for seed, run in zip((1, 2), runs):
+        menace("-m", f"p{seed}", "init", "--rule", "pegasus", "--refined", "per-play")
+        menace("-m", f"p{seed}", "tournament", "--vs", "random", "-n", "120", "--seed", str(seed))
+        summary = machine_summary(owner(db_url), f"p{seed}")
+        assert (summary.wins, summary.draws, summary.losses) == (run["wins"], run["draws"], run["losses"])
+        stored = machine_summary(owner(db_url), f"sw-2-{seed}")
+        assert stored.settings == summary.settings
+        assert (stored.games, stored.wins, stored.draws, stored.losses) == (120, summary.wins, summary.draws,
+                                                                            summary.losses)
+        assert stored_beads(db_url, f"sw-2-{seed}") == stored_beads(db_url, f"p{seed}")
+        mean = "SELECT mean_mu, mean_sum, mean_plays FROM machines WHERE name = :n"
+        assert query(db_url, mean, n=f"sw-2-{seed}") == query(db_url, mean, n=f"p{seed}")
+        assert "OK" in menace("-m", f"sw-2-{seed}", "check").output
+        assert "Pegasus" in menace("-m", f"sw-2-{seed}", "stats").output
+
+
+def test_a_plot_of_long_settings_keeps_every_text_inside_the_figure(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Settings of the Pegasus rule have long labels (``rule=pegasus A=1.025 refined=per-play``): they
+    and the axes' labels stay whole inside the figure (the right panel's label ran off its edge)."""
+    from matplotlib.figure import Figure
+
+    from menace.render import plots
+    from menace.render import sweep as drawn
+
+    settings = sweep_settings("tictactoe", rules=["michie", "pegasus"], pegasus_a=[1.025, 1.1],
+                              refined=["hundred", "per-play"])
+    result = run_sweep(settings, "random", 40, 2, workers=1, eval_games=20)
+    figures: list[Figure] = []
+    monkeypatch.setattr(drawn, "save_figure", lambda fig, *_args, **_kw: figures.append(fig))
+    plot_distributions(result, tmp_path / "s.png")
+    (fig,) = figures
+    frame = fig.bbox
+    outside = [t.get_text() for t, b in plots.text_boxes(fig)
+               if b.x0 < frame.x0 - 1 or b.x1 > frame.x1 + 1 or b.y0 < frame.y0 - 1 or b.y1 > frame.y1 + 1]
+    assert outside == []

@@ -19,12 +19,13 @@ from conftest import owner
 from distributed import Client, LocalCluster
 
 from menace.app import pools
-from menace.app.machines import machine_summary
+from menace.app.machines import machine_summary, settings_for
 from menace.app.pools import ClusterError, DaskPool
 from menace.app.sweep import SweepSetting, expand_settings, run_one, run_sweep
 from menace.cli import cli
 from menace.core.errors import InvalidInputError
 from menace.core.settings import MICHIE, EmptyPolicy
+from menace.games import find_game
 
 TWO_SETTINGS = expand_settings(MICHIE, beads=[(4, 3, 2, 1), (8, 4, 2, 1)], empty_box=[EmptyPolicy.RESIGN])
 
@@ -83,6 +84,14 @@ def test_any_game_and_a_learning_opponent_give_the_same_runs(cluster: LocalClust
         there = run_sweep(setting, opponent, 80, 6, eval_games=20, game=game, cluster=cluster.scheduler_address)
         assert here.runs == there.runs
         assert there.cluster == cluster.scheduler_address and there.workers == 2
+
+
+def test_a_pegasus_setting_gives_the_same_runs_as_each_seed_alone(cluster: LocalCluster) -> None:
+    # the refined rule: its mean outcome, like the odds, starts afresh for every seed on every worker
+    pegasus = SweepSetting("pegasus", settings_for("hexapawn", rule="pegasus", refinement="per-play")[1])
+    there = run_sweep([pegasus], "random", 60, 6, eval_games=20, game="hexapawn", cluster=cluster.scheduler_address)
+    alone = [run_one(pegasus, "random", 60, seed, eval_games=20, game=find_game("hexapawn")) for seed in range(1, 7)]
+    assert there.runs == alone
 
 
 def test_a_worker_killed_mid_sweep_loses_and_duplicates_nothing(client: Client) -> None:

@@ -148,7 +148,7 @@ def test_export_then_import_round_trip(client: TestClient) -> None:
     r = client.get("/api/machines/menace/export")
     assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
     r2 = client.post("/api/import?as=copy", content=r.content, headers=JSON)
-    assert r2.status_code == 201 and r2.json() == {"name": "copy", "boxes": 304, "games": 300}
+    assert r2.status_code == 201 and r2.json() == {"name": "copy", "boxes": 304, "games": 300, "odds": False}
     again = client.post("/api/import?as=copy", content=r.content, headers=JSON)
     assert again.status_code == 409
 

@@ -67,6 +67,8 @@ class CheckReport:
     replayed: int = 0
     """Games replayed by this check (the rest trusted from a verified checkpoint or summarized)."""
     faults: list[str] = field(default_factory=list)
+    rules: set[str] = field(default_factory=set)
+    """The learning rules of the machines replayed (``michie``: beads, ``pegasus``: odds)."""
 
     @property
     def ok(self) -> bool:
@@ -151,6 +153,7 @@ def _check_machine(s: Connection, name: str, report: CheckReport, full: bool) ->
         return out
     game = find_game(stored.game)
     settings = stored.settings
+    report.rules.add(settings.rule_name)
     expected = build_boxes(game, settings)
     if len(expected) != len(stored.boxes):
         faults.append(f"{name}: {len(stored.boxes)} boxes, but its settings give {len(expected)}")

@@ -481,7 +481,8 @@ def _learning_series(db: Database, name: str, window: int | None, points: int, f
         data = sampler.data(name, settings, _opponents(s, machine_id, lo, hi), played)
         if from_start and lo > 1:
             before = _totals_before(s, machine_id, lo)
-            offset = before[0] * settings.win + before[1] * settings.draw + before[2] * settings.loss
+            win, draw, loss = settings.curve_values
+            offset = before[0] * win + before[1] * draw + before[2] * loss
             data = replace(data, cumulative=data.cumulative + offset)
         return data
 
@@ -574,4 +575,5 @@ def wall(db: Database, name: str) -> series.BoxesData:
 
     with _reading(db, name) as (s, stored):
         played = repo.games_played(s, stored.id)
-    return series.boxes_data(find_game(stored.game), name, stored.boxes, played)
+    return series.boxes_data(find_game(stored.game), name, stored.boxes, played,
+                             odds=stored.settings.pegasus is not None)

@@ -15,16 +15,16 @@ from menace.core.errors import ConflictError, InvalidInputError, NotFoundError
 from menace.core.game import Game, IllegalMoveError, Side, canonical
 from menace.core.learner import Box, GameRecord, Learner
 from menace.core.match import MenacePlayer
-from menace.core.pegasus import MeanOutcome, PegasusRule, Refinement
+from menace.core.pegasus import MeanOutcome, PegasusRule, PegasusRuleError, Refinement
 from menace.core.records import GameBuffer, pack_beads
 from menace.core.settings import (
     MAX_BEADS,
-    PRESETS,
     SIDE_WORDS,
     EmptyPolicy,
     Scope,
     Settings,
     SettingsError,
+    find_preset,
     parse_reinforcement,
     parse_schedule,
 )
@@ -103,12 +103,10 @@ def settings_for(game: str = DEFAULT_GAME, preset: str | None = None, *, side: s
     """
     chosen = find_game(game)
     family = family_of(chosen.name)
-    preset = preset or DEFAULT_PRESETS[family]
-    if preset not in PRESETS:
-        raise SettingsError(f"unknown preset {preset!r}; choose from {', '.join(PRESETS)}")
+    base = find_preset(preset or DEFAULT_PRESETS[family])
+    preset = (preset or DEFAULT_PRESETS[family]).lower()
     if PRESET_GAMES[preset] != family:
         raise SettingsError(f"{preset} is a preset for {PRESET_GAMES[preset]}, not {chosen.name}")
-    base = PRESETS[preset]
     changes: dict[str, object] = {}
     if side is not None:
         if side.lower() not in SIDE_WORDS:
@@ -129,29 +127,62 @@ def settings_for(game: str = DEFAULT_GAME, preset: str | None = None, *, side: s
         changes["all_squares"] = all_squares
     if symmetry is not None:
         changes["symmetry"] = symmetry
-    if rule not in (None, "michie", "pegasus"):
-        raise SettingsError(f"the learning rule must be michie or pegasus, not {rule!r}")
+    if rule is not None:
+        check_rule(rule)
     if rule == "pegasus":
         beads = [what for what, value in (("initial beads", schedule), ("bead reinforcement", reinforcement),
                                           ("scope", scope), ("empty-box policy", empty_box)) if value is not None]
         if beads:
-            raise SettingsError(f"the Pegasus rule keeps odds, not beads: it takes no {', '.join(beads)}")
-        try:
-            refined = Refinement(refinement or "none")
-        except ValueError:
-            raise SettingsError(f"the refinement must be one of {', '.join(r.value for r in Refinement)}, "
-                                f"not {refinement!r}") from None
-        default = PegasusRule()
-        changes["pegasus"] = PegasusRule(default.a if a is None else a, default.b if b is None else b, refined,
-                                         default.decay if decay is None else decay)
-        changes["scope"], changes["empty_policy"] = Scope.EVERY, EmptyPolicy.RESIGN
-        settings = replace(base, **changes)  # type: ignore[arg-type]
+            raise no_beads(beads)
+        settings = pegasus_settings(replace(base, **changes), a, b, refinement, decay)  # type: ignore[arg-type]
         return chosen, settings, "pegasus"
     if (a, b, refinement, decay) != (None, None, None, None):
-        raise SettingsError("A, B, the refinement and the decay D are parameters of the Pegasus rule: "
-                            "choose that rule for them")
+        raise SettingsError(PEGASUS_ONLY)
     settings = replace(base, **changes)  # type: ignore[arg-type]
     return chosen, settings, preset if settings == base else f"{preset}, modified"
+
+
+LEARNING_RULES = ("michie", "pegasus")
+"""How a machine may learn: the matchbox machine's beads, or the Pegasus program's odds."""
+
+
+def check_rule(rule: str) -> None:
+    """:class:`SettingsError` unless ``rule`` is one of :data:`LEARNING_RULES`."""
+    if rule not in LEARNING_RULES:
+        raise SettingsError(f"the learning rule must be {' or '.join(LEARNING_RULES)}, not {rule!r}")
+
+
+PEGASUS_ONLY = "A, B, the refinement and the decay D are parameters of the Pegasus rule: choose that rule for them"
+"""Why parameters of the Pegasus rule are refused for a machine of beads."""
+
+
+def no_beads(options: Sequence[str]) -> SettingsError:
+    """The refusal of options that set beads (``"initial beads"``, ...) for a machine of the Pegasus rule."""
+    return SettingsError(f"the Pegasus rule keeps odds, not beads: it takes no {', '.join(options)}")
+
+
+def pegasus_settings(base: Settings, a: float | None = None, b: float | None = None, refinement: str | None = None,
+                     decay: float | None = None) -> Settings:
+    """``base`` (its side, squares and symmetry) learning by the Pegasus program's rule with these
+    parameters (None: the paper's trial runs' A = 1.025, B = 2, no refinement, D = 0.5).
+    :class:`SettingsError` for parameters that make no sense.
+
+    >>> pegasus_settings(Settings(), a=1.05).describe()["rule"]
+    'Pegasus: M_n = 1.05^(2^(8-n))'
+    """
+    try:
+        refined = Refinement(refinement or "none")
+    except ValueError:
+        raise SettingsError(f"the refinement must be one of {', '.join(r.value for r in Refinement)}, "
+                            f"not {refinement!r}") from None
+    default = PegasusRule()
+    try:
+        rule = PegasusRule(default.a if a is None else a, default.b if b is None else b, refined,
+                           default.decay if decay is None else decay)
+    except PegasusRuleError as exc:  # a parameter of the machine, refused as any other setting is
+        raise SettingsError(str(exc)) from None
+    # Odds are reinforced for every move made, and a box never empties (a move stays possible).
+    return replace(base, pegasus=rule, scope=Scope.EVERY, empty_policy=EmptyPolicy.RESIGN)
 
 
 def init_machine(db: Database, name: str, settings: Settings, preset: str | None, replace: bool = False,

@@ -347,7 +347,7 @@ class LearningSampler:
 
     def data(self, machine: str, settings: Settings, opponents: Sequence[tuple[int, str]],
              games_played: int = 0) -> LearningData:
-        values = np.array([settings.win, settings.draw, settings.loss], dtype=np.int64)
+        values = np.array(settings.curve_values, dtype=np.int64)
         before = self.totals.get(self.first - 1, (0, 0, 0))
         curve = np.array([self.totals[g] for g in self.curve], dtype=np.int64).reshape(-1, 3)
         cumulative = (curve - np.array(before)) @ values
@@ -378,17 +378,19 @@ class BoxesData:
     machine: str
     games_played: int
     groups: list[tuple[int, list[Box]]]
+    odds: bool = False
+    """The machine learns by the Pegasus rule: its boxes hold weights of odds, drawn as chances, not beads."""
 
     @property
     def boxes(self) -> list[Box]:
         return [b for _, group in self.groups for b in group]
 
 
-def boxes_data(game: Game, machine: str, boxes: Sequence[Box], games_played: int) -> BoxesData:
+def boxes_data(game: Game, machine: str, boxes: Sequence[Box], games_played: int, odds: bool = False) -> BoxesData:
     groups: dict[int, list[Box]] = {}
     for b in sorted(boxes, key=lambda b: b.number):
         groups.setdefault(b.move_number, []).append(b)
-    return BoxesData(game, machine, games_played, sorted(groups.items()))
+    return BoxesData(game, machine, games_played, sorted(groups.items()), odds)
 
 
 MIN_DOT = 0.05

@@ -50,7 +50,8 @@ from menace.core.errors import InvalidInputError, known
 from menace.core.game import Game, Side
 from menace.core.learner import DRAWN, GameRecord, Learner, build_boxes
 from menace.core.match import MenacePlayer, play_game
-from menace.core.settings import EmptyPolicy, Settings, format_numbers
+from menace.core.pegasus import MeanOutcome
+from menace.core.settings import EmptyPolicy, Settings, SettingsError, format_numbers
 from menace.games import DEFAULT_GAME, find_game
 from menace.players import Player, RulePlayer, find_player, split_name
 
@@ -84,6 +85,8 @@ class TrainedMachine:
 
     counts: list[list[int]]
     records: list[GameRecord]
+    mean: tuple[float, int, int] | None = None
+    """The refined Pegasus rule's mean outcome after the last game (None: the machine keeps none)."""
 
 
 @dataclass
@@ -215,6 +218,75 @@ def expand_settings(
     return out
 
 
+def sweep_settings(
+    game: str = DEFAULT_GAME,
+    preset: str | None = None,
+    *,
+    rules: Sequence[str] = (),
+    beads: Sequence[tuple[int, ...]] = (),
+    reinforce: Sequence[tuple[int, int, int]] = (),
+    empty_box: Sequence[EmptyPolicy] = (),
+    all_squares: Sequence[bool] = (),
+    side: Sequence[str] = (),
+    pegasus_a: Sequence[float] = (),
+    pegasus_b: Sequence[float] = (),
+    refined: Sequence[str] = (),
+    decay: Sequence[float] = (),
+) -> list[SweepSetting]:
+    """The settings of a sweep of ``game``: every combination of the values given, on top of
+    ``preset`` (the game's own by default), for each learning rule in ``rules`` (michie, pegasus).
+
+    The matchbox machine's settings are :func:`expand_settings`'s; a Pegasus setting is built as
+    ``menace init --rule pegasus`` builds its machine (:func:`~menace.app.machines.pegasus_settings`),
+    crossed with the values of A, B, the refinement and the decay D, and with the options that are
+    not about beads (squares, side). With both rules the bead options vary the michie settings only;
+    with the Pegasus rule alone they are refused, as are the Pegasus parameters without that rule
+    (:class:`~menace.core.settings.SettingsError`). Once ``rules`` is given, every label starts with
+    its rule (``rule=pegasus A=1.05``).
+
+    >>> [s.label for s in sweep_settings(rules=["michie", "pegasus"], beads=[(8, 4, 2, 1)])]
+    ['rule=michie beads=8,4,2,1', 'rule=pegasus']
+    """
+    # Only the calling process builds settings: the sweep's workers never import SQLAlchemy.
+    from menace.app.machines import PEGASUS_ONLY, check_rule, no_beads, pegasus_settings, settings_for
+
+    _, base, base_label = settings_for(game, preset)
+    for rule in rules:
+        check_rule(rule)
+    chosen = _unique(rules)
+    if "pegasus" not in chosen:
+        if pegasus_a or pegasus_b or refined or decay:
+            raise SettingsError(PEGASUS_ONLY)
+        if not chosen:
+            return expand_settings(base, beads, reinforce, empty_box, all_squares, side, base_label)
+    elif "michie" not in chosen:
+        given = [what for what, values in (("initial beads", beads), ("bead reinforcement", reinforce),
+                                           ("empty-box policy", empty_box)) if values]
+        if given:
+            raise no_beads(given)
+    out: list[SweepSetting] = []
+    for rule in chosen:
+        if rule == "michie":
+            out += _prefixed("rule=michie", expand_settings(base, beads, reinforce, empty_box, all_squares, side, ""))
+            continue
+        unset: list[None] = [None]
+        for a, b, refinement, d in itertools.product(
+            _unique(pegasus_a) or unset, _unique(pegasus_b) or unset, _unique(refined) or unset,
+            _unique(decay) or unset,
+        ):
+            # A number as Python writes it back (1.025, not a rounding that two values could share).
+            words = ["rule=pegasus"] + [f"{name}={value}" for name, value in (("A", a), ("B", b),
+                                                                             ("refined", refinement), ("D", d))
+                                        if value is not None]
+            odds = pegasus_settings(base, a, b, refinement, d)
+            out += _prefixed(" ".join(words), expand_settings(odds, all_squares=all_squares, side=side, base_label=""))
+    return out
+
+
+def _prefixed(prefix: str, settings: Sequence[SweepSetting]) -> list[SweepSetting]:
+    return [SweepSetting(f"{prefix} {s.label}".rstrip(), s.settings) for s in settings]
+
+
 T = TypeVar("T")
 
 
@@ -247,6 +319,8 @@ class Trainer:
             for counts, initial in zip(learner.counts, learner.initial):
                 counts[:] = initial
             learner.counts_changed()
+            if learner.pegasus is not None:  # the refined rule's mean outcome starts at 0 too
+                learner.pegasus.mean = MeanOutcome(learner.pegasus.rule)
         return learner
 
     def rule_player(self, name: str) -> RulePlayer | None:
@@ -369,7 +443,10 @@ def _run_one(trainer: Trainer, setting: SweepSetting, opponent: str, games: int,
             streak = 0 if k == 2 else streak + 1
             if streak == STRETCH:
                 stretch = g + 1
-    trained = TrainedMachine([list(c) for c in counts], records) if records is not None else None
+    trained = None
+    if records is not None:
+        mean = learner.pegasus.mean.state if learner.pegasus is not None and learner.settings.keeps_mean else None
+        trained = TrainedMachine([list(c) for c in counts], records, mean)
     frozen = [0, 0, 0]
     if eval_games:
         eval_table = known(trainer.table(EVAL_OPPONENT, learner), "the frozen machine's opponent table")
@@ -562,7 +639,11 @@ def settings_dict(settings: Settings) -> dict[str, Any]:
         "side": settings.side, "schedule": list(settings.schedule), "win": settings.win,
         "draw": settings.draw, "loss": settings.loss, "all_squares": settings.all_squares,
         "symmetry": settings.symmetry, "empty_policy": settings.empty_policy.value,
-        "scope": settings.scope.value, "forced_boxes": settings.forced_boxes,
+        "scope": settings.scope.value, "forced_boxes": settings.forced_boxes, "rule": settings.rule_name,
+        "pegasus": None if settings.pegasus is None else {
+            "a": settings.pegasus.a, "b": settings.pegasus.b, "refinement": settings.pegasus.refinement.value,
+            "decay": settings.pegasus.decay,
+        },
     }
 
 
@@ -650,6 +731,8 @@ def store_machines(db: Database, prefix: str, result: SweepResult) -> list[str]:
                 ]
                 run_id = repo.start_run(s, stored.id, "sweep", result.opponent, seed)
                 repo.save_games(s, stored.id, run_id, 1, run.trained.records, updates)
+                if run.trained.mean is not None:
+                    repo.save_mean_outcome(s, stored.id, run.trained.mean)
                 repo.end_run(s, run_id)
     return names
 

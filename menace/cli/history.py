@@ -203,7 +203,8 @@ def replay(app: AppContext, number: int) -> None:
     words = {Result.WIN: "MENACE wins", Result.DRAW: "a draw", Result.LOSS: "MENACE loses"}
     each = "on the last bead drawn" if d.last_only else "per bead drawn"
     if d.frozen:
-        click.echo(f"Result: {words[d.result]}. The machine played this game without learning: no bead changed.")
+        unchanged = "no odds changed" if shown.settings.pegasus is not None else "no bead changed"
+        click.echo(f"Result: {words[d.result]}. The machine played this game without learning: {unchanged}.")
         return
     if shown.settings.pegasus is not None:
         click.echo(f"Result: {words[d.result]}. Learning rule {rule_text(shown.settings)}: each move's odds "
@@ -269,7 +270,8 @@ def undo(app: AppContext, count: int) -> None:
         if len(done.changes) > SHOW_AT_MOST * 2:
             click.echo(f"  ... and {len(done.changes) - SHOW_AT_MOST * 2:,} more bead counts")
     else:
-        click.echo("No bead count changed (no beads were drawn, or the changes cancelled out).")
+        click.echo("No odds changed (the games were played without learning or drawn, or the changes cancelled out)."
+                   if done.odds else "No bead count changed (no beads were drawn, or the changes cancelled out).")
     if done.dropped:
         boxes = sorted({c.box_number for c in done.dropped})
         where = ", ".join(map(str, boxes))

@@ -335,11 +335,13 @@ def check(app: AppContext, all_machines: bool, full: bool) -> None:
         click.echo(f"{report.database}: {len(report.faults)} fault(s) in {names}.", err=True)
         sys.exit(1)
     trusted = report.games - report.replayed
+    # a machine of the Pegasus rule keeps odds, not beads
+    match = " and ".join(w for rule, w in (("michie", "beads"), ("pegasus", "odds")) if rule in report.rules) or "beads"
     if not trusted:
-        click.echo(f"{report.database}: OK ({names}; {plural(report.games, 'game')} replayed, beads match).")
+        click.echo(f"{report.database}: OK ({names}; {plural(report.games, 'game')} replayed, {match} match).")
         return
     click.echo(f"{report.database}: OK ({names}; {plural(report.games, 'game')}: {report.replayed:,} replayed, "
-               f"{trusted:,} verified before or summarized; beads match).")
+               f"{trusted:,} verified before or summarized; {match} match).")
 
 
 @click.command()

@@ -27,7 +27,7 @@ from menace.core.errors import known
 from menace.core.game import IllegalMoveError, Side
 from menace.core.numbers import change
 from menace.render.beads import places_pieces
-from menace.render.text import beads_text, board_lines, box_lines, paint, use_colour
+from menace.render.text import beads_text, board_lines, box_lines, chances, paint, use_colour
 
 if TYPE_CHECKING:
     from menace.app.session import GameEnd, MenaceMove, PlaySession
@@ -55,7 +55,12 @@ def _show_menace_move(s: PlaySession, mv: MenaceMove, colours: tuple[BeadColour,
     click.echo(f"MENACE opens box {t.box_number}. To match its drawing, {t.symmetry}:")
     for line in box_lines(s.game, position, t.beads, colours, colour):
         click.echo("    " + line)
-    click.echo(f"  beads: {beads_text(s.game, position, t.beads, colours, colour)}")
+    odds = s.keeps_odds  # the Pegasus rule: weights of odds, not beads
+    if odds:
+        share = chances(t.beads)
+        click.echo(f"  chances: {', '.join(f'{s.game.move_name(m)} {share[m]:.1f}%' for m in t.beads)}")
+    else:
+        click.echo(f"  beads: {beads_text(s.game, position, t.beads, colours, colour)}")
     if t.resigned:
         click.echo("  The box is empty: MENACE resigns.")
         return
@@ -64,7 +69,8 @@ def _show_menace_move(s: PlaySession, mv: MenaceMove, colours: tuple[BeadColour,
     bead = known(t.bead, "the drawn bead")
     c = _colour_of(s, colours, position, bead)
     article = "an" if c.name[:1].lower() in "aeiou" else "a"
-    click.echo(f"  It draws {article} {c.name} bead ({paint(c.letter, c, colour)}): {s.game.move_name(bead)} on the "
+    drawn = f"chooses {c.name}" if odds else f"draws {article} {c.name} bead"
+    click.echo(f"  It {drawn} ({paint(c.letter, c, colour)}): {s.game.move_name(bead)} on the "
                f"drawing, {mv.move_name} on your board.")
 
 
@@ -144,12 +150,17 @@ def play(app: AppContext, first: str | None, seed: int | None, count: int | None
         words = {"win": "MENACE wins.", "draw": "A draw.", "loss": "You win!"}
         click.echo(f"{words[end.result.value]} (game {end.game_number:,})")
         if frozen:
-            click.echo("Played without learning (frozen): no bead changed.")
+            click.echo(f"Played without learning (frozen): no {'odds' if s.keeps_odds else 'bead'} changed.")
         if end.ledger:
             click.echo("Reinforcement (stored):")
             for line in end.ledger:
                 c = colours[g.colour_slot(s.machine.learner.boxes[line.box_number - 1].position, line.bead)
                             % len(colours)]
+                if line.chance_before is not None and line.chance_after is not None:  # odds, not beads
+                    click.echo(f"  box {line.box_number:>3}: {c.name} ({paint(c.letter, c, colour)}) "
+                               f"{g.move_name(line.bead)}: chance {line.chance_before:.2f}% -> "
+                               f"{line.chance_after:.2f}%")
+                    continue
                 click.echo(f"  box {line.box_number:>3}: {c.name} ({paint(c.letter, c, colour)}) "
                            f"{change(line.before, line.after)} ({line.change:+,d})")
         played += 1
@@ -218,9 +229,13 @@ def operate(app: AppContext, first: str | None, colours: tuple[BeadColour, ...] 
 
     Example: menace operate
     """
+    from menace.app.machines import machine_header, refuse_without_beads
     from menace.app.session import PlaySession
 
-    sides = _sides_of(app)
+    settings = machine_header(app.database, app.machine)[1]
+    # A machine of the Pegasus rule has no beads to operate: said before any question.
+    refuse_without_beads(settings, app.machine, "matchbox machine to operate")
+    sides = settings.sides
     _check_first(app, first, sides)
     abandoned = "Game abandoned: the twin is unchanged. Put the drawn beads back in their boxes."
     side = _choose_side(sides, first, lambda: ask(

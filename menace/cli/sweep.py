@@ -21,11 +21,11 @@ from menace.app.sweep import (
     EVAL_GAMES,
     EVAL_OPPONENT,
     check_opponent,
-    expand_settings,
     machine_names,
     run_sweep,
     store_machines,
     summarize,
+    sweep_settings,
     taken_names,
     write_csv,
     write_json,
@@ -47,7 +47,6 @@ from menace.core.settings import (
     EmptyPolicy,
     Settings,
     SettingsError,
-    find_preset,
     parse_reinforcement,
     parse_schedule,
 )
@@ -116,6 +115,17 @@ OUT_FILE = FilePath(dir_okay=False, writable=True, path_type=Path)
               help="Beads for every empty square (all) or only for distinct moves. Repeatable.")
 @click.option("--side", "sides", multiple=True, type=click.Choice(["X", "O", "both"]),
               help="MENACE moves first (X), second (O) or both (alternating). Repeatable.")
+@click.option("--rule", "learning_rules", multiple=True, type=click.Choice(["michie", "pegasus"]),
+              help="How the machines learn (see menace init): michie's beads or the Pegasus program's odds. "
+                   "Repeatable; with both, the bead options vary the michie machines only.")
+@click.option("--pegasus-a", "pegasus_a", multiple=True, type=float, metavar="A",
+              help="The Pegasus rule's A [default: 1.025]. Repeatable.")
+@click.option("--pegasus-b", "pegasus_b", multiple=True, type=float, metavar="B",
+              help="The Pegasus rule's B [default: 2]. Repeatable.")
+@click.option("--refined", multiple=True, type=click.Choice(["hundred", "per-play"]),
+              help="The Pegasus rule refined as in the paper's Table 3 (see menace init). Repeatable.")
+@click.option("--decay", multiple=True, type=float, metavar="D",
+              help="The refined rule's decay over a hundred plays [default: 0.5]. Repeatable.")
 @click.option("--workers", type=click.IntRange(1, 1024),
               help=f"Processes to train on [default: every core, here {os.cpu_count() or 1}].")
 @click.option("--cluster", metavar="tcp://HOST:8786", envvar=CLUSTER_ENV, show_envvar=True,
@@ -136,7 +146,9 @@ def sweep(
     preset: str | None,
     schedules: list[tuple[int, ...]],
     reinforcements: list[tuple[int, int, int]], empty_boxes: tuple[str, ...], squares: tuple[str, ...],
-    sides: tuple[str, ...], workers: int | None, cluster: str | None, eval_games: int, csv_path: Path | None,
+    sides: tuple[str, ...], learning_rules: tuple[str, ...], pegasus_a: tuple[float, ...],
+    pegasus_b: tuple[float, ...], refined: tuple[str, ...], decay: tuple[float, ...], workers: int | None,
+    cluster: str | None, eval_games: int, csv_path: Path | None,
     json_path: Path | None, plot_path: Path | None, store_prefix: str | None,
 ) -> None:
     """Train many machines from scratch, in parallel, and compare settings.
@@ -155,6 +167,7 @@ def sweep(
       menace sweep --vs smart --empty-box resign --empty-box restock --json sweep.json
       menace sweep --side X --side O --squares all --squares distinct --plot sweep.png
       menace sweep --game hexapawn --vs perfect --seeds 200 --games 100   when HER stops losing
+      menace sweep --vs random --rule michie --rule pegasus --seeds 10 --games 300 --eval-games 100   beads or odds
       menace sweep --seeds 1000 --games 10000 --cluster tcp://scheduler:8786
     """
     if cluster is not None and workers is not None:
@@ -167,10 +180,10 @@ def sweep(
                                  param_hint="'--preset'")
     check_opponent(opponent, chosen)
     try:
-        settings = expand_settings(
-            find_preset(preset), beads=schedules, reinforce=reinforcements,
+        settings = sweep_settings(
+            chosen.name, preset, rules=learning_rules, beads=schedules, reinforce=reinforcements,
             empty_box=[EmptyPolicy(e) for e in empty_boxes], all_squares=[SQUARES[s] for s in squares],
-            side=sides, base_label=preset,
+            side=sides, pegasus_a=pegasus_a, pegasus_b=pegasus_b, refined=refined, decay=decay,
         )
         _check_schedules(chosen, [s.settings for s in settings])
     except SettingsError as exc:
@@ -221,6 +234,8 @@ def _check_schedules(game: Game, settings: list[Settings]) -> None:
     """Each schedule fits its machine's moves (the boxes are built once per shape of machine)."""
     built: dict[Settings, list[Box]] = {}
     for s in settings:
+        if s.pegasus is not None:
+            continue  # odds, not beads: the schedule is not used
         shape = replace(s, schedule=(1,))
         if shape not in built:
             built[shape] = build_boxes(game, shape)

@@ -135,8 +135,9 @@ def tournament(app: AppContext, opponent: str | None, games: int | None, duratio
                f"({rate:,.0f} games/s, seed {result.seed}): {result.wins:,} won, {result.draws:,} drawn, "
                f"{result.losses:,} lost.")
     if frozen:
-        click.echo("Played without learning (frozen): no bead changed; the games are kept in the history, "
-                   "marked frozen.")
+        unchanged = "no odds changed" if m.learner.pegasus is not None else "no bead changed"
+        click.echo(f"Played without learning (frozen): {unchanged}; the games are kept in the history, "
+                   f"marked frozen.")
     click.echo(f"Machine {result.machine!r} has played {plural(result.total_games, 'game')} in all.")
     if result.stopped == OPENING_EMPTY:
         click.echo(f"Stopped early, after game {result.total_games:,}: "

@@ -68,6 +68,9 @@ def import_cmd(app: AppContext, file: Path, rename: str | None, replace: bool) -
 
     if rename is not None:
         check_machine_name(rename)
+    from menace.app.machines import machine_header
+
     name, boxes, games = import_file(app.database, file, rename=rename, replace=replace)
-    click.echo(f"Imported {printable(name)!r}: {plural(boxes, 'box', 'boxes')}, {plural(games, 'game')}, beads checked "
-               f"against the history.")
+    counts = "odds" if machine_header(app.database, name)[1].pegasus is not None else "beads"  # the Pegasus rule
+    click.echo(f"Imported {printable(name)!r}: {plural(boxes, 'box', 'boxes')}, {plural(games, 'game')}, {counts} "
+               f"checked against the history.")

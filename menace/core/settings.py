@@ -103,6 +103,12 @@ class Settings:
         """``michie`` (beads) or ``pegasus`` (odds)."""
         return "michie" if self.pegasus is None else "pegasus"
 
+    @property
+    def curve_values(self) -> tuple[int, int, int]:
+        """What a win, a draw and a loss add to the machine's cumulative learning curve: the beads added
+        per bead drawn, or, under the Pegasus rule (odds, not beads), the outcome, +1, 0 or -1."""
+        return (1, 0, -1) if self.pegasus is not None else (self.win, self.draw, self.loss)
+
     def delta(self, result: Result) -> int:
         """Beads added (negative: taken) for each bead drawn in a game with this result."""
         return {Result.WIN: self.win, Result.DRAW: self.draw, Result.LOSS: self.loss}[result]

@@ -8,11 +8,12 @@ the learning rule and returns the ledger, which the caller stores in one transac
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from menace.core.errors import InvalidInputError, known
 from menace.core.game import IllegalMoveError, Move, Outcome, Result, Side, State, canonical
 from menace.core.learner import WINNER_CODE, Draw, EmptyBoxError, GameRecord, Learner
+from menace.core.pegasus import chances
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,11 @@ class LedgerLine:
     bead: Move
     before: int
     after: int
+    chance_before: float | None = None
+    """For a machine of the Pegasus rule (weights of odds, not beads): the move's chance in %, before
+    the game was learnt from; None for beads."""
+    chance_after: float | None = None
+    """...and after."""
 
     @property
     def change(self) -> int:
@@ -169,6 +175,8 @@ class TurnByTurnGame:
             return []
         counts = self.learner.counts
         before = {(d.box, d.bead): counts[d.box][d.bead] for d in self.drawn}
+        odds = self.learner.pegasus is not None
+        chances_before = {d.box: chances(counts[d.box]) for d in self.drawn} if odds else {}
         self.learner.reinforce(self.drawn, self.result, len(self.moves))
         seen: set[tuple[int, int]] = set()
         ledger = []
@@ -177,7 +185,11 @@ class TurnByTurnGame:
             if key in seen:
                 continue
             seen.add(key)
-            ledger.append(LedgerLine(d.box + 1, d.bead, before[key], counts[d.box][d.bead]))
+            line = LedgerLine(d.box + 1, d.bead, before[key], counts[d.box][d.bead])
+            if odds:
+                line = replace(line, chance_before=chances_before[d.box][d.bead],
+                               chance_after=chances(counts[d.box])[d.bead])
+            ledger.append(line)
         return ledger
 
     def record(self) -> GameRecord:

@@ -48,7 +48,7 @@ from menace.core.replay import BeadSeries
 from menace.render import beads as bd
 from menace.render import pieces
 from menace.render.figures import FORMATS, save_figure
-from menace.render.text import rule_text
+from menace.render.text import curve_text, rule_text
 
 STYLE: dict[str, Any] = {
     "font.size": 16,
@@ -406,7 +406,7 @@ def render_learning(data: LearningData, path: str | Path) -> Path:
         pick = _thin(len(games))
         top.plot(games[pick], data.cumulative[pick], color="#222222", lw=3.2)
         top.axhline(0, color="#888888", lw=1.2)
-        top.set_ylabel(f"cumulative\nreinforcement\n({rule_text(data.settings)})", fontsize=15)
+        top.set_ylabel(curve_text(data.settings).replace(" ", "\n", 2), fontsize=15)
         top.grid(True, alpha=0.3)
         pick = _thin(len(data.rate_games))
         for result, rate in ((Result.WIN, data.win_rate), (Result.DRAW, data.draw_rate),
@@ -480,10 +480,16 @@ def render_boxes(data: BoxesData, path: str | Path) -> Path:
         where = ("Each bead colour sits on the square it plays" if bd.places_pieces(game)
                  else "Each bead colour is a move, in a row under the drawing" if not game.moves_on_board
                  else "Each bead colour is an arrow from the pawn it moves")
-        ax.text(0, 0.66 / inch, f"{where}; a dot's area is its number of beads, "
-                "the box's favourite colour a full dot.\nAbove each box: its number and its beads in all. "
-                "Grey diamond: no beads of that colour left. Red box: empty, MENACE resigns there.",
-                fontsize=13 if small else 17, va="top", color="#333333", linespacing=1.4)
+        if data.odds:  # the Pegasus rule: weights of odds (about 4.3 billion each at the start), not beads
+            where = where.replace("bead colour", "colour")
+            key = (f"{where}; a dot's area is the move's chance, the box's favourite move a full dot.\n"
+                   "Above each box: its number (the Pegasus program's rule keeps each move's odds). "
+                   "Grey diamond: a move it no longer plays (0%).")
+        else:
+            key = (f"{where}; a dot's area is its number of beads, the box's favourite colour a full dot.\n"
+                   "Above each box: its number and its beads in all. Grey diamond: no beads of that colour "
+                   "left. Red box: empty, MENACE resigns there.")
+        ax.text(0, 0.66 / inch, key, fontsize=13 if small else 17, va="top", color="#333333", linespacing=1.4)
         y = title_h
         for move, group in data.groups:
             boxes_word = "box" if len(group) == 1 else "boxes"
@@ -497,8 +503,9 @@ def render_boxes(data: BoxesData, path: str | Path) -> Path:
                 tray_colours.append(EMPTY_BOX if box.total == 0 else CARDBOARD)
                 ax.text(x0 - 0.02, y0 - 0.04, f"{box.number}", ha="left", va="bottom", fontsize=font,
                         fontweight="bold", color="#222222")
-                ax.text(x0 + board + 0.02, y0 - 0.04, f"{box.total:,}", ha="right", va="bottom",
-                        fontsize=font * 0.9, color="#6b5a3a")
+                if not data.odds:  # a Pegasus box's weights add up to nothing a person counts
+                    ax.text(x0 + board + 0.02, y0 - 0.04, f"{box.total:,}", ha="right", va="bottom",
+                            fontsize=font * 0.9, color="#6b5a3a")
                 most = max(box.beads.values(), default=0)
                 step = board / max(game.rows, game.cols)
                 if game.grid:

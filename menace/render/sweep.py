@@ -4,6 +4,7 @@ frozen machine's losses against random."""
 from __future__ import annotations
 
 import random
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,8 @@ from menace.app.sweep import EVAL_OPPONENT, STRETCH, RunResult, SweepError, Swee
 from menace.render.figures import FORMATS, save_figure
 
 PLOT_FORMATS = tuple(FORMATS)
+LABEL_WIDTH = 24
+"""Characters per line of a setting's label beside the panels."""
 
 
 def plot_distributions(result: SweepResult, path: str | Path) -> None:
@@ -31,8 +34,10 @@ def plot_distributions(result: SweepResult, path: str | Path) -> None:
     FigureCanvasAgg(fig)
     left, right = fig.subplots(1, 2, sharey=True)
     jitter = random.Random(0)
+    # Long labels (the Pegasus rule's parameters) wrap at spaces, so that both panels keep their width.
     labels = [
-        f"{r.label}\nopening emptied: {r.emptied}/{r.runs}\nno {STRETCH} unlost: {r.stretch_never}/{r.runs}"
+        f"{textwrap.fill(r.label, LABEL_WIDTH)}\nopening emptied: {r.emptied}/{r.runs}\n"
+        f"no {STRETCH} unlost: {r.stretch_never}/{r.runs}"
         for r in rows
     ]
     panels: list[tuple[Any, Callable[[RunResult], float | None], str]] = [
@@ -53,7 +58,7 @@ def plot_distributions(result: SweepResult, path: str | Path) -> None:
             colours = ["tab:red" if run.opening_emptied is not None else "tab:blue" for run in runs]
             ax.scatter(values, [y + jitter.uniform(-0.2, 0.2) for _ in values], s=7, alpha=0.45,
                        c=colours, linewidths=0)
-        ax.set_xlabel(xlabel)
+        ax.set_xlabel(textwrap.fill(xlabel, LABEL_WIDTH + 8))
         ax.grid(axis="x", alpha=0.3)
     right.legend(
         handles=[

@@ -105,6 +105,15 @@ def signed(value: int) -> str:
     return f"{value:+d}".replace("-", MINUS)
 
 
+def curve_text(settings: Settings) -> str:
+    """What the cumulative learning curve adds up: ``cumulative reinforcement (+3 win, +1 draw, −1 loss)``,
+    or, for a machine of the Pegasus rule (odds, not beads), ``cumulative outcome (+1 win, +0 draw, −1 loss)``."""
+    if settings.pegasus is None:
+        return f"cumulative reinforcement ({rule_text(settings)})"
+    win, draw, loss = settings.curve_values
+    return f"cumulative outcome ({signed(win)} win, {signed(draw)} draw, {signed(loss)} loss)"
+
+
 def rule_text(settings: Settings) -> str:
     """The machine's learning rule in words: ``+3 win, +1 draw, −1 loss`` (for the last bead only,
     under Gardner's scope)."""

@@ -233,7 +233,8 @@ async def create_machine(request: Request) -> Response:
     """``POST /api/machines``: ``menace init`` with every option: ``{"name", "game": one of the games,
     "preset": "michie"|"rubyquiz"|"gardner", "side": "X"|"O"|"both", "beads": "4,3,2,1", "reinforce": "3,1,-1",
     "scope": "all"|"last", "all_squares": bool, "symmetry": bool, "empty_box": "resign"|"restock"|"keep-last"|
-    "revive", "colours": "name=#rrggbb,...", "replace": bool, "confirm": bool}``. Replacing a machine
+    "revive", "rule": "michie"|"pegasus", "pegasus_a": number, "pegasus_b": number, "refined": "hundred"|"per-play",
+    "decay": number, "colours": "name=#rrggbb,...", "replace": bool, "confirm": bool}``. Replacing a machine
     that has games or beads needs ``"confirm": true``; without it the answer (409) says what would
     be lost (``loses``). Admin token."""
     await authorize(request, Role.ADMIN)
@@ -244,7 +245,9 @@ async def create_machine(request: Request) -> Response:
         field_of(body, "game", str, DEFAULT_GAME), field_of(body, "preset", str), side=field_of(body, "side", str),
         schedule=field_of(body, "beads", str), reinforcement=field_of(body, "reinforce", str),
         scope=field_of(body, "scope", str), all_squares=field_of(body, "all_squares", bool),
-        symmetry=field_of(body, "symmetry", bool), empty_box=field_of(body, "empty_box", str))
+        symmetry=field_of(body, "symmetry", bool), empty_box=field_of(body, "empty_box", str),
+        rule=field_of(body, "rule", str), a=field_of(body, "pegasus_a", float), b=field_of(body, "pegasus_b", float),
+        refinement=field_of(body, "refined", str), decay=field_of(body, "decay", float))
     colours = field_of(body, "colours", str)
     if colours is not None:
         parsed = parse_colours(colours)
@@ -342,8 +345,11 @@ async def import_machine(request: Request) -> Response:
     if replace and rename is None and not confirmed and is_machine_name(name_in_file):
         await _confirm_replacing(st.db, name_in_file, "confirm=1")
     name, nboxes, games = await run_in_threadpool(transfer.import_machine, st.db, body, rename, replace)
+    _, settings = await run_in_threadpool(app_machines.machine_header, st.db, name)
     st.hub.publish("machines", {"imported": name}, remember=False)
-    return JSONResponse({"name": name, "boxes": nboxes, "games": games}, status_code=201)
+    # odds: a machine of the Pegasus rule, whose odds (not beads) were checked against its history
+    return JSONResponse({"name": name, "boxes": nboxes, "games": games, "odds": settings.pegasus is not None},
+                        status_code=201)
 
 
 async def reconcile(request: Request) -> Response:

@@ -73,9 +73,14 @@ def ledger_line_json(game: Game, line: LedgerLine, box_moves: Sequence[int], col
         what = f"keep the drawn {colour.name} bead out"
     else:
         what = f"keep the drawn {colour.name} bead out and take {-back} more out"
-    return {"box": line.box_number, "bead": line.bead, "before": line.before, "after": line.after,
-            "change": line.after - line.before, "letter": colour.letter, "hex": colour.hex, "ink": colour.ink,
-            "colour_name": colour.name, "instruction": f"{what}; it then holds {line.after}"}
+    out: JSON = {"box": line.box_number, "bead": line.bead, "before": line.before, "after": line.after,
+           "change": line.after - line.before, "letter": colour.letter, "hex": colour.hex, "ink": colour.ink,
+           "colour_name": colour.name, "instruction": f"{what}; it then holds {line.after}", "percent": False}
+    if line.chance_before is not None and line.chance_after is not None:  # the Pegasus rule: each move's chance
+        before, after = round(line.chance_before, 1), round(line.chance_after, 1)
+        out.update(before=before, after=after, change=round(after - before, 1), percent=True,
+                   instruction=f"its chance goes from {before}% to {after}%")
+    return out
 
 
 def end_json(t: Table, end: GameEnd) -> JSON:

@@ -20,7 +20,7 @@ from menace.core.learner import Box
 from menace.core.pegasus import chances
 from menace.render.beads import places_pieces, slot
 from menace.render.pieces import pieces_json
-from menace.render.text import rule_text
+from menace.render.text import curve_text, rule_text
 
 JSON = dict[str, Any]
 
@@ -135,16 +135,18 @@ def wall_json(wall: Wall) -> JSON:
 
 
 def summary_json(s: MachineSummary) -> JSON:
-    """A machine as ``menace stats`` shows it."""
+    """A machine as ``menace stats`` shows it: ``odds`` for a machine of the Pegasus rule, which has no
+    beads to count (``beads`` None, as ``stats`` shows none)."""
     sides = {side.name: name for side, name in s.game.side_names.items()}
     side = s.settings.side
+    odds = s.settings.pegasus is not None
     return {
         "name": s.name, "game": s.game.name, "game_title": s.game.title, "preset": s.preset,
         "side_name": sides.get(side, "both" if side == "both" else str(side)),
         "created_at": s.created_at.isoformat(timespec="seconds"),
         "settings": s.settings.describe(), "side": s.settings.side, "boxes": s.boxes,
-        "boxes_by_move": s.boxes_by_move, "beads": s.beads, "empty_boxes": s.empty_boxes, "games": s.games,
-        "wins": s.wins, "draws": s.draws, "losses": s.losses,
+        "boxes_by_move": s.boxes_by_move, "beads": None if odds else s.beads, "odds": odds,
+        "empty_boxes": s.empty_boxes, "games": s.games, "wins": s.wins, "draws": s.draws, "losses": s.losses,
     }
 
 
@@ -165,7 +167,8 @@ def learning_json(d: LearningData) -> JSON:
     reinforcement from the range's first game at ``games``; the win/draw/loss shares of the last
     ``window`` games at ``rate_games``; totals over the range."""
     return {
-        "machine": d.machine, "rule": rule_text(d.settings), "games_played": d.games_played, "wins": d.totals[0],
+        "machine": d.machine, "rule": rule_text(d.settings), "curve": curve_text(d.settings),
+        "games_played": d.games_played, "wins": d.totals[0],
         "draws": d.totals[1], "losses": d.totals[2], "window": d.window, "first": d.first, "last": d.last,
         "games": d.games.tolist(), "cumulative": d.cumulative.tolist(), "rate_games": d.rate_games.tolist(),
         "win": np.round(d.win_rate, 4).tolist(), "draw": np.round(d.draw_rate, 4).tolist(),

@@ -257,7 +257,7 @@ function learningChartData(s) {
     empty: "No games yet: train or play the machine.",
     marks: s.opponents.slice(1).map((o) => ({ x: o.game })),
     panels: [
-      { label: `cumulative reinforcement (${s.rule})`, short: "reinforcement", zero: true, weight: 1.1,
+      { label: s.curve, short: "reinforcement", zero: true, weight: 1.1,
         series: [{ name: "total", colour: c.ink, ys: s.cumulative }] },
       { label: `share of the last ${M.count(s.window, "game")}`, short: `last ${M.count(s.window, "game")}`, percent: true,
         xs: s.rate_games,

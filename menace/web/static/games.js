@@ -117,8 +117,8 @@ const G = (() => {
     const rows = end.ledger.map((l) => M.el("tr", {},
       M.el("td", { text: `box ${l.box}` }),
       M.el("td", {}, M.el("span", { class: "swatch", style: `background:${l.hex};color:${M.textOn(l)}`, text: l.letter }), ` ${l.colour_name}`),
-      M.el("td", { text: `${l.before} → ${l.after}` }),
-      M.el("td", { class: l.after - l.before > 0 ? "plus" : l.after - l.before < 0 ? "minus" : "", text: (l.after - l.before > 0 ? "+" : "") + (l.after - l.before) }),
+      M.el("td", { text: l.percent ? `chance ${l.before}% → ${l.after}%` : `${l.before} → ${l.after}` }),
+      M.el("td", { class: l.change > 0 ? "plus" : l.change < 0 ? "minus" : "", text: (l.change > 0 ? "+" : "") + l.change + (l.percent ? " points" : "") }),
       opts.operated ? M.el("td", { text: l.instruction }) : null));
     out.push(M.el("table", { class: "ledger" }, M.el("tbody", {}, ...rows)));
     return out;

@@ -11,7 +11,7 @@
         : M.el("button", { type: "button", text: "Show this one", onclick: () => switchTo(m.name) });
       return M.el("tr", { class: m.name === d.current ? "current" : null, "data-name": m.name },
         M.el("td", {}, M.el("b", { text: m.name }), M.el("div", { class: "muted", text: m.preset || "" })),
-        M.el("td", { text: m.game_title }), M.el("td", { text: m.side_name }), M.el("td", { text: M.fmt(m.boxes) }), M.el("td", { text: M.fmt(m.beads) }),
+        M.el("td", { text: m.game_title }), M.el("td", { text: m.side_name }), M.el("td", { text: M.fmt(m.boxes) }), M.el("td", { text: m.odds ? "odds, not beads" : M.fmt(m.beads) }),
         M.el("td", { text: M.fmt(m.games) }), M.el("td", { text: `${M.fmt(m.wins)} / ${M.fmt(m.draws)} / ${M.fmt(m.losses)}` }), M.el("td", {}, btn));
     }));
     for (const n of document.querySelectorAll(".current-name")) n.textContent = d.current;
@@ -35,13 +35,14 @@
     e.preventDefault();
     const f = new FormData(e.target);
     const body = { name: f.get("name"), game: f.get("game"), replace: f.get("replace") === "on" };
-    for (const k of ["preset", "side", "beads", "reinforce", "empty_box", "scope", "colours"]) if (f.get(k)) body[k] = f.get(k);
+    for (const k of ["preset", "side", "beads", "reinforce", "empty_box", "scope", "colours", "rule", "refined"]) if (f.get(k)) body[k] = f.get(k);
+    for (const k of ["pegasus_a", "pegasus_b", "decay"]) if (f.get(k)) body[k] = Number(f.get(k));
     for (const k of ["all_squares", "symmetry"]) if (f.get(k)) body[k] = f.get(k) === "true";
     const out = document.getElementById("create-result");
     try {
       const s = await M.confirmed((confirm) => M.api("/machines", { json: { ...body, confirm } }), losing);
       if (!s) { out.textContent = `Nothing replaced: '${body.name}' is kept as it was.`; out.dataset.state = "kept"; return; }
-      out.textContent = `Built '${s.name}' (${s.preset}): ${M.count(s.boxes, "box")}, ${M.count(s.beads, "bead")}.`;
+      out.textContent = `Built '${s.name}' (${s.preset}): ${M.count(s.boxes, "box")}, ${s.odds ? "odds, not beads" : M.count(s.beads, "bead")}.`;
       out.dataset.state = "built";
       M.flash(""); await load();
     } catch (err) { out.textContent = ""; out.dataset.state = "refused"; M.flash(err.message); }
@@ -63,7 +64,7 @@
         return M.api(`/import?${q}`, { method: "POST", body: file, headers: { "Content-Type": "application/json" } });
       }, losing);
       if (!r) { out.textContent = "Nothing imported: the machine is kept as it was."; out.className = "muted"; return; }
-      out.textContent = `Imported '${r.name}': ${M.count(r.boxes, "box")}, ${M.count(r.games, "game")}, beads checked against the history.`;
+      out.textContent = `Imported '${r.name}': ${M.count(r.boxes, "box")}, ${M.count(r.games, "game")}, ${r.odds ? "odds" : "beads"} checked against the history.`;
       out.className = "flash ok"; M.flash(""); await load();
     } catch (err) { out.textContent = `Refused: ${err.message}`; out.className = "flash error"; }
   });
