@@ -294,7 +294,7 @@ def test_the_browser_checks_a_machine_name_by_the_librarys_rule(machine: str, br
         assert page.inner_text("#machine-name") == "menace"
 
 
-def test_a_pegasus_box_on_the_wall_shows_its_chances_and_no_recount(menace: Invoke, db_url: str,
+def test_a_pegasus_box_shows_its_chances_and_no_recount_or_build_kit(menace: Invoke, db_url: str,
                                                                      browser: Any) -> None:
     """A machine of the Pegasus rule keeps odds: its box's history is drawn in %, and the recount of a
     real box's beads (there are none) is not offered."""
@@ -308,3 +308,10 @@ def test_a_pegasus_box_on_the_wall_shows_its_chances_and_no_recount(menace: Invo
         page.wait_for_function("document.getElementById('detail-caption').textContent.includes('200 games')")
         assert page.inner_text("#detail-caption").startswith("Its chances over 200 games")
         assert not page.is_visible("#recount-form")
+        # The machines page offers no build kit for it (the server refuses one: it has no beads to label)
+        # and calls its opening box's plot what it draws.
+        page.goto(srv.base + "/machines")
+        page.wait_for_selector("#downloads a")
+        downloads = page.locator("#downloads a").all_inner_texts()
+        assert "Opening box's chances (PNG)" in downloads
+        assert not [t for t in downloads if "kit" in t or "beads" in t], downloads

@@ -16,9 +16,14 @@
     }));
     for (const n of document.querySelectorAll(".current-name")) n.textContent = d.current;
     const base = `/api/machines/${encodeURIComponent(d.current)}`;
-    const links = [["Machine file (JSON)", `${base}/export`], ["Labels and build kit (PDF)", `${base}/labels.pdf`],
+    // A machine of odds (the 1963 program's rule) has no beads: no build kit to print, and its opening
+    // box's plot draws each move's chance.
+    const odds = d.machines.some((m) => m.name === d.current && m.odds);
+    const links = [["Machine file (JSON)", `${base}/export`],
+      ...(odds ? [] : [["Labels and build kit (PDF)", `${base}/labels.pdf`]]),
       ["Learning plot (PNG)", `${base}/plots/learning.png`], ["Learning plot (PDF)", `${base}/plots/learning.pdf`],
-      ["Opening box's beads (PNG)", `${base}/plots/beads.png`], ["Wall of boxes (SVG)", `${base}/plots/boxes.svg`]];
+      [odds ? "Opening box's chances (PNG)" : "Opening box's beads (PNG)", `${base}/plots/beads.png`],
+      ["Wall of boxes (SVG)", `${base}/plots/boxes.svg`]];
     document.getElementById("downloads").replaceChildren(...links.map(([t, h]) => M.el("a", { href: h, download: "", text: t })));
   });
   const reload = () => load().catch((err) => M.flash(err.message));
