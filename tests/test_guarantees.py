@@ -10,14 +10,16 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 from conftest import owner, query, stored_games, wait_until
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sqlalchemy import create_engine, text
 
 from menace.app.check import check_database
 from menace.app.machines import init_machine, open_machine
@@ -45,13 +47,35 @@ KILLS = 10
 """How many times the crash test kills a running tournament (docs/explanation/guarantees.md says so)."""
 
 
-def first_block_stored(url: str) -> Callable[[], bool]:
-    """Ready when the tournament has stored its first block: its signal handlers are in place."""
-    return lambda: stored_games(url) > 0
+class Watch:
+    """Looks at a test's database while it waits on another process, through one engine: ``query``
+    makes an engine (and on PostgreSQL a connection, a server process) for each look, fifty a second."""
+
+    def __init__(self, url: str) -> None:
+        self.engine = create_engine(url)
+
+    def rows(self, sql: str) -> list[tuple[Any, ...]]:
+        with self.engine.begin() as conn:
+            return [tuple(r) for r in conn.execute(text(sql))]
+
+    def games(self) -> int:
+        """The games stored (as ``conftest.stored_games`` counts them)."""
+        return int(self.rows("SELECT coalesce(sum(n_games), 0) FROM game_blocks")[0][0])
+
+    def first_block_stored(self) -> bool:
+        """Ready when the tournament has stored its first block: its signal handlers are in place."""
+        return self.games() > 0
+
+
+@pytest.fixture
+def watch(db_url: str) -> Iterator[Watch]:
+    looks = Watch(db_url)
+    yield looks
+    looks.engine.dispose()  # before the database is given back (PostgreSQL drops or empties it)
 
 
 @pytest.mark.slow
-def test_sigkill_at_random_moments_never_leaves_an_inconsistent_database(db_url: str) -> None:
+def test_sigkill_at_random_moments_never_leaves_an_inconsistent_database(db_url: str, watch: Watch) -> None:
     # Ten kills at random moments in the first half second (the lock held before the first game,
     # play, and the writes: against `perfect`, tabulated like random, some 300,000 games a second,
     # a block of 20,000 games is written every few hundredths of a second), each followed by the
@@ -67,7 +91,7 @@ def test_sigkill_at_random_moments_never_leaves_an_inconsistent_database(db_url:
                                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         # the random moment counts from when the tournament holds the machine, however slow the start-up
         wait_until(lambda p=proc: p.poll() is not None  # type: ignore[misc]
-                   or query(db_url, "SELECT pid FROM machine_locks") == [(p.pid,)], "the tournament's lock")
+                   or watch.rows("SELECT pid FROM machine_locks") == [(p.pid,)], "the tournament's lock")
         time.sleep(rng.uniform(0.0, 0.5))  # the random moment itself, not a wait for readiness
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
@@ -75,7 +99,7 @@ def test_sigkill_at_random_moments_never_leaves_an_inconsistent_database(db_url:
         kills += 1
         report = check_database(owner(db_url))
         assert report.ok, report.faults
-        games = stored_games(db_url)
+        games = watch.games()
         assert games >= previous  # every game saved before the kill is still there
         previous = games
     assert kills == KILLS
@@ -87,12 +111,12 @@ def test_sigkill_at_random_moments_never_leaves_an_inconsistent_database(db_url:
     assert check_database(owner(db_url)).ok
 
 
-def test_a_killed_holders_lock_is_taken_over(db_url: str) -> None:
+def test_a_killed_holders_lock_is_taken_over(db_url: str, watch: Watch) -> None:
     env = db_env(db_url)
     init_here(db_url)
     proc = subprocess.Popen(menace_cmd("tournament", "--vs", "perfect", "--for", "60s"), env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_until(first_block_stored(db_url), "the tournament's first stored block")
+    wait_until(watch.first_block_stored, "the tournament's first stored block")
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     assert query(db_url, "SELECT pid FROM machine_locks") == [(proc.pid,)]  # the dead holder's lock is left
@@ -105,12 +129,12 @@ def test_a_killed_holders_lock_is_taken_over(db_url: str) -> None:
     assert check_database(owner(db_url)).ok
 
 
-def test_sigterm_stops_after_the_current_game_and_saves(db_url: str) -> None:
+def test_sigterm_stops_after_the_current_game_and_saves(db_url: str, watch: Watch) -> None:
     env = db_env(db_url)
     init_here(db_url)
     proc = subprocess.Popen(menace_cmd("tournament", "--vs", "random", "--for", "60s"), env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wait_until(first_block_stored(db_url), "the tournament's first stored block")
+    wait_until(watch.first_block_stored, "the tournament's first stored block")
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 143, err
@@ -120,7 +144,7 @@ def test_sigterm_stops_after_the_current_game_and_saves(db_url: str) -> None:
     assert check_database(owner(db_url)).ok
 
 
-def test_a_second_writer_is_refused_naming_the_first(db_url: str) -> None:
+def test_a_second_writer_is_refused_naming_the_first(db_url: str, watch: Watch) -> None:
     env = db_env(db_url)
     init_here(db_url)
     # (perfect is tabulated like random: a few hundred thousand games a second, which the check
@@ -130,7 +154,7 @@ def test_a_second_writer_is_refused_naming_the_first(db_url: str) -> None:
     first = subprocess.Popen(menace_cmd("tournament", "--vs", "perfect", "--for", "1h"), env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        wait_until(first_block_stored(db_url), "the first tournament's first stored block")
+        wait_until(watch.first_block_stored, "the first tournament's first stored block")
         second = subprocess.run(menace_cmd("tournament", "--vs", "smart", "-n", "100"), env=env,
                                 capture_output=True, text=True, timeout=30)
         assert second.returncode == 1

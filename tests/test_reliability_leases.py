@@ -23,7 +23,7 @@ from conftest import owner, wait_until
 from menace.app import tournament as tour
 from menace.app.check import check_database
 from menace.app.machines import init_machine, open_machine
-from menace.app.tournament import Progress, SaveWaitError, run_tournament
+from menace.app.tournament import Progress, SaveWaitError, StopFlag, run_tournament
 from menace.core.settings import MICHIE
 from menace.storage import database
 
@@ -117,10 +117,8 @@ def test_a_lease_holds_across_hosts_and_a_holder_that_lost_it_keeps_its_game(tmp
     a = subprocess.Popen(_menace("play", "--games", "1", "--seed", "3"), env=env, stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 30
-        while not _lock_rows(db):
-            assert time.monotonic() < deadline and a.poll() is None, "the game never took the machine"
-            time.sleep(0.1)
+        wait_until(lambda: bool(_lock_rows(db)) or a.poll() is not None, "the game to take the machine", timeout=30)
+        assert a.poll() is None, "the game ended before it took the machine"
         def renewed_for() -> float:
             acquired, heartbeat = _lease_times(db)
             return (heartbeat - acquired).total_seconds()
@@ -195,11 +193,24 @@ def test_a_long_writer_on_another_machine_never_drops_a_tournaments_games(
     long_writer.start()
     waits: list[tuple[float, float, int]] = []
     shown: list[Progress] = []
+    stop = StopFlag()
+    after: list[int] = []  # the stored games shown once the long writer has let go
+
+    def progress(p: Progress) -> None:
+        shown.append(p)
+        # Stopped once it has met the busy database, the long writer has let go and more games are
+        # stored after that (it played for a fixed 1.5 s: the CPU of what followed proved nothing more).
+        if waits and not long_writer.is_alive():
+            after.append(p.games)
+            if p.games > after[0]:
+                stop.requested = True
+
     with open_machine(owner(url), "b", holder="a tournament") as m:
         go.set()
-        result = run_tournament(m, "random", seconds=1.5, seed=1, flush_seconds=0.1,
-                                waiting=lambda *w: waits.append(w), progress=shown.append)
+        result = run_tournament(m, "random", seconds=60, seed=1, flush_seconds=0.1, stop=stop,
+                                waiting=lambda *w: waits.append(w), progress=progress)
     long_writer.join()
+    assert result.stopped == "stopped"  # by the flag, not the 60 s
     assert waits, "the flush never met the busy database"
     con = sqlite3.connect(path)
     try:

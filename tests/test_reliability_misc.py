@@ -6,14 +6,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import Invoke, wait_until
 
 from menace.cli import cli
-from tests.conftest import Invoke
 
 
 def _children(pid: int) -> list[int]:
@@ -42,21 +41,23 @@ def test_killing_a_sweep_ends_its_workers(tmp_path: Path) -> None:
     sweep = subprocess.Popen([sys.executable, "-m", "menace", "--db", str(tmp_path / "x.db"), "sweep", "--seeds",
                               "400", "--games", "3000", "--workers", "2", "--eval-games", "0"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
     workers: list[int] = []
-    while len(workers) < 2 and time.monotonic() < deadline:
-        time.sleep(0.2)
-        workers = [c for c in _children(sweep.pid) if _alive(c)]
-    assert workers, "the sweep started no workers"
-    sweep.send_signal(signal.SIGKILL)
-    sweep.wait()
-    deadline = time.monotonic() + 15
-    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    left = [w for w in workers if _alive(w)]
-    for w in left:
-        os.kill(w, signal.SIGKILL)
-    assert not left, "workers outlived their sweep"
+
+    def started() -> bool:
+        workers[:] = [c for c in _children(sweep.pid) if _alive(c)]
+        return len(workers) >= 2
+
+    try:
+        wait_until(started, "the sweep's workers")
+    finally:
+        sweep.send_signal(signal.SIGKILL)  # (the workers, if any, are this test's)
+        sweep.wait()
+    try:
+        wait_until(lambda: not any(_alive(w) for w in workers), "the workers to end with their sweep", timeout=15)
+    finally:
+        for w in workers:
+            if _alive(w):
+                os.kill(w, signal.SIGKILL)
 
 
 @pytest.mark.parametrize("args", [
