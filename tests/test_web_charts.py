@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 from conftest import Invoke
-from web_browser_helpers import RECORD_TEXT, chart_legend, pace, page_at, text_collisions
+from paced_training import pace_server
+from web_browser_helpers import RECORD_TEXT, chart_legend, page_at, text_collisions
 
 from menace.web.server import BackgroundServer
 
@@ -127,7 +128,7 @@ def test_the_bead_chart_zooms_by_dragging_and_back_by_double_click(trained: str,
 
 def test_a_live_training_run_updates_the_same_plots(trained: str, browser: Any) -> None:
     with BackgroundServer(trained, "menace") as srv, page_at(browser) as [page]:
-        pace(srv.app.state.menace.trainer)  # its events as often, for as long: a quarter of the CPU
+        pace_server(srv.app.state.menace)  # its events as often: a small share of a core
         page.goto(srv.base + "/train")
         page.wait_for_selector("#opponent option[value='random']", state="attached")
         page.wait_for_function(f"document.getElementById('learning-chart').dataset.games === '{GAMES}'")
@@ -136,9 +137,12 @@ def test_a_live_training_run_updates_the_same_plots(trained: str, browser: Any) 
             window.curveGames = new Set();
             new MutationObserver(() => window.curveGames.add(chart.dataset.games))
               .observe(chart, { attributes: true, attributeFilter: ['data-games'] });""")
-        page.fill("#seconds", "4")
+        page.fill("#seconds", "600")
         page.click("#train-start")
-        page.wait_for_function("window.curveGames.size >= 2", timeout=30_000)  # redrawn at least twice while it ran
+        page.wait_for_selector("#train-state[data-running='1']")
+        page.wait_for_function("window.curveGames.size >= 2", timeout=30_000)  # redrawn at least twice while it runs
+        assert page.get_attribute("#train-state", "data-running") == "1"
+        page.click("#train-stop")  # then stopped from the page, as a teacher does
         page.wait_for_selector("#train-state[data-running='0']", timeout=30_000)
         same = page.evaluate("""(() => { const now = document.getElementById('learning-chart').menaceChart.plots;
             return now.length === plotsBefore.length && now.every((u, i) => u === plotsBefore[i])

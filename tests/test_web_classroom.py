@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 from conftest import Invoke, owner, wait_until
+from paced_training import pace_server
 from web_browser_helpers import (
     RECORD_TEXT,
     SVG_TEXT,
     chart_legend,
     click_through_game,
-    pace,
     page_at,
     text_collisions,
 )
@@ -95,21 +95,30 @@ window.fetch = async (...args) => {
 
 def test_the_wall_redraws_during_training_when_answers_are_slow(machine: str, browser: Any) -> None:
     with BackgroundServer(machine, "menace") as srv, page_at(browser, LAPTOP) as [page]:
+        state = srv.app.state.menace
+        pace_server(state)  # its events as often: the busy loops below are the busy machine
         page.add_init_script(RECORD_WALL_REDRAWS)
         page.add_init_script(SLOW_BOXES)
         page.goto(srv.base + "/")
         page.wait_for_selector("#wall[data-live='1']")
         page.wait_for_selector("#wall[data-ready='1']")
         with busy_loops(2):  # from the run's start until the wall shows its end (the busy machine)
-            status = page.request.post(srv.base + "/api/train", data={"opponent": "random", "seconds": 8})
+            status = page.request.post(srv.base + "/api/train", data={"opponent": "random", "seconds": 600})
             assert status.status == 202, status.text()
-            trainer = srv.app.state.menace.trainer
-            wait_until(lambda: not trainer.running, "the tournament to end", timeout=120)
-            played = trainer.status.total_games
+            # The run lasts until the wall has drawn three of its answers while it runs (the old wall
+            # drew none until the end), and has stored games since, then it is stopped.
+            page.wait_for_function("window.wallRedraws.filter(([_t, games]) => games > 0).length >= 3",
+                                   timeout=120_000)
+            last = page.evaluate("window.wallRedraws.at(-1)[1]")
+            wait_until(lambda: state.trainer.status.games > last, "games stored after the wall's last redraw")
+            stopped = page.request.post(srv.base + "/api/train/stop", data={})
+            assert stopped.ok, stopped.text()
+            wait_until(lambda: not state.trainer.running, "the tournament to end", timeout=120)
+            played = state.trainer.status.total_games
             page.wait_for_function(f"document.getElementById('wall').dataset.games === '{played}'")
         redraws = page.evaluate("window.wallRedraws")
         during = [games for _t, games in redraws if 0 < games < played]
-        # every answer is drawn (8 s of answers 1.2 s long: about 6), none is dropped as stale
+        # every answer is drawn (answers 1.2 s long while events come every 0.2 s), none is dropped as stale
         assert len(during) >= 3, redraws
         assert during == sorted(during)
 
@@ -640,15 +649,22 @@ def test_the_learning_curve_redraws_during_training_one_request_at_a_time(machin
     # processes beside it, as the wall's test has for its issue's own words, add nothing certain
     # here and took both cores from the rest of the suite for 15 s a run)
     with BackgroundServer(machine, "menace") as srv, page_at(browser, LAPTOP) as [page]:
-        pace(srv.app.state.menace.trainer)  # its events as often, for as long: a quarter of the CPU
+        state = srv.app.state.menace
+        pace_server(state)  # its events as often: a small share of a core
         page.add_init_script(RECORD_CHART_GAMES)
         page.goto(srv.base + path)
         page.wait_for_function("document.getElementById('learning-chart').dataset.games === '0'")
-        status = page.request.post(srv.base + "/api/train", data={"opponent": "random", "seconds": 9})
+        status = page.request.post(srv.base + "/api/train", data={"opponent": "random", "seconds": 600})
         assert status.status == 202, status.text()
-        trainer = srv.app.state.menace.trainer
-        wait_until(lambda: not trainer.running, "the tournament to end", timeout=120)
-        played = trainer.status.total_games
+        # The run lasts until the page has drawn two answers while it runs and games have been stored
+        # since, then it is stopped: the curve's last drawing is then the run's end.
+        page.wait_for_function("window.chartRedraws.filter((games) => games > 0).length >= 2", timeout=60_000)
+        last = page.evaluate("window.chartRedraws.at(-1)")
+        wait_until(lambda: state.trainer.status.games > last, "games stored after the curve's last redraw")
+        stopped = page.request.post(srv.base + "/api/train/stop", data={})
+        assert stopped.ok, stopped.text()
+        wait_until(lambda: not state.trainer.running, "the tournament to end", timeout=120)
+        played = state.trainer.status.total_games
         page.wait_for_function(f"document.getElementById('learning-chart').dataset.games === '{played}'",
                                timeout=30_000)
         redraws = page.evaluate("window.chartRedraws")
@@ -659,22 +675,27 @@ def test_the_learning_curve_redraws_during_training_one_request_at_a_time(machin
 
 
 # -- the audience view during a training run, not only during games played by hand ----------------
-def test_the_audience_view_shows_a_training_run_in_progress(machine: str, browser: Any) -> None:
+def test_the_audience_view_shows_a_training_run_in_progress_and_its_end(machine: str, browser: Any) -> None:
     with BackgroundServer(machine, "menace") as srv, page_at(browser, PROJECTOR) as [audience]:
-        pace(srv.app.state.menace.trainer)
+        state = srv.app.state.menace
+        pace_server(state)
         audience.goto(srv.base + "/audience")
         audience.wait_for_selector("body[data-ready='1']")
-        status = audience.request.post(srv.base + "/api/train", data={"opponent": "random", "seconds": 6})
+        status = audience.request.post(srv.base + "/api/train", data={"opponent": "random", "seconds": 600})
         assert status.status == 202, status.text()
         audience.wait_for_selector("body[data-training='1']")
-        audience.wait_for_function("/Training against random: [0-9,]+ games/.test("
+        # games stored while it runs, said on the status line
+        audience.wait_for_function("/Training against random: [1-9][0-9,]* games? so far/.test("
                                    "document.getElementById('status').textContent)")
         assert audience.evaluate(ALL_ON_SCREEN) == []
-        trainer = srv.app.state.menace.trainer
-        wait_until(lambda: not trainer.running, "the tournament to end", timeout=120)
-        played = f"{trainer.status.total_games:,}"
+        # seen in progress: the run is stopped, and its end is shown
+        stopped = audience.request.post(srv.base + "/api/train/stop", data={})
+        assert stopped.ok, stopped.text()
+        wait_until(lambda: not state.trainer.running, "the tournament to end", timeout=120)
+        total = state.trainer.status.total_games
+        played = f"{total:,} game{'' if total == 1 else 's'}."
         audience.wait_for_selector("body[data-training='0']")
-        audience.wait_for_function(f"document.getElementById('status').textContent.includes('{played} games')")
+        audience.wait_for_function(f"document.getElementById('status').textContent.endsWith(': {played}')")
         assert audience.evaluate(ALL_ON_SCREEN) == []
 
 
