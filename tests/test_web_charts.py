@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import Invoke
+from conftest import built_database, invoker
 from paced_training import pace_server
 from web_browser_helpers import RECORD_TEXT, chart_legend, page_at, text_collisions
 
@@ -20,11 +20,16 @@ X_SCALE = "document.getElementById('learning-chart').menaceChart.plots[0].scales
 GAME_SHOWN = "Number(document.querySelector('#learning-chart .u-legend .u-value').textContent.replace(/,/g, ''))"
 
 
+def _train(url: str) -> None:
+    menace = invoker(url)
+    menace("init")
+    menace("tournament", "--vs", "random", "-n", str(GAMES), "--seed", "5")
+
+
 @pytest.fixture
-def trained(sqlite_menace: Invoke, sqlite_url: str) -> str:
-    sqlite_menace("init")
-    sqlite_menace("tournament", "--vs", "random", "-n", str(GAMES), "--seed", "5")
-    return sqlite_url
+def trained(request: pytest.FixtureRequest, sqlite_url: str) -> str:
+    """A machine after GAMES games against random (seed 5), built once per worker and copied for each test."""
+    return built_database(request, sqlite_url, f"web-charts-random-{GAMES}", _train)
 
 
 def _plot_area(page: Any, chart: str, panel: int) -> dict[str, float]:
@@ -201,13 +206,19 @@ def test_the_chart_pages_fetch_nothing_from_outside(trained: str, browser: Any) 
         assert any(u.endswith("/static/uPlot.min.css") for u in asked)
 
 
-@pytest.mark.parametrize("size", [(390, 844), (1366, 768)], ids=["phone", "laptop"])
-def test_the_scoreboards_small_charts_keep_their_text_whole_and_apart(sqlite_menace: Invoke, sqlite_url: str,
-                                                                      browser: Any, size: tuple[int, int]) -> None:
+def _three_groups(url: str) -> None:
+    """Three groups' machines: 20,000 games, 300 games and none."""
+    menace = invoker(url)
     for n in (1, 2, 3):
-        sqlite_menace("-m", f"group-{n}", "init")
-    sqlite_menace("-m", "group-1", "tournament", "--vs", "random", "-n", "20000", "--seed", "1")
-    sqlite_menace("-m", "group-2", "tournament", "--vs", "random", "-n", "300", "--seed", "1")
+        menace("-m", f"group-{n}", "init")
+    menace("-m", "group-1", "tournament", "--vs", "random", "-n", "20000", "--seed", "1")
+    menace("-m", "group-2", "tournament", "--vs", "random", "-n", "300", "--seed", "1")
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1366, 768)], ids=["phone", "laptop"])
+def test_the_scoreboards_small_charts_keep_their_text_whole_and_apart(request: pytest.FixtureRequest, sqlite_url: str,
+                                                                      browser: Any, size: tuple[int, int]) -> None:
+    built_database(request, sqlite_url, "web-charts-three-groups", _three_groups)
     with BackgroundServer(sqlite_url, "group-1") as srv, page_at(browser, size) as [page]:
         page.add_init_script(RECORD_TEXT)
         page.goto(srv.base + "/scoreboard")

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from conftest import Invoke, owner, wait_until
+from conftest import Invoke, built_database, invoker, owner, wait_until
 from paced_training import pace_server
 from web_browser_helpers import (
     RECORD_TEXT,
@@ -32,10 +32,14 @@ PHONE, LAPTOP, PROJECTOR = (390, 844), (1366, 768), (1920, 1080)
 SIZES = [PHONE, LAPTOP, PROJECTOR]
 
 
+def _init(url: str) -> None:
+    invoker(url)("init")
+
+
 @pytest.fixture
-def machine(sqlite_menace: Invoke, sqlite_url: str) -> str:
-    sqlite_menace("init")
-    return sqlite_url
+def machine(request: pytest.FixtureRequest, sqlite_url: str) -> str:
+    """A new machine (``menace init``), built once per worker and copied for each test."""
+    return built_database(request, sqlite_url, "web-classroom-init", _init)
 
 
 # -- 1. the wall when the window gets wider ---------------------------------------------------------
@@ -207,11 +211,16 @@ def test_the_machines_page_names_games_and_sides_and_builds_michie_1961(
 
 
 # -- 8. charts on a phone ---------------------------------------------------------------------------
+def _train_3000(url: str) -> None:
+    menace = invoker(url)
+    menace("init")
+    menace("tournament", "--vs", "random", "-n", "3000", "--seed", "2")
+
+
 @pytest.fixture
-def trained(sqlite_menace: Invoke, sqlite_url: str) -> str:
-    sqlite_menace("init")
-    sqlite_menace("tournament", "--vs", "random", "-n", "3000", "--seed", "2")
-    return sqlite_url
+def trained(request: pytest.FixtureRequest, sqlite_url: str) -> str:
+    """A machine after 3,000 games against random (seed 2), built once per worker and copied for each test."""
+    return built_database(request, sqlite_url, "web-classroom-random-3000", _train_3000)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["phone", "laptop", "projector"])
