@@ -4,6 +4,7 @@ reuse the plots, a window that widens lays them out again, and nothing is fetche
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -14,6 +15,14 @@ from web_browser_helpers import RECORD_TEXT, chart_legend, page_at, text_collisi
 from menace.web.server import BackgroundServer
 
 pytestmark = pytest.mark.browser
+
+
+def drawn_text(page: Any) -> list[dict[str, Any]]:
+    """The texts drawn on the page's canvases (``window.textBoxes``, recorded by RECORD_TEXT), sent as one
+    JSON string: the wall's thousands of boxes sent as Playwright values cost half a second of CPU a read."""
+    boxes: list[dict[str, Any]] = json.loads(page.evaluate("JSON.stringify(window.textBoxes)"))
+    return boxes
+
 
 GAMES = 600  # fewer than the points the learning page asks for: its curve holds every game
 X_SCALE = "document.getElementById('learning-chart').menaceChart.plots[0].scales.x"  # the games shown
@@ -180,7 +189,7 @@ def test_charts_lay_out_again_as_the_window_widens(trained: str, browser: Any) -
             page.wait_for_function(LAID_OUT)
             page.wait_for_function(LINED_UP)
             widths.append(page.evaluate("document.querySelector('#learning-chart canvas').clientWidth"))
-            assert text_collisions(page.evaluate("window.textBoxes")) == []
+            assert text_collisions(drawn_text(page)) == []
         assert widths[0] < widths[1]
         for w, h in ((1366, 768), (390, 844)):  # the audience view's larger type, and its own axes
             page.set_viewport_size({"width": w, "height": h})
@@ -188,7 +197,7 @@ def test_charts_lay_out_again_as_the_window_widens(trained: str, browser: Any) -
             page.wait_for_selector("body[data-ready='1']")
             page.wait_for_function(LAID_OUT)
             page.wait_for_function(LINED_UP)
-            assert text_collisions(page.evaluate("window.textBoxes")) == []
+            assert text_collisions(drawn_text(page)) == []
 
 
 def test_the_chart_pages_fetch_nothing_from_outside(trained: str, browser: Any) -> None:
@@ -225,7 +234,7 @@ def test_the_scoreboards_small_charts_keep_their_text_whole_and_apart(request: p
         page.wait_for_selector("body[data-ready='1']")
         page.wait_for_function(LAID_OUT)
         page.wait_for_function(LINED_UP)
-        drawn = page.evaluate("window.textBoxes")
+        drawn = drawn_text(page)
         assert {b["canvas"].split(":")[0] for b in drawn} == {"chart-group-1", "chart-group-2"}
         assert text_collisions(drawn) == []
         # an axis's tick labels alike: 5k beside 10k, not 5,000
