@@ -79,65 +79,73 @@ def _open_learning(page: Any, base: str) -> None:
     page.wait_for_function("document.getElementById('growth-caption').textContent.startsWith('Box 1')")
 
 
-def test_hovering_the_learning_chart_reads_out_that_games_values(trained: str, browser: Any) -> None:
+def test_the_learning_pages_charts_read_out_the_hovered_game_and_zoom_by_dragging(trained: str,
+                                                                                  browser: Any) -> None:
+    """One page, on a laptop: the learning chart's legend follows the mouse and comes back; a drag zooms
+    in, the cumulative reinforcement going on from its true value, and a double-click shows the whole
+    history again. Then, loaded afresh on a phone, the bead chart zooms by dragging and back."""
     with BackgroundServer(trained, "menace") as srv, page_at(browser) as [page]:
         _open_learning(page, srv.base)
         curve = _curve(page)
-        top, rates = chart_legend(page, "learning-chart")
-        assert top == {"game": f"{GAMES:,}", "total": f"{curve['cumulative'][-1]:,}"}  # the latest, at rest
-        assert set(rates) == {"game", "wins", "draws", "losses"}
-        _hover(page, "learning-chart", 0, 0.5)
-        page.wait_for_function(f"{GAME_SHOWN} !== {GAMES}")
-        top, rates = chart_legend(page, "learning-chart")
-        game = _number(top["game"])
-        assert GAMES * 0.4 < game < GAMES * 0.6
-        assert top["total"] == f"{curve['cumulative'][game - 1]:,}"
-        # the panel below follows the same game (the rates start once a window of games is full)
-        assert _number(rates["game"]) == game
-        at = curve["rate_games"].index(game)
-        for name, key in (("wins", "win"), ("draws", "draw"), ("losses", "loss")):
-            assert rates[name] == f"{curve[key][at] * 100:.1f}%"
-        # the mouse gone, the legend shows the latest values again
-        page.mouse.move(2, 2)
-        page.wait_for_function(f"{GAME_SHOWN} === {GAMES}")
-
-
-def test_dragging_across_the_learning_chart_zooms_in_and_keeps_the_cumulative(trained: str, browser: Any) -> None:
-    with BackgroundServer(trained, "menace") as srv, page_at(browser) as [page]:
+        _hover_reads_out(page, curve)
+        _drag_zooms_in(page, curve)
+        page.set_viewport_size({"width": 390, "height": 844})
         _open_learning(page, srv.base)
-        curve = _curve(page)
-        _drag(page, "learning-chart", 1, 0.4, 0.6)
-        page.wait_for_function(f"{X_SCALE}.max - {X_SCALE}.min < 200")
-        first, last = page.evaluate(f"[{X_SCALE}.min, {X_SCALE}.max]")
-        assert GAMES * 0.35 < first < last < GAMES * 0.65, (first, last)
-        assert page.inner_text("#learning-summary").count(f"games {first:,} to {last:,}") == 1
-        assert curve["cumulative"][first - 2] != 0  # a curve started again at 0 would read otherwise
-        _hover(page, "learning-chart", 0, 0.5)
-        page.wait_for_function(f"{GAME_SHOWN} > {first} && {GAME_SHOWN} < {last}")
-        top, _rates = chart_legend(page, "learning-chart")
-        game = _number(top["game"])
-        assert top["total"] == f"{curve['cumulative'][game - 1]:,}"  # the whole history's value there
-        # double-click: the whole history again
-        area = _plot_area(page, "learning-chart", 0)
-        page.mouse.dblclick(area["x"] + area["width"] / 2, area["y"] + area["height"] / 2)
-        page.wait_for_function(f"{X_SCALE}.min === 1 && {X_SCALE}.max === {GAMES}")
+        _bead_chart_zooms(page)
 
 
-def test_the_bead_chart_zooms_by_dragging_and_back_by_double_click(trained: str, browser: Any) -> None:
-    with BackgroundServer(trained, "menace") as srv, page_at(browser, (390, 844)) as [page]:
-        _open_learning(page, srv.base)
-        scale = "document.getElementById('growth-chart').menaceChart.plots[0].scales.x"
-        assert page.evaluate(f"[{scale}.min, {scale}.max]") == [0, GAMES]
-        _drag(page, "growth-chart", 0, 0.2, 0.5)
-        page.wait_for_function(f"{scale}.max - {scale}.min < {GAMES} / 2")
-        lo, hi = page.evaluate(f"[{scale}.min, {scale}.max]")
-        assert GAMES * 0.1 < lo < hi < GAMES * 0.6, (lo, hi)
-        _hover(page, "growth-chart", 0, 0.5)
-        (legend,) = chart_legend(page, "growth-chart")
-        assert lo <= _number(legend["game"]) <= hi
-        area = _plot_area(page, "growth-chart", 0)
-        page.mouse.dblclick(area["x"] + area["width"] / 2, area["y"] + area["height"] / 2)
-        page.wait_for_function(f"{scale}.min === 0 && {scale}.max === {GAMES}")
+def _hover_reads_out(page: Any, curve: dict[str, Any]) -> None:
+    top, rates = chart_legend(page, "learning-chart")
+    assert top == {"game": f"{GAMES:,}", "total": f"{curve['cumulative'][-1]:,}"}  # the latest, at rest
+    assert set(rates) == {"game", "wins", "draws", "losses"}
+    _hover(page, "learning-chart", 0, 0.5)
+    page.wait_for_function(f"{GAME_SHOWN} !== {GAMES}")
+    top, rates = chart_legend(page, "learning-chart")
+    game = _number(top["game"])
+    assert GAMES * 0.4 < game < GAMES * 0.6
+    assert top["total"] == f"{curve['cumulative'][game - 1]:,}"
+    # the panel below follows the same game (the rates start once a window of games is full)
+    assert _number(rates["game"]) == game
+    at = curve["rate_games"].index(game)
+    for name, key in (("wins", "win"), ("draws", "draw"), ("losses", "loss")):
+        assert rates[name] == f"{curve[key][at] * 100:.1f}%"
+    # the mouse gone, the legend shows the latest values again
+    page.mouse.move(2, 2)
+    page.wait_for_function(f"{GAME_SHOWN} === {GAMES}")
+
+
+def _drag_zooms_in(page: Any, curve: dict[str, Any]) -> None:
+    _drag(page, "learning-chart", 1, 0.4, 0.6)
+    page.wait_for_function(f"{X_SCALE}.max - {X_SCALE}.min < 200")
+    first, last = page.evaluate(f"[{X_SCALE}.min, {X_SCALE}.max]")
+    assert GAMES * 0.35 < first < last < GAMES * 0.65, (first, last)
+    assert page.inner_text("#learning-summary").count(f"games {first:,} to {last:,}") == 1
+    assert curve["cumulative"][first - 2] != 0  # a curve started again at 0 would read otherwise
+    _hover(page, "learning-chart", 0, 0.5)
+    page.wait_for_function(f"{GAME_SHOWN} > {first} && {GAME_SHOWN} < {last}")
+    top, _rates = chart_legend(page, "learning-chart")
+    game = _number(top["game"])
+    assert top["total"] == f"{curve['cumulative'][game - 1]:,}"  # the whole history's value there
+    # double-click: the whole history again
+    area = _plot_area(page, "learning-chart", 0)
+    page.mouse.dblclick(area["x"] + area["width"] / 2, area["y"] + area["height"] / 2)
+    page.wait_for_function(f"{X_SCALE}.min === 1 && {X_SCALE}.max === {GAMES}")
+
+
+def _bead_chart_zooms(page: Any) -> None:
+    """The bead chart zooms by dragging, and back by a double click."""
+    scale = "document.getElementById('growth-chart').menaceChart.plots[0].scales.x"
+    assert page.evaluate(f"[{scale}.min, {scale}.max]") == [0, GAMES]
+    _drag(page, "growth-chart", 0, 0.2, 0.5)
+    page.wait_for_function(f"{scale}.max - {scale}.min < {GAMES} / 2")
+    lo, hi = page.evaluate(f"[{scale}.min, {scale}.max]")
+    assert GAMES * 0.1 < lo < hi < GAMES * 0.6, (lo, hi)
+    _hover(page, "growth-chart", 0, 0.5)
+    (legend,) = chart_legend(page, "growth-chart")
+    assert lo <= _number(legend["game"]) <= hi
+    area = _plot_area(page, "growth-chart", 0)
+    page.mouse.dblclick(area["x"] + area["width"] / 2, area["y"] + area["height"] / 2)
+    page.wait_for_function(f"{scale}.min === 0 && {scale}.max === {GAMES}")
 
 
 def test_a_live_training_run_updates_the_same_plots(trained: str, browser: Any) -> None:
@@ -176,10 +184,14 @@ LINED_UP = """(() => [...document.querySelectorAll('.chart')].filter((el) => el.
   return rest.every(([left, width]) => left === first[0] && width === first[1]); }))()"""
 
 
-def test_charts_lay_out_again_as_the_window_widens(trained: str, browser: Any) -> None:
+def test_charts_lay_out_again_as_the_window_widens_and_the_chart_pages_fetch_nothing_from_outside(
+        trained: str, browser: Any) -> None:
     with BackgroundServer(trained, "menace") as srv, page_at(browser, (390, 844)) as [page]:
+        asked: list[str] = []
+        page.on("request", lambda r: asked.append(r.url))
         page.add_init_script(RECORD_TEXT)
         _open_learning(page, srv.base)
+        assert page.evaluate("typeof uPlot") == "function"
         page.wait_for_function(LAID_OUT)
         page.wait_for_function(LINED_UP)
         widths = []
@@ -198,15 +210,7 @@ def test_charts_lay_out_again_as_the_window_widens(trained: str, browser: Any) -
             page.wait_for_function(LAID_OUT)
             page.wait_for_function(LINED_UP)
             assert text_collisions(drawn_text(page)) == []
-
-
-def test_the_chart_pages_fetch_nothing_from_outside(trained: str, browser: Any) -> None:
-    with BackgroundServer(trained, "menace") as srv, page_at(browser) as [page]:
-        asked: list[str] = []
-        page.on("request", lambda r: asked.append(r.url))
-        _open_learning(page, srv.base)
-        assert page.evaluate("typeof uPlot") == "function"
-        for path in ("/train", "/audience", "/scoreboard"):
+        for path in ("/train", "/scoreboard"):  # the other pages with charts
             page.goto(srv.base + path)
             page.wait_for_load_state("load")
         outside = [u for u in asked if not u.startswith(srv.base + "/") and not u.startswith("data:")]
@@ -224,21 +228,22 @@ def _three_groups(url: str) -> None:
     menace("-m", "group-2", "tournament", "--vs", "random", "-n", "300", "--seed", "1")
 
 
-@pytest.mark.parametrize("size", [(390, 844), (1366, 768)], ids=["phone", "laptop"])
 def test_the_scoreboards_small_charts_keep_their_text_whole_and_apart(request: pytest.FixtureRequest, sqlite_url: str,
-                                                                      browser: Any, size: tuple[int, int]) -> None:
+                                                                      browser: Any) -> None:
     built_database(request, sqlite_url, "web-charts-three-groups", _three_groups)
-    with BackgroundServer(sqlite_url, "group-1") as srv, page_at(browser, size) as [page]:
+    with BackgroundServer(sqlite_url, "group-1") as srv, page_at(browser) as [page]:
         page.add_init_script(RECORD_TEXT)
-        page.goto(srv.base + "/scoreboard")
-        page.wait_for_selector("body[data-ready='1']")
-        page.wait_for_function(LAID_OUT)
-        page.wait_for_function(LINED_UP)
-        drawn = drawn_text(page)
-        assert {b["canvas"].split(":")[0] for b in drawn} == {"chart-group-1", "chart-group-2"}
-        assert text_collisions(drawn) == []
-        # an axis's tick labels alike: 5k beside 10k, not 5,000
-        assert "5,000" not in {b["text"] for b in drawn}
-        assert page.evaluate("tickLabels([0, 5000, 10000, 15000])") == ["0", "5k", "10k", "15k"]
-        assert chart_legend(page, "chart-group-3") == []  # no games: no chart, a line saying so
-        assert page.inner_text("#chart-group-3") == "No games yet: train or play the machine."
+        for size in ((390, 844), (1366, 768)):  # a phone's and a laptop's
+            page.set_viewport_size({"width": size[0], "height": size[1]})
+            page.goto(srv.base + "/scoreboard")  # loaded afresh at this size
+            page.wait_for_selector("body[data-ready='1']")
+            page.wait_for_function(LAID_OUT)
+            page.wait_for_function(LINED_UP)
+            drawn = drawn_text(page)
+            assert {b["canvas"].split(":")[0] for b in drawn} == {"chart-group-1", "chart-group-2"}, size
+            assert text_collisions(drawn) == [], size
+            # an axis's tick labels alike: 5k beside 10k, not 5,000
+            assert "5,000" not in {b["text"] for b in drawn}, size
+            assert page.evaluate("tickLabels([0, 5000, 10000, 15000])") == ["0", "5k", "10k", "15k"]
+            assert chart_legend(page, "chart-group-3") == [], size  # no games: no chart, a line saying so
+            assert page.inner_text("#chart-group-3") == "No games yet: train or play the machine."
