@@ -252,10 +252,11 @@ def test_the_learning_charts_text_is_whole_and_apart(trained: str, browser: Any)
                 return beadChartData(d).panels[0].series.map((s) => Boolean(s.step)); })()""")
             assert growth and not any(growth)  # the counts where the history knows them, not held flat between
             # and the chart drawn holds exactly those counts at exactly those games
-            drawn, known = page.evaluate("""(async () => {
+            drawn, known = json.loads(page.evaluate("""(async () => {
                 const d = await M.api('/machines/menace/boxes/1/series?points=500');
-                return [document.getElementById('growth-chart').menaceChart.plots[0].data,
-                        [d.games, ...d.series.map((s) => s.counts)]]; })()""")
+                return JSON.stringify([document.getElementById('growth-chart').menaceChart.plots[0].data,
+                                       [d.games, ...d.series.map((s) => s.counts)]],
+                                      (_key, v) => (typeof v === "number" && !isFinite(v) ? String(v) : v)); })()"""))
             assert drawn == known and len(known[0]) > 2, size
 
 
@@ -755,7 +756,7 @@ def test_beads_carry_their_letters_and_empty_boxes_say_so(machine: str, browser:
         page.goto(srv.base + "/")
         page.wait_for_selector("#wall[data-ready='1']")
         page.evaluate("window.menaceWallDrawAll()")
-        wall = page.evaluate(f"fetch('{srv.base}/api/machines/menace/boxes').then((r) => r.json())")
+        wall = json.loads(page.evaluate(f"fetch('{srv.base}/api/machines/menace/boxes').then((r) => r.text())"))
         letters = {c["letter"] for c in wall["colours"]}
         texts = {(b["canvas"], b["text"], round(b["x0"]), round(b["y0"])) for b in drawn_text(page)
                  if b["canvas"].startswith("canvas-")}  # each text where it stands (drawn once or more)
