@@ -617,17 +617,6 @@ def test_the_games_page_lists_replays_and_undoes_the_last_game(trained: str, bro
         assert machine_summary(owner(trained), "menace").games == 2999
 
 
-def test_the_audience_view_follows_a_training_run(machine: str, browser: Any) -> None:
-    with BackgroundServer(machine, "menace") as srv, page_at(browser, PROJECTOR) as [audience]:
-        audience.goto(srv.base + "/audience")
-        audience.wait_for_selector("body[data-ready='1']")
-        status = audience.request.post(srv.base + "/api/train", data={"opponent": "random", "games": 500})
-        assert status.status == 202, status.text()
-        audience.wait_for_function(
-            "document.getElementById('learning-caption').textContent.includes('after 500 games')", timeout=60_000)
-        assert audience.evaluate(ALL_ON_SCREEN) == []
-
-
 # -- the queue, in the player's own status line: plain words, and the game when the turn comes ------
 def test_a_waiting_player_is_told_plainly_and_starts_when_the_teacher_stops_the_game(machine: str,
                                                                                      browser: Any) -> None:
@@ -717,16 +706,23 @@ def test_the_learning_curve_redraws_during_training_one_request_at_a_time(machin
 
 
 # -- the audience view during a training run, not only during games played by hand ----------------
-def test_the_audience_view_shows_a_training_run_in_progress_and_its_end(machine: str, browser: Any) -> None:
+def test_the_audience_view_follows_a_training_run_in_progress_to_its_end(machine: str, browser: Any) -> None:
     with BackgroundServer(machine, "menace") as srv, page_at(browser, PROJECTOR) as [audience]:
         state = srv.app.state.menace
         pace_server(state)
         audience.goto(srv.base + "/audience")
         audience.wait_for_selector("body[data-ready='1']")
+        # a run of 500 games: the curve's caption follows it to its end
+        status = audience.request.post(srv.base + "/api/train", data={"opponent": "random", "games": 500})
+        assert status.status == 202, status.text()
+        audience.wait_for_function(
+            "document.getElementById('learning-caption').textContent.includes('after 500 games')", timeout=60_000)
+        assert audience.evaluate(ALL_ON_SCREEN) == []
+        wait_until(lambda: not state.trainer.running, "the first tournament to end", timeout=120)
+        # a run with no end of its own: the status line says it is training, with games stored while it runs
         status = audience.request.post(srv.base + "/api/train", data={"opponent": "random", "seconds": 600})
         assert status.status == 202, status.text()
         audience.wait_for_selector("body[data-training='1']")
-        # games stored while it runs, said on the status line
         audience.wait_for_function("/Training against random: [1-9][0-9,]* games? so far/.test("
                                    "document.getElementById('status').textContent)")
         assert audience.evaluate(ALL_ON_SCREEN) == []
@@ -734,8 +730,8 @@ def test_the_audience_view_shows_a_training_run_in_progress_and_its_end(machine:
         stopped = audience.request.post(srv.base + "/api/train/stop", data={})
         assert stopped.ok, stopped.text()
         wait_until(lambda: not state.trainer.running, "the tournament to end", timeout=120)
-        total = state.trainer.status.total_games
-        played = f"{total:,} game{'' if total == 1 else 's'}."
+        games = state.trainer.status.games  # the run's games, as the status line counts them
+        played = f"{games:,} game{'' if games == 1 else 's'}."
         audience.wait_for_selector("body[data-training='0']")
         audience.wait_for_function(f"document.getElementById('status').textContent.endsWith(': {played}')")
         assert audience.evaluate(ALL_ON_SCREEN) == []
