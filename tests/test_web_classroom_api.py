@@ -7,18 +7,23 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from conftest import Invoke, wait_until
+from conftest import Invoke, built_database, invoker, train_300, wait_until
 from starlette.testclient import TestClient
 
 from menace.web.app import create_app
 
 
+def _machines_of_two_games(url: str) -> None:
+    menace = invoker(url)
+    menace("init")
+    menace("-m", "her", "init", "--game", "hexapawn")
+    menace("-m", "her2", "init", "--game", "hexapawn")
+
+
 @pytest.fixture
-def two_games(sqlite_menace: Invoke, sqlite_url: str) -> str:
-    sqlite_menace("init")
-    sqlite_menace("-m", "her", "init", "--game", "hexapawn")
-    sqlite_menace("-m", "her2", "init", "--game", "hexapawn")
-    return sqlite_url
+def two_games(request: pytest.FixtureRequest, sqlite_url: str) -> str:
+    """A noughts-and-crosses machine and two of Hexapawn, built once per worker and copied for each test."""
+    return built_database(request, sqlite_url, "web-classroom-api-two-games", _machines_of_two_games)
 
 
 @pytest.fixture
@@ -144,9 +149,9 @@ def test_the_join_address_and_its_qr_code(client: TestClient) -> None:
 
 
 # -- 8. zooming the learning chart goes on with the cumulative reinforcement -------------------------
-def test_a_zoomed_learning_curve_keeps_the_cumulative_reinforcement(sqlite_menace: Invoke, sqlite_url: str) -> None:
-    sqlite_menace("init")
-    sqlite_menace("tournament", "--vs", "random", "-n", "300", "--seed", "4")
+def test_a_zoomed_learning_curve_keeps_the_cumulative_reinforcement(request: pytest.FixtureRequest,
+                                                                    sqlite_url: str) -> None:
+    built_database(request, sqlite_url, "smart-300", train_300)  # init, then 300 games against smart (seed 1)
     with TestClient(create_app(sqlite_url, "menace"), base_url="http://127.0.0.1:8000") as c:
         whole = c.get("/api/machines/menace/learning?points=2000").json()
         at = dict(zip(whole["games"], whole["cumulative"]))
