@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 
 from menace.core.errors import InvalidInputError
 from menace.core.game import Game, Move, Side
-from menace.core.learner import Learner, build_boxes, play_learners
+from menace.core.learner import Box, Learner, build_boxes, play_learners
 from menace.core.pegasus import PegasusRule
 from menace.core.settings import Settings
 from menace.core.tree import DRAWN, WINNER_CODE, game_tree
@@ -297,7 +297,14 @@ def _machine(game: Game, side: Side) -> Learner:
     reflection (as the matchboxes, which the Pegasus program simulated), every distinct move at
     equal odds."""
     settings = Settings(side=side.name, pegasus=RULE)
-    return Learner(game, settings, build_boxes(game, settings))
+    key = (game.name, side)
+    boxes = _boxes.get(key)
+    if boxes is None:  # the same boxes for every run: a learner reads their beads and never changes them
+        boxes = _boxes[key] = build_boxes(game, settings)
+    return Learner(game, settings, boxes)
+
+
+_boxes: dict[tuple[str, Side], list[Box]] = {}
 
 
 # -- many runs -----------------------------------------------------------------------------------
