@@ -291,7 +291,7 @@ def unused_names(package: dict[str, str], elsewhere: list[str]) -> list[str]:
     spelled = re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(map(re.escape, sorted(left))) + r")(?![A-Za-z0-9_])")
     for source in elsewhere:
         if spelled.search(source):
-            used |= names_used(parsed(source))
+            used |= names_used(ast.parse(source))  # read once: not kept
     return [f for f in found if f.rpartition(".")[2] not in used]
 
 
