@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Invoke, catches, query, wait_until
+from conftest import Invoke, catches, invoker, query, wait_until
 
 from menace.cli import common
 
@@ -91,7 +91,7 @@ def test_3_a_tournament_that_cannot_begin_for_the_same_reason(menace: Invoke) ->
 
 def _interactive(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
     env = {**os.environ, "MENACE_DB": str(tmp_path / "sig.db")}
-    subprocess.run([sys.executable, "-m", "menace", "init"], env=env, check=True, capture_output=True)
+    invoker(str(tmp_path / "sig.db"))("init")  # in this process: the signal is sent to the command below
     return subprocess.Popen([sys.executable, "-m", "menace", *args], env=env, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 

@@ -11,11 +11,13 @@ are in ``benchmarks/startup.py``.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import invoker
 
 from menace.cli import COMMANDS
 
@@ -63,9 +65,57 @@ def test_menace_help_loads_no_heavy_library() -> None:
     assert modules.isdisjoint(HEAVY), sorted(modules & set(HEAVY))
 
 
+HELPS = """
+import contextlib, io, json, sys
+from menace.cli import main
+
+
+def run(command):
+    main()
+
+
+first = sorted(sys.modules)
+report = {}
+for command in json.loads(sys.argv[1]):
+    before = set(sys.modules)
+    sys.argv = ["menace", command, "--help"]
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        try:
+            run(command)
+        except SystemExit as exc:
+            code = exc.code
+    report[command] = {"code": code, "out": out.getvalue(), "modules": first + sorted(set(sys.modules) - before)}
+print(json.dumps(report))
+"""
+
+
+@pytest.fixture(scope="module")
+def helps() -> dict[str, tuple[str, set[str]]]:
+    """``menace CMD --help`` for every command, one after another in one fresh interpreter: what each
+    printed and the top-level packages it loaded (what ``menace.cli`` loads, and what it loaded that
+    no command before it had). A heavy library is found on the first command that loads it, as a
+    fresh interpreter per command would find it there: one process instead of 26."""
+    done = subprocess.run([sys.executable, "-c", HELPS, json.dumps(list(COMMANDS))], capture_output=True,
+                          text=True, check=True)
+    report = json.loads(done.stdout)
+    assert all(r["code"] in (0, None) for r in report.values()), done.stderr + done.stdout
+    return {c: (r["out"], {m.split(".")[0] for m in r["modules"]}) for c, r in report.items()}
+
+
+def test_the_help_probe_finds_a_heavy_import_on_the_command_that_loads_it() -> None:
+    """The check can fail, on the command at fault: when one command's --help loads numpy, the probe
+    finds it there and not on the commands before or after it."""
+    code = HELPS.replace("def run(command):\n", "def run(command):\n    if command == 'plot':\n        import numpy\n")
+    assert code != HELPS
+    done = subprocess.run([sys.executable, "-c", code, json.dumps(["stats", "plot", "show"])],
+                          capture_output=True, text=True, check=True)
+    report = json.loads(done.stdout)
+    assert [c for c, r in report.items() if "numpy" in {m.split(".")[0] for m in r["modules"]}] == ["plot"]
+
+
 @pytest.mark.parametrize("command", list(COMMANDS))
-def test_command_help_loads_no_heavy_library(command: str) -> None:
-    out, modules = loaded(command, "--help")
+def test_command_help_loads_no_heavy_library(command: str, helps: dict[str, tuple[str, set[str]]]) -> None:
+    out, modules = helps[command]
     assert "Usage:" in out
     assert modules.isdisjoint(HEAVY), sorted(modules & set(HEAVY))
 
@@ -80,12 +130,29 @@ def orm_modules(db: str, *args: str, before: str = "") -> tuple[str, list[str]]:
     return out, [m for m in modules if m == "sqlalchemy.orm" or m.startswith("sqlalchemy.orm.")]
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The machines the probes run on, built once for the module in this process (what is probed is
+    the command in a fresh interpreter, not how its database was made): a new one, and one that has
+    played 50 games."""
+    folder = tmp_path_factory.mktemp("startup")
+    made = {"new": folder / "new.db", "played": folder / "played.db"}
+    for db in made.values():
+        invoker(str(db))("init")
+    invoker(str(made["played"]))("tournament", "-n", "50", "--seed", "1")
+    assert not list(folder.glob("*-wal")), "a database left open: its copy would miss what its log holds"
+    return made
+
+
+def copy_of(built: Path, tmp_path: Path) -> str:
+    db = tmp_path / "menace.db"
+    shutil.copyfile(built, db)
+    return str(db)
+
+
 @pytest.fixture
-def one_machine(tmp_path: Path) -> str:
-    db = str(tmp_path / "menace.db")
-    done = subprocess.run([sys.executable, "-m", "menace", "--db", db, "init"], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return db
+def one_machine(built: dict[str, Path], tmp_path: Path) -> str:
+    return copy_of(built["new"], tmp_path)
 
 
 def test_the_orm_probe_sees_the_orm(one_machine: str) -> None:
@@ -110,11 +177,8 @@ folder (no game tree is built) and every opponent."""
 
 
 @pytest.fixture
-def played_machine(one_machine: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "menace", "--db", one_machine, "tournament", "-n", "50",
-                           "--seed", "1"], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return one_machine
+def played_machine(built: dict[str, Path], tmp_path: Path) -> str:
+    return copy_of(built["played"], tmp_path)
 
 
 def unused_modules(modules: list[str]) -> list[str]:

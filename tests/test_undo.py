@@ -8,7 +8,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 import pytest
-from conftest import Invoke, owner
+from conftest import Invoke, built_database, owner
 from history_helpers import play_person_games, stored_beads, stored_corrections, stored_machine, stored_records
 from sqlalchemy import insert
 
@@ -100,14 +100,20 @@ def test_undo_is_exact_where_a_loss_found_no_bead_to_take(db_url: str) -> None:
     assert stored_beads(db_url) == before
 
 
-def test_undo_several_at_once_equals_one_at_a_time(db_url: str, new_db_url: Callable[[], str]) -> None:
+def _history_of_151(url: str) -> None:
+    """139 tournament games, one at the terminal, 11 more in a tournament."""
+    init_machine(owner(url), "menace", MICHIE, None)
+    with open_machine(owner(url), "menace", holder="a test") as m:
+        run_tournament(m, "random", games=139, seed=6)
+        play_person_games(m, 1, seed=7)
+        run_tournament(m, "smart", games=11, seed=8)
+
+
+def test_undo_several_at_once_equals_one_at_a_time(request: pytest.FixtureRequest, db_url: str,
+                                                    new_db_url: Callable[[], str]) -> None:
     one_by_one_url = new_db_url()
-    for url in (db_url, one_by_one_url):  # the same seeded history in two databases
-        init_machine(owner(url), "menace", MICHIE, None)
-        with open_machine(owner(url), "menace", holder="a test") as m:
-            run_tournament(m, "random", games=139, seed=6)
-            play_person_games(m, 1, seed=7)
-            run_tournament(m, "smart", games=11, seed=8)
+    for url in (db_url, one_by_one_url):  # the same history in two databases, built once and copied
+        built_database(request, url, "undo-151", _history_of_151)
     assert stored_beads(db_url) == stored_beads(one_by_one_url)
     done = undo_games(owner(db_url), "menace", 12)
     assert [g.number for g in done.removed] == list(range(140, 152))

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 
 from menace.core.errors import InvalidInputError
 from menace.core.game import Game, Move, Side
-from menace.core.learner import Learner, build_boxes, play_learners
+from menace.core.learner import Box, Learner, build_boxes, play_learners
 from menace.core.pegasus import PegasusRule
 from menace.core.settings import Settings
 from menace.core.tree import DRAWN, WINNER_CODE, game_tree
@@ -234,11 +234,16 @@ def play_run(name: str, seed: int, plays: int = PLAYS, block: int = BLOCK) -> Ru
     lines: list[Line] = []
     keep_lines = len(experiment.learners) == 2
     play = _player(experiment, game)
+    canonical: dict[Line, Line] = {}  # a run settles into a few lines: each one's least image is found once
     for _ in range(plays):
         code, moves = play(rng)
         codes.append(code)
         if keep_lines:
-            lines.append(canonical_line(game, moves))
+            key = tuple(moves)
+            line = canonical.get(key)
+            if line is None:
+                line = canonical[key] = canonical_line(game, key)
+            lines.append(line)
     return Run(seed, _count(experiment.view, codes, block), stereotype(lines, block) if keep_lines else None)
 
 
@@ -265,8 +270,22 @@ def _player(experiment: Experiment, game: Game) -> Callable[[random.Random], tup
         x, o = machines[Side.X], machines[Side.O]
         return lambda rng: play_learners(x, o, rng)
     ((side, machine),) = machines.items()
-    opponent = machine.options_table(game.legal_moves, movers={side.other})
+    opponent = _random_opponent(machine, side.other)
     return lambda rng: machine.play_table(side, opponent, rng)
+
+
+_opponents: dict[tuple[str, Side], list[tuple[int, ...]]] = {}
+"""The random opponent's table per game and side, made once per process: the same for every run, and
+a learner given the same table object reuses what it worked out from it (see ``Learner.play_table``)."""
+
+
+def _random_opponent(machine: Learner, side: Side) -> list[tuple[int, ...]]:
+    """The random player's choices on ``side`` in every position of ``machine``'s game."""
+    key = (machine.game.name, side)
+    table = _opponents.get(key)
+    if table is None:
+        table = _opponents[key] = machine.options_table(machine.game.legal_moves, movers={side})
+    return table
 
 
 RULE = PegasusRule(a=1.025, b=2.0)
@@ -278,7 +297,14 @@ def _machine(game: Game, side: Side) -> Learner:
     reflection (as the matchboxes, which the Pegasus program simulated), every distinct move at
     equal odds."""
     settings = Settings(side=side.name, pegasus=RULE)
-    return Learner(game, settings, build_boxes(game, settings))
+    key = (game.name, side)
+    boxes = _boxes.get(key)
+    if boxes is None:  # the same boxes for every run: a learner reads their beads and never changes them
+        boxes = _boxes[key] = build_boxes(game, settings)
+    return Learner(game, settings, boxes)
+
+
+_boxes: dict[tuple[str, Side], list[Box]] = {}
 
 
 # -- many runs -----------------------------------------------------------------------------------

@@ -417,6 +417,8 @@ class Learner:
         order drawn, their plies found again by walking ``moves`` (a box is opened where :attr:`fast`
         has one for ``side``)."""
         reinforcer = known(self.pegasus, "the Pegasus rule")
+        if reinforcer.plain and res == DRAWN:  # the plain rule: a draw leaves the odds and keeps no mean
+            return
         fast = self.fast[side]
         to_move, kids = self.to_move, self.kids
         made: list[tuple[int, int, int]] = []

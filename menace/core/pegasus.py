@@ -52,6 +52,7 @@ True
 from __future__ import annotations
 
 import enum
+import functools
 import math
 from collections.abc import MutableSequence, Sequence
 from dataclasses import dataclass
@@ -130,8 +131,10 @@ def _decimal(x: float) -> Decimal:
     return Decimal(repr(float(x)))
 
 
+@functools.lru_cache(maxsize=256)
 def _multiplier(rule: PegasusRule, n: int) -> Decimal:
-    """``M_n`` in decimal arithmetic (n >= 2)."""
+    """``M_n`` in decimal arithmetic (n >= 2); worked out once per rule and distance (two powers of
+    60 digits: most of the refined rule's cost when each play worked them out again)."""
     exponent = _CONTEXT.power(_decimal(rule.b), Decimal(8 - n))
     return _CONTEXT.power(_decimal(rule.a), exponent)
 
@@ -257,6 +260,9 @@ class Reinforcer:
         self.rule = rule
         self.mean = MeanOutcome(rule, state)
         self._plain: dict[tuple[int, int], int] = {}
+        self._refined: dict[tuple[int, int], int] = {}
+        """Under the refined rule, the factors for the current mean outcome (:attr:`_refined_mu`)."""
+        self._refined_mu = self.mean.mu
         self.plain = rule.refinement is Refinement.NONE
         """The trial runs' rule: fixed factors per distance from the end (:attr:`wins`, :attr:`losses`)."""
         self.wins: list[int] = [ONE]
@@ -300,7 +306,15 @@ class Reinforcer:
             if f is None:
                 f = self._plain[key] = factor(self.rule, n, float(value))
             return f
-        return factor(self.rule, n, exponent(self.rule, value, self.mean.mu))
+        mu = self.mean.mu
+        if mu != self._refined_mu:  # a new mean (every play, or every hundred): other factors
+            self._refined.clear()
+            self._refined_mu = mu
+        key = (n, value)
+        f = self._refined.get(key)
+        if f is None:
+            f = self._refined[key] = factor(self.rule, n, exponent(self.rule, value, mu))
+        return f
 
     def learn(self, boxes: Sequence[MutableSequence[int]], made: Sequence[tuple[int, int, int]],
               length: int, value: int) -> None:
