@@ -240,6 +240,18 @@ class Sessions:
         self.conn.close()
 
 
+def blocks(url: str) -> int:
+    """Blocks of games in the database: a tournament writes one per commit."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            return int(conn.execute(text("SELECT count(*) FROM game_blocks")).scalar_one())
+    finally:
+        engine.dispose()
+
+
 def run_class(url: str, args: argparse.Namespace, postmaster: int | None = None) -> dict[str, Any]:
     """The three phases on the machine 'menace' at ``url``; the figures compared across databases."""
     server = Server(url)
@@ -291,12 +303,25 @@ def run_class(url: str, args: argparse.Namespace, postmaster: int | None = None)
                 print(f"  sessions on the database: at most {sessions.most} (the server's pool and its change watch)")
             klass.reset()
             cpu0, d0, t0, tour0 = cpu_seconds(pid), db_cpu(), time.monotonic(), tree_cpu(pid, itself=False)
-            b0 = own_db(None)
+            b0, blocks0 = own_db(None), blocks(url)
             busy = server.train(args.seconds)
             tour = tree_cpu(pid, itself=False) - tour0
             d1 = db_cpu()
-            training = report(f"{args.devices} devices while the server trains it", klass, cpu_seconds(pid) - cpu0,
+            server_cpu = cpu_seconds(pid) - cpu0
+            training = report(f"{args.devices} devices while the server trains it", klass, server_cpu,
                               time.monotonic() - t0, None if d0 is None or d1 is None else d1 - d0, own_db(b0))
+            # Every commit of the tournament changes the database, and what the pages ask is read again:
+            # the CPU per request grows with the commits per second, that is with the CPU the tournament is
+            # given (on a busy computer, fewer). The CPU per commit does not.
+            commits = blocks(url) - blocks0
+            per_request = training["cpu_ms"] + (training["own_db_cpu_ms"] or 0.0)
+            at_rest = rest["cpu_ms"] + (rest["own_db_cpu_ms"] or 0.0)
+            extra = (per_request - at_rest) * training["requests"] / 1000
+            training["per_commit_ms"] = extra / max(commits, 1) * 1000
+            print(f"  {commits:,} commits of the tournament (blocks written, {commits / args.seconds:.1f} a second): "
+                  f"{training['per_commit_ms']:.1f} ms CPU of the server"
+                  + ("" if sessions is None else " and its database sessions")
+                  + " per commit, beyond what the requests take at rest")
         rate = busy["games"] / busy["seconds"]
         rss, peak = memory(pid)
         print(f"the tournament with the class: {busy['games']:,} games in {busy['seconds']:.1f} s, {rate:,.0f} "
@@ -369,6 +394,11 @@ def main() -> None:
                   f"{pg['own_db_cpu_ms']:.2f}) against {lite['cpu_ms']:.2f} ms = {own / lite['cpu_ms']:.2f}x "
                   f"(target <= 1.5x); with all the database server's CPU, the tournament's writes included "
                   f"({pg['db_cpu_ms']:.2f} ms): {both:.2f} ms = {both / lite['cpu_ms']:.2f}x")
+        lite, pg = figures["sqlite"]["training"], figures["postgres"]["training"]
+        print(f"PostgreSQL against SQLite, per commit of the tournament while it trains (what the pages read "
+              f"again after each, beyond the requests' CPU at rest): {pg['per_commit_ms']:.1f} ms against "
+              f"{lite['per_commit_ms']:.1f} ms = "
+              f"{pg['per_commit_ms'] / lite['per_commit_ms']:.2f}x")
     print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 

@@ -249,36 +249,35 @@ class KeptResults:
         with self._lock:
             known = dict(self._known)
         stamps = list(known.values())
-        sent = func.unnest(bindparam("ids", list(known), type_=ARRAY(BigInteger)),
+        told = func.unnest(bindparam("ids", list(known), type_=ARRAY(BigInteger)),
                            bindparam("block_versions", [v[0][0] for v in stamps], type_=ARRAY(BigInteger)),
                            bindparam("result_versions", [v[0][1] for v in stamps], type_=ARRAY(BigInteger))
-                           ).table_valued("id", "block_version", "result_version").render_derived(name="sent")
+                           ).table_valued("id", "block_version", "result_version").render_derived(name="told")
         block_version = cast(cast(literal_column("game_blocks.xmin"), Text), BigInteger)
         result_version = func.coalesce(cast(cast(literal_column("block_results.xmin"), Text), BigInteger), -1)
-        same = func.coalesce((sent.c.block_version == block_version) & (sent.c.result_version == result_version),
+        same = func.coalesce((told.c.block_version == block_version) & (told.c.result_version == result_version),
                              False)
         kept = case((_RESULTS.results.is_not(None), True), else_=_BLOCK.kept)
         games = case((_RESULTS.results.is_(None) & _BLOCK.kept, _BLOCK.data))
         q = select(_BLOCK.id, _BLOCK.first_game, _BLOCK.n_games, _BLOCK.wins, _BLOCK.draws, _BLOCK.losses, kept,
                    block_version, result_version, same, case((same, None), else_=_RESULTS.results), games
                    ).select_from(block_table.outerjoin(block_result_table, _RESULTS.block_id == _BLOCK.id)
-                                 .outerjoin(sent, sent.c.id == _BLOCK.id)).where(
+                                 .outerjoin(told, told.c.id == _BLOCK.id)).where(
             _BLOCK.machine_id == machine_id, _BLOCK.first_game + _BLOCK.n_games > start)
         if stop is not None:
             q = q.where(_BLOCK.first_game <= stop)
         whole = start <= 1 and stop is None
         seen: set[int] = set()
         # Not streamed from a server-side cursor: the rows of known blocks are a few bytes each, and
-        # only the first look reads every block's results (a few megabytes at most).
+        # only the first look reads every block's results at once (a quarter of a megabyte per million games).
         rows = conn.execute(q.order_by(_BLOCK.first_game))
         try:
-            for block_id, first, n, w, d, l_, is_kept, bv, rv, was_sent, results, data in rows:
+            for block_id, first, n, w, d, l_, is_kept, bv, rv, unchanged, results, data in rows:
                 seen.add(block_id)
-                if was_sent:
+                if unchanged:
                     results = known[block_id][1]
                 else:
                     results = results if results is None else bytes(results)
-                    self.sent += results is not None
                     self._remember(block_id, (bv, rv), results)
                 yield ResultBlock(first, n, (w, d, l_), bool(is_kept), results, data if data is None else bytes(data))
         finally:
@@ -290,6 +289,7 @@ class KeptResults:
 
     def _remember(self, block_id: int, version: tuple[int, int], results: bytes | None) -> None:
         with self._lock:
+            self.sent += results is not None
             old = self._known.pop(block_id, None)
             if old is not None:
                 self._bytes -= len(old[1])
