@@ -31,6 +31,7 @@ import json
 import os
 import selectors
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
@@ -252,6 +253,29 @@ def blocks(url: str) -> int:
         engine.dispose()
 
 
+def reload_cost(url: str, port: int, pid: int, own_db: Any, commits: int) -> float:
+    """The server's CPU (with its database sessions') to answer the pages' four asks once after a commit of
+    a tournament in another process (a game each), at the machine's size as built: what every commit of a
+    training costs the server while a class looks. CPU seconds, not wall-clock: the load does not move it."""
+    paths = sorted({path for page in PAGES.values() for _, path, _ in page if "/machines/" in path})
+    for path in paths:
+        call(port, "GET", path)
+    spent = 0.0
+    for i in range(commits):
+        subprocess.run([sys.executable, "-m", "menace", "--db", url, "tournament", "--vs", "random", "-n", "1",
+                        "--seed", str(i)], check=True, stdout=subprocess.DEVNULL)
+        cpu0, since = cpu_seconds(pid), own_db(None)
+        for path in paths:
+            status, _ = call(port, "GET", path)
+            if status != 200:
+                raise RuntimeError(f"{path} answered {status}")
+        spent += cpu_seconds(pid) - cpu0 + (own_db(since) or 0.0)
+    per = spent / max(commits, 1) * 1000
+    print(f"after a commit, the {len(paths)} answers the pages ask for read again: {per:.1f} ms CPU of the server"
+          + ("" if own_db(None) is None else " and its database sessions") + f" (over {commits} commits)")
+    return per
+
+
 def run_class(url: str, args: argparse.Namespace, postmaster: int | None = None) -> dict[str, Any]:
     """The three phases on the machine 'menace' at ``url``; the figures compared across databases."""
     server = Server(url)
@@ -277,6 +301,7 @@ def run_class(url: str, args: argparse.Namespace, postmaster: int | None = None)
             return 0.0
         return sum(cpu - own.get(backend, 0.0) for backend, cpu in now.items())
     try:
+        reload = reload_cost(url, server.port, pid, own_db, args.commits)
         tour0 = tree_cpu(pid, itself=False)
         idle = server.train(args.seconds)
         idle_rate = idle["games"] / idle["seconds"]
@@ -334,7 +359,7 @@ def run_class(url: str, args: argparse.Namespace, postmaster: int | None = None)
         worst = max(rest["worst_p95"], training["worst_p95"])
         print(f"targets: p95 {worst:.0f} ms at worst (<= {TARGET_P95_MS:.0f}); training {rate / idle_rate:.2f}x "
               f"its idle speed (>= 0.8)")
-        return {"rest": rest, "training": training, "speed": rate / idle_rate}
+        return {"rest": rest, "training": training, "speed": rate / idle_rate, "reload": reload}
     finally:
         if sessions is not None:
             sessions.close()
@@ -360,6 +385,8 @@ def main() -> None:
     ap.add_argument("--devices", type=int, default=30)
     ap.add_argument("--on", default="sqlite,postgres", help="the databases, in order: sqlite, postgres or both")
     ap.add_argument("--db", help="an existing database with a machine 'menace' (else one is built)")
+    ap.add_argument("--commits", type=int, default=20,
+                    help="commits after which the server's CPU to answer the pages again is measured (default 20)")
     args = ap.parse_args()
     kinds = [] if args.db else [k.strip() for k in args.on.split(",") if k.strip()]
     if not set(kinds) <= {"sqlite", "postgres"}:
@@ -394,6 +421,10 @@ def main() -> None:
                   f"{pg['own_db_cpu_ms']:.2f}) against {lite['cpu_ms']:.2f} ms = {own / lite['cpu_ms']:.2f}x "
                   f"(target <= 1.5x); with all the database server's CPU, the tournament's writes included "
                   f"({pg['db_cpu_ms']:.2f} ms): {both:.2f} ms = {both / lite['cpu_ms']:.2f}x")
+        lite_r, pg_r = figures["sqlite"]["reload"], figures["postgres"]["reload"]
+        print(f"PostgreSQL against SQLite, the pages' answers read again after a commit: {pg_r:.1f} ms CPU (the server "
+              f"and its database sessions) against {lite_r:.1f} ms = {pg_r / lite_r:.2f}x (the CPU itself: the load "
+              f"does not move it)")
         lite, pg = figures["sqlite"]["training"], figures["postgres"]["training"]
         print(f"PostgreSQL against SQLite, per commit of the tournament while it trains (what the pages read "
               f"again after each, beyond the requests' CPU at rest): {pg['per_commit_ms']:.1f} ms against "
