@@ -26,6 +26,7 @@ from menace.app.machines import machine_summary, reconcile_box
 from menace.app.tournament import train
 from menace.app.wall import machine_wall
 from menace.cli import cli
+from menace.storage.history_repo import KeptResults
 from menace.web import present
 from menace.web.app import create_app
 from menace.web.server import BackgroundServer
@@ -219,3 +220,66 @@ def test_the_server_encodes_a_kept_answer_once_while_nothing_changes(keeping: Da
         assert after[0]["games"] == 305 and len(made) == 6
         want = json.loads(json.dumps(uncached(db_url)))
         assert after == [want["summary"], want["wall"], want["learning"]]
+
+
+def kept_results(db: Database) -> KeptResults | None:
+    """The blocks' results ``db`` keeps for the machine's learning curve (PostgreSQL), else None."""
+    with db.reading() as conn:
+        machine_id = conn.execute(text("SELECT id FROM machines WHERE name = 'menace'")).scalar_one()
+        if not KeptResults.works_on(conn):
+            return None
+    return db.held(("results", machine_id), KeptResults)
+
+
+def test_the_curve_reads_only_the_blocks_a_tournament_in_another_process_wrote(keeping: Database,
+                                                                               db_url: str) -> None:
+    """Every commit of a training changes the database, and the learning curve of a long history is
+    read again: on PostgreSQL the server keeps the blocks' results it read and the database sends
+    only those of blocks written since (all of them, at every commit, were most of the database
+    server's CPU while it trained). The answer is the full recount's."""
+    assert answers(keeping) == uncached(db_url)
+    kept = kept_results(keeping)
+    assert kept is None or kept.sent == len(kept) >= 1  # each block's results sent once (the curve, then a zoom)
+    blocks, sent = (0, 0) if kept is None else (len(kept), kept.sent)
+    tournament_in_another_process(db_url, 250, seed=2)
+    after = answers(keeping)
+    assert after["summary"]["games"] == 550
+    assert after == uncached(db_url)
+    if kept is not None:
+        assert kept.sent - sent == len(kept) - blocks >= 1  # the new blocks' results, none of the old
+        sent = kept.sent
+    run(db_url, "undo", "--games", "20")  # cuts the last block in place (or drops it): written again
+    undone = answers(keeping)
+    assert undone == uncached(db_url) and undone["summary"]["games"] == 530
+    if kept is not None:
+        assert kept.sent - sent <= 1
+
+
+def swap_two_results(planes: bytes, games: int) -> bytes:
+    """The same block's results with two games of different results swapped (its tally is the same)."""
+    words = (games + 63) // 64
+    wins, draws = (int.from_bytes(planes[i * 8 * words:(i + 1) * 8 * words], "little") for i in (0, 1))
+    result = [(wins >> g & 1) * 2 + (draws >> g & 1) for g in range(games)]
+    i = 0
+    j = next(g for g in range(games) if result[g] != result[i])
+    result[i], result[j] = result[j], result[i]
+    wins = sum(1 << g for g in range(games) if result[g] == 2)
+    draws = sum(1 << g for g in range(games) if result[g] == 1)
+    return wins.to_bytes(8 * words, "little") + draws.to_bytes(8 * words, "little")
+
+
+def test_the_kept_curve_follows_a_block_written_again_with_the_same_shape(keeping: Database,
+                                                                          db_url: str) -> None:
+    """A block written again under its id with the same games' count and tally but other results (on
+    SQLite an undone block's id is given again to the next one) is read again: what is kept of a
+    block is checked against the version of its rows, not against what it looks like."""
+    before = answers(keeping)
+    with Database(db_url) as other, other.writing() as conn:
+        block_id, games, planes = conn.execute(text(
+            "SELECT b.id, b.n_games, r.results FROM game_blocks b JOIN block_results r ON r.block_id = b.id "
+            "ORDER BY b.first_game LIMIT 1")).one()
+        conn.execute(text("UPDATE block_results SET results = :r WHERE block_id = :b"),
+                     {"r": swap_two_results(bytes(planes), games), "b": block_id})
+    after = answers(keeping)
+    assert after == uncached(db_url)
+    assert after["learning"] != before["learning"]

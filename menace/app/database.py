@@ -76,6 +76,7 @@ class Database:
         self._kept_lock = threading.Lock()
         self._watch: ChangeWatch | None = None
         self._watch_lock = threading.Lock()
+        self._held: dict[Hashable, object] = {}
 
     def __repr__(self) -> str:
         return f"Database({self.url!r})"
@@ -204,11 +205,25 @@ class Database:
                     self._loading.pop(old, None)
         return value
 
+    def held(self, key: Hashable, make: Callable[[], T]) -> T | None:
+        """An object a use case keeps between its reads for the owner's life (made by ``make()`` when
+        first asked for), which knows itself when what it holds is out of date (the results a
+        learning curve read before: :class:`~menace.storage.history_repo.KeptResults`); None with
+        :attr:`keep` off: a command's owner reads everything once."""
+        if not self.keep:
+            return None
+        with self._kept_lock:
+            found = self._held.get(key)
+            if found is None:
+                found = self._held[key] = make()
+            return cast(T, found)
+
     def forget(self) -> None:
         """Drop every kept answer."""
         with self._kept_lock:
             self._kept.clear()
             self._loading.clear()
+            self._held.clear()
 
     def close(self) -> None:
         """Close every connection of the pool; the object cannot be used again."""

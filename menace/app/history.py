@@ -477,7 +477,8 @@ def _learning_series(db: Database, name: str, window: int | None, points: int, f
         if not played:
             raise series.PlotError(f"{name!r} has played no games yet: nothing to plot")
         lo, hi = _range(played, first, last)
-        sampler = _learning_sampled(s, machine_id, series.LearningSampler(lo, hi, window, points))
+        sampler = _learning_sampled(s, machine_id, series.LearningSampler(lo, hi, window, points),
+                                    _kept_results(db, s, machine_id))
         data = sampler.data(name, settings, _opponents(s, machine_id, lo, hi), played)
         if from_start and lo > 1:
             before = _totals_before(s, machine_id, lo)
@@ -499,7 +500,8 @@ def running_results(db: Database, name: str,
         played = repo.games_played(s, machine_id)
         if not played:
             raise series.PlotError(f"{name!r} has played no games yet: nothing to plot")
-        sampler = _learning_sampled(s, machine_id, series.LearningSampler(1, played, 1, points))
+        sampler = _learning_sampled(s, machine_id, series.LearningSampler(1, played, 1, points),
+                                    _kept_results(db, s, machine_id))
         return sampler.curve, [sampler.totals[g] for g in sampler.curve]
 
 
@@ -507,14 +509,24 @@ RESULTS_AT_ONCE = 4_000_000
 """Games whose results the learning curve counts at a time (a megabyte of them): memory stays bounded."""
 
 
-def _learning_sampled(s: Connection, machine_id: int, sampler: series.LearningSampler) -> series.LearningSampler:
+def _kept_results(db: Database, s: Connection, machine_id: int) -> hrepo.KeptResults | None:
+    """The results of the machine's blocks a server's owner read before (PostgreSQL), else None."""
+    if not hrepo.KeptResults.works_on(s):
+        return None
+    return db.held(("results", machine_id), hrepo.KeptResults)
+
+
+def _learning_sampled(s: Connection, machine_id: int, sampler: series.LearningSampler,
+                      kept: hrepo.KeptResults | None = None) -> series.LearningSampler:
     """``sampler`` fed the blocks of its range: the results kept with the games (counted for a run of
     blocks at once), a summary's tally (points inside it are interpolated), and the games themselves
-    of a kept block stored without results (a damaged database)."""
+    of a kept block stored without results (a damaged database). With ``kept``, the results of blocks
+    read before are not read again."""
     lo, hi = sampler.first, sampler.last
     run: list[tuple[int, int, bytes]] = []
     held = 0
-    with closing(hrepo.stream_results(s, machine_id, start=lo, stop=hi)) as blocks:
+    stream = hrepo.stream_results if kept is None else kept.stream
+    with closing(stream(s, machine_id, start=lo, stop=hi)) as blocks:
         for b in blocks:
             if b.results is not None:
                 if run and (run[-1][0] + run[-1][1] != b.first_game or held >= RESULTS_AT_ONCE):

@@ -339,18 +339,42 @@ def open_machine(db: Database, name: str, holder: str | None = None) -> Iterator
             lease.release(s)
 
 
+@dataclass(frozen=True)
+class MachineNow:
+    """A stored machine with its boxes and beads and its history's totals, read in one transaction:
+    what its summary and its wall are made from."""
+
+    stored: repo.StoredMachine
+    games: int
+    totals: tuple[int, int, int]
+    frozen: tuple[int, int, int]
+
+
+def machine_now(db: Database, name: str) -> MachineNow:
+    """The machine as stored now. A server's owner keeps it until the database changes (see
+    :meth:`Database.kept`): the summary and the wall, read again after every commit of a training,
+    are made from one read of the boxes instead of one each."""
+    return db.kept(("machine now", name), lambda: _machine_now(db, name))
+
+
+def _machine_now(db: Database, name: str) -> MachineNow:
+    with db.reading() as s:
+        stored = repo.load_machine(s, name)
+        return MachineNow(stored, repo.games_played(s, stored.id), repo.totals(s, stored.id),
+                          repo.frozen_totals(s, stored.id))
+
+
 def machine_summary(db: Database, name: str) -> MachineSummary:
     """``menace stats`` (kept by a server's owner until the database changes: see :meth:`Database.kept`)."""
     return db.kept(("summary", name), lambda: _machine_summary(db, name))
 
 
 def _machine_summary(db: Database, name: str) -> MachineSummary:
-    with db.reading() as s:
-        stored = repo.load_machine(s, name)
-        summary = summarize(stored, stored.boxes)
-        summary.wins, summary.draws, summary.losses = repo.totals(s, stored.id)
-        summary.games = repo.games_played(s, stored.id)
-        summary.frozen = repo.frozen_totals(s, stored.id)
+    now = machine_now(db, name)
+    summary = summarize(now.stored, now.stored.boxes)
+    summary.wins, summary.draws, summary.losses = now.totals
+    summary.games = now.games
+    summary.frozen = now.frozen
     return summary
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from menace.app.database import Database
 from menace.app.history import beads_series
+from menace.app.machines import machine_now
 from menace.core.colours import BeadColour, parse_colours
 from menace.core.game import Game
 from menace.core.learner import Box
@@ -42,9 +43,8 @@ def machine_wall(db: Database, name: str) -> Wall:
 
 
 def _machine_wall(db: Database, name: str) -> Wall:
-    with db.reading() as s:
-        stored = repo.load_machine(s, name)
-        played = repo.games_played(s, stored.id)
+    now = machine_now(db, name)  # read once for the wall and the summary
+    stored, played = now.stored, now.games
     colours = parse_colours(stored.colours) if stored.colours else None
     return Wall(stored.name, find_game(stored.game), stored.settings, stored.preset, played, stored.boxes, colours)
 

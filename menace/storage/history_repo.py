@@ -7,12 +7,28 @@ where it can (a block's win/draw/loss tally, its run's opponent, its range of ga
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Generator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, case, delete, exists, func, insert, select, update
+from sqlalchemy import (
+    BigInteger,
+    Connection,
+    Text,
+    bindparam,
+    case,
+    cast,
+    delete,
+    exists,
+    func,
+    insert,
+    literal_column,
+    select,
+    update,
+)
+from sqlalchemy.dialects.postgresql import ARRAY
 
 from menace.core.errors import InvalidInputError
 from menace.core.game import Result
@@ -191,6 +207,95 @@ def stream_results(conn: Connection, machine_id: int, *, start: int = 1,
                               data if data is None else bytes(data))
     finally:
         rows.close()
+
+
+KEPT_RESULTS_BYTES = 64 * 1024 * 1024
+"""The most bytes of results a :class:`KeptResults` holds (those of some 250 million kept games); blocks
+beyond are read every time."""
+
+
+class KeptResults:
+    """The blocks' results a long-lived reader (a server's owner) has read, kept so that the learning
+    curve of a growing history reads only the blocks written since it last looked (PostgreSQL).
+
+    Each block's results are kept with a stamp of the row versions they were read from: PostgreSQL's
+    ``xmin`` of the block's row and of its results' row, the id of the transaction that wrote each
+    version (an insert or an update writes a new version with a new id; ids are not given twice).
+    A stream sends the stamps it knows; the database sends a block's results again only when its
+    stamps differ (a block written, cut by an undo or written again under the same id since) and
+    tells which it did not send, in the same statement, so what is streamed is one snapshot. On
+    another database :meth:`works_on` is False and the results are read every time
+    (:func:`stream_results`): SQLite has no row version to tell a block written again from the old one.
+    """
+
+    def __init__(self, most_bytes: int = KEPT_RESULTS_BYTES) -> None:
+        self._known: dict[int, tuple[tuple[int, int], bytes]] = {}
+        self._bytes = 0
+        self._most = most_bytes
+        self._lock = threading.Lock()
+        self.sent = 0
+        """Blocks whose results the database has sent to this keeper (not known, or known at an older version)."""
+
+    @staticmethod
+    def works_on(conn: Connection) -> bool:
+        return conn.dialect.name == "postgresql"
+
+    def __len__(self) -> int:
+        return len(self._known)
+
+    def stream(self, conn: Connection, machine_id: int, *, start: int = 1,
+               stop: int | None = None) -> Generator[ResultBlock, None, None]:
+        """:func:`stream_results`' blocks, the results of those known since the last look not sent again."""
+        with self._lock:
+            known = dict(self._known)
+        stamps = list(known.values())
+        told = func.unnest(bindparam("ids", list(known), type_=ARRAY(BigInteger)),
+                           bindparam("block_versions", [v[0][0] for v in stamps], type_=ARRAY(BigInteger)),
+                           bindparam("result_versions", [v[0][1] for v in stamps], type_=ARRAY(BigInteger))
+                           ).table_valued("id", "block_version", "result_version").render_derived(name="told")
+        block_version = cast(cast(literal_column("game_blocks.xmin"), Text), BigInteger)
+        result_version = func.coalesce(cast(cast(literal_column("block_results.xmin"), Text), BigInteger), -1)
+        same = func.coalesce((told.c.block_version == block_version) & (told.c.result_version == result_version),
+                             False)
+        kept = case((_RESULTS.results.is_not(None), True), else_=_BLOCK.kept)
+        games = case((_RESULTS.results.is_(None) & _BLOCK.kept, _BLOCK.data))
+        q = select(_BLOCK.id, _BLOCK.first_game, _BLOCK.n_games, _BLOCK.wins, _BLOCK.draws, _BLOCK.losses, kept,
+                   block_version, result_version, same, case((same, None), else_=_RESULTS.results), games
+                   ).select_from(block_table.outerjoin(block_result_table, _RESULTS.block_id == _BLOCK.id)
+                                 .outerjoin(told, told.c.id == _BLOCK.id)).where(
+            _BLOCK.machine_id == machine_id, _BLOCK.first_game + _BLOCK.n_games > start)
+        if stop is not None:
+            q = q.where(_BLOCK.first_game <= stop)
+        whole = start <= 1 and stop is None
+        seen: set[int] = set()
+        # Not streamed from a server-side cursor: the rows of known blocks are a few bytes each, and
+        # only the first look reads every block's results at once (a quarter of a megabyte per million games).
+        rows = conn.execute(q.order_by(_BLOCK.first_game))
+        try:
+            for block_id, first, n, w, d, l_, is_kept, bv, rv, unchanged, results, data in rows:
+                seen.add(block_id)
+                if unchanged:
+                    results = known[block_id][1]
+                else:
+                    results = results if results is None else bytes(results)
+                    self._remember(block_id, (bv, rv), results)
+                yield ResultBlock(first, n, (w, d, l_), bool(is_kept), results, data if data is None else bytes(data))
+        finally:
+            rows.close()
+        if whole:  # blocks gone from the machine's history (an undo) are forgotten
+            with self._lock:
+                for block_id in [b for b in known if b not in seen and b in self._known]:
+                    self._bytes -= len(self._known.pop(block_id)[1])
+
+    def _remember(self, block_id: int, version: tuple[int, int], results: bytes | None) -> None:
+        with self._lock:
+            self.sent += results is not None
+            old = self._known.pop(block_id, None)
+            if old is not None:
+                self._bytes -= len(old[1])
+            if results is not None and self._bytes + len(results) <= self._most:
+                self._known[block_id] = (version, results)
+                self._bytes += len(results)
 
 
 def block_runs(conn: Connection, machine_id: int, start: int, stop: int) -> list[tuple[int, int]]:

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import Connection, Row, Table, bindparam, delete, func, insert, select, update
 
 from menace.core.errors import ConflictError, NotFoundError
-from menace.core.game import Game, Side
+from menace.core.game import Game, Side, State
 from menace.core.learner import Box, GameRecord, build_boxes, check_schedule
 from menace.core.names import check_machine_name
 from menace.core.pegasus import PegasusRule, Refinement
@@ -180,6 +181,18 @@ def create_machine(
     return StoredMachine(mid, name, game.name, settings, preset, created_at, boxes, ids, colours)
 
 
+@lru_cache(maxsize=16_384)
+def _decode(game: str, position: str) -> State:
+    """A stored position, decoded once per process (a server reads a machine's boxes at every change)."""
+    return find_game(game).decode(position)
+
+
+@lru_cache(maxsize=64)
+def _layout(game: str, settings: Settings) -> list[tuple[int, State, Side]]:
+    """``(number, position, side)`` of the boxes ``settings`` build, in order (made once per process)."""
+    return [(i + 1, b.position, b.side) for i, b in enumerate(build_boxes(find_game(game), settings))]
+
+
 def load_machine(conn: Connection, name: str, strict: bool = True) -> StoredMachine:
     """A machine with every box and bead, in two queries.
 
@@ -209,7 +222,7 @@ def load_machine(conn: Connection, name: str, strict: bool = True) -> StoredMach
             raise DatabaseDamagedError(f"box {number} of {name!r} holds values no {game.name} box has; "
                                        f"run 'menace check' to see what is damaged")
         try:
-            state = game.decode(position)
+            state = _decode(game.name, position)
         except ValueError:
             if strict:
                 raise DatabaseDamagedError(f"box {number} of {name!r} holds a position that is not one "
@@ -222,9 +235,7 @@ def load_machine(conn: Connection, name: str, strict: bool = True) -> StoredMach
         ))
     settings = settings_of(row)
     if strict:
-        expected = build_boxes(game, settings)
-        if [(b.number, b.position, b.side) for b in boxes] != [(i + 1, b.position, b.side)
-                                                                for i, b in enumerate(expected)]:
+        if [(b.number, b.position, b.side) for b in boxes] != _layout(game.name, settings):
             raise DatabaseDamagedError(f"the boxes of {name!r} are not the ones its settings build (a box "
                                        f"deleted, added or changed); run 'menace check' to see what is damaged")
     return StoredMachine(
