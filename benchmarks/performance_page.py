@@ -71,6 +71,11 @@ BENCHMARKS = (
     Benchmark("web_kept", "A machine's state from memory", ("benchmarks/web_kept.py",),
               "Server CPU per request for a machine's summary, wall and learning curve on a 1M-game machine, "
               "read from the database every time and kept in memory until the database changes."),
+    Benchmark("web_learning", "The learning curve at any length of history",
+              ("benchmarks/web_learning.py", "--games", "20000", "1000000", "18000000"),
+              "Server CPU per request for the learning curve (whole and zoomed) and a box's bead series on "
+              "machines of 20,000, 1,000,000 and 18,000,000 games, every request read from the database (as "
+              "the first request after a change is): the per-block results kept as blocks are written."),
     Benchmark("web_class", "A class of thirty on one server", ("benchmarks/web_class.py",),
               "30 simulated devices holding the event stream and asking as the wall, learning and train pages "
               "do, on a trained machine, at rest and while the server trains it: latencies per endpoint, server "
