@@ -195,10 +195,9 @@ def pack_beads(counts: Sequence[Sequence[int]], layout: Layout) -> bytes:
     return zlib.compress(flat.tobytes(), 6)
 
 
-def unpack_beads(data: bytes, layout: Layout, width: int) -> list[list[int]]:
-    """The counts :func:`pack_beads` packed: one list of ``width`` counts per box (0 off its colours).
-
-    Decompressed no further than the counts ``layout`` calls for: a zip bomb stops there."""
+def _inflate_counts(data: bytes, layout: Layout) -> bytes:
+    """A checkpoint's counts as packed bytes, checked: exactly one count per move of ``layout``, the
+    stream whole and nothing after it. Decompressed no further than that: a zip bomb stops there."""
     expected = sum(len(moves) for moves in layout)
     inflate = zlib.decompressobj()
     try:
@@ -207,12 +206,22 @@ def unpack_beads(data: bytes, layout: Layout, width: int) -> list[list[int]]:
         raise CorruptHistoryError(f"a stored checkpoint is damaged: {exc}") from None
     if len(raw) <= 8 * expected and (not inflate.eof or inflate.unused_data):
         raise CorruptHistoryError("a stored checkpoint is truncated or has bytes after its end")
-    flat = array("q")
     if len(raw) != 8 * expected:
         raise CorruptHistoryError(f"a stored checkpoint holds {len(raw) // 8} counts, not {expected}")
+    return raw
+
+
+def _counts(raw: bytes) -> array[int]:
+    flat = array("q")
     flat.frombytes(raw)
     if sys.byteorder != "little":
         flat.byteswap()
+    return flat
+
+
+def unpack_beads(data: bytes, layout: Layout, width: int) -> list[list[int]]:
+    """The counts :func:`pack_beads` packed: one list of ``width`` counts per box (0 off its colours)."""
+    flat = _counts(_inflate_counts(data, layout))
     out: list[list[int]] = []
     i = 0
     for moves in layout:
@@ -228,24 +237,11 @@ def unpack_box(data: bytes, layout: Layout, index: int, width: int) -> list[int]
     """Box ``index``'s counts in a checkpoint, as :func:`unpack_beads` gives them (``width`` counts, 0 off
     its colours), checked as strictly, without building the other boxes' lists: a bead series reads one
     box from hundreds of checkpoints."""
-    expected = sum(len(moves) for moves in layout)
-    inflate = zlib.decompressobj()
-    try:
-        raw = inflate.decompress(data, 8 * expected + 1)
-    except zlib.error as exc:
-        raise CorruptHistoryError(f"a stored checkpoint is damaged: {exc}") from None
-    if len(raw) <= 8 * expected and (not inflate.eof or inflate.unused_data):
-        raise CorruptHistoryError("a stored checkpoint is truncated or has bytes after its end")
-    if len(raw) != 8 * expected:
-        raise CorruptHistoryError(f"a stored checkpoint holds {len(raw) // 8} counts, not {expected}")
+    raw = _inflate_counts(data, layout)
     at = sum(len(moves) for moves in layout[:index])
     moves = layout[index]
-    flat = array("q")
-    flat.frombytes(raw[8 * at:8 * (at + len(moves))])
-    if sys.byteorder != "little":
-        flat.byteswap()
     row = [0] * width
-    for m, count in zip(moves, flat):
+    for m, count in zip(moves, _counts(raw[8 * at:8 * (at + len(moves))])):
         row[m] = count
     return row
 
