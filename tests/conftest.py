@@ -90,7 +90,7 @@ def postgres_server() -> Iterator[PostgresServer]:
     Not installed: the PostgreSQL cases are skipped, except under CI (``CI`` set), where they fail.
     """
     try:
-        server = start_postgres()
+        server = start_postgres(autovacuum=False)
     except PostgresUnavailable as exc:
         if os.environ.get("CI"):
             pytest.fail(f"CI is set and {exc}", pytrace=False)

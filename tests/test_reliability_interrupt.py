@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+import menace
+
 PAUSED = Path(__file__).with_name("paused_menace.py")
 STAGES = ["start", "start/class", "imported", "parsing", "command", "command/class"]
 """Before the command line is imported, inside the making of a class as the command line is imported
@@ -54,12 +56,14 @@ def test_ctrl_c_at_every_stage_of_start_up_exits_130_with_one_line(tmp_path: Pat
 
 def _pythons_own_start_up_failed(returncode: int, err: bytes) -> bool:
     """Python stopped by the signal while it was itself still starting (its streams, the site
-    module), before a line of menace ran: it reports a "Fatal Python error" with frames of its own
-    frozen modules only. Nothing a program can do about that (``menace.__main__`` says so)."""
+    module and the ``.pth`` hooks it runs, an editable install's finder among them), before a line
+    of menace ran: it reports a "Fatal Python error" from its initialization, with no frame in
+    menace's own code. Nothing a program can do about that (``menace.__main__`` says so)."""
     text = err.decode(errors="replace")
     frames = [line for line in text.splitlines() if line.lstrip().startswith("File ")]
+    package = str(Path(menace.__file__).resolve().parent) + os.sep
     return (returncode == 1 and text.startswith("Fatal Python error: init_")
-            and all("<frozen " in frame for frame in frames))
+            and not any(package in frame for frame in frames))
 
 
 def test_ctrl_c_straight_after_spawn_never_shows_a_traceback(tmp_path: Path) -> None:
@@ -82,7 +86,15 @@ def test_python_failing_in_its_own_start_up_is_told_apart_from_menace() -> None:
            b'  File "<frozen importlib._bootstrap>", line 1176, in _find_and_load\n'
            b'  File "<frozen io>", line 53, in <module>\nKeyboardInterrupt\n')
     assert _pythons_own_start_up_failed(1, own)
-    ours = own.replace(b'  File "<frozen io>"', b'  File "/x/menace/cli/__init__.py"')
+    # the site module running the .pth hook of an editable install, which imports the standard library
+    site = (b"Fatal Python error: init_import_site: Failed to import the site module\n"
+            b"Python runtime state: initialized\nTraceback (most recent call last):\n"
+            b'  File "<frozen site>", line 186, in addpackage\n  File "<string>", line 1, in <module>\n'
+            b'  File "/v/lib/python3.11/site-packages/__editable___menace_0_1_0_finder.py", line 7, in <module>\n'
+            b'  File "/usr/lib/python3.11/pathlib.py", line 14, in <module>\nKeyboardInterrupt\n')
+    assert _pythons_own_start_up_failed(1, site)
+    inside = Path(menace.__file__).resolve().parent / "cli" / "__init__.py"
+    ours = own.replace(b'  File "<frozen io>"', f'  File "{inside}"'.encode())
     assert not _pythons_own_start_up_failed(1, ours)
     assert not _pythons_own_start_up_failed(1, b"Traceback (most recent call last):\nKeyboardInterrupt\n")
 

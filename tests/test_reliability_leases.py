@@ -187,14 +187,22 @@ def test_a_long_writer_on_another_machine_never_drops_a_tournaments_games(
     url = f"sqlite:///{path}"
     init_machine(owner(url), "a", MICHIE, "michie")
     init_machine(owner(url), "b", MICHIE, "michie")
-    go = threading.Event()
-    # A write transaction much longer than the busy timeout (an undo of millions of games, say).
-    long_writer = threading.Thread(target=_hold_write_lock, args=(path, go, 0.8))
+    go, held, release = threading.Event(), threading.Event(), threading.Event()
+    # A write transaction much longer than the busy timeout (an undo of millions of games, say): it
+    # takes the write lock once the run has started and lets go once the tournament has waited for it
+    # five busy timeouts (not after a fixed time, which on a busy computer could pass before the
+    # tournament's first flush: then it never met the busy database, and ran its whole 60 s).
+    long_writer = threading.Thread(target=_hold_write_lock, args=(path, go, release, held))
     long_writer.start()
     waits: list[tuple[float, float, int]] = []
     shown: list[Progress] = []
     stop = StopFlag()
     after: list[int] = []  # the stored games shown once the long writer has let go
+
+    def waiting(waited: float, limit: float, games: int) -> None:
+        waits.append((waited, limit, games))
+        if waited >= 5 * database.BUSY_TIMEOUT_MS / 1000:
+            release.set()
 
     def progress(p: Progress) -> None:
         shown.append(p)
@@ -206,9 +214,21 @@ def test_a_long_writer_on_another_machine_never_drops_a_tournaments_games(
                 stop.requested = True
 
     with open_machine(owner(url), "b", holder="a tournament") as m:
-        go.set()
-        result = run_tournament(m, "random", seconds=60, seed=1, flush_seconds=0.1, stop=stop,
-                                waiting=lambda *w: waits.append(w), progress=progress)
+        run = m.start_run
+
+        def start_run(kind: str, opponent: str, seed: int | None, frozen: bool = False) -> int:
+            run_id = run(kind, opponent, seed, frozen)
+            go.set()
+            assert held.wait(30), "the long writer never took the write lock"
+            return run_id
+
+        m.start_run = start_run  # type: ignore[method-assign]
+        try:
+            result = run_tournament(m, "random", seconds=60, seed=1, flush_seconds=0.1, stop=stop,
+                                    waiting=waiting, progress=progress)
+        finally:
+            go.set()
+            release.set()
     long_writer.join()
     assert result.stopped == "stopped"  # by the flag, not the 60 s
     assert waits, "the flush never met the busy database"
