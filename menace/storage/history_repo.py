@@ -235,6 +235,8 @@ class KeptResults:
         self._lock = threading.Lock()
         self.sent = 0
         """Blocks whose results the database has sent to this keeper (not known, or known at an older version)."""
+        self.overflowed = False
+        """Whether results were sent that it could not hold (more than ``most_bytes`` in all)."""
 
     @staticmethod
     def works_on(conn: Connection) -> bool:
@@ -296,6 +298,8 @@ class KeptResults:
             if results is not None and self._bytes + len(results) <= self._most:
                 self._known[block_id] = (version, results)
                 self._bytes += len(results)
+            elif results is not None:
+                self.overflowed = True
 
 
 def block_runs(conn: Connection, machine_id: int, start: int, stop: int) -> list[tuple[int, int]]:
