@@ -555,7 +555,7 @@ def _read_whole_history(db: Database, name: str) -> _History | None:
         played = repo.games_played(s, machine_id)
         if kept is None or not played:
             return _History(settings, played, (), [])
-        with closing(kept.stream(s, machine_id, start=1, stop=played)) as blocks:
+        with closing(kept.stream(s, machine_id)) as blocks:  # all of them: those an undo dropped are forgotten
             read = tuple(blocks)
         if kept.overflowed:  # results it could not hold would be held here: each curve streams them
             return None
