@@ -541,15 +541,13 @@ def _whole_history(db: Database, name: str) -> _History | None:
     """The machine's whole history as its learning curves read it, kept until the database changes,
     where the owner keeps its blocks' results (a server's owner on PostgreSQL); else None, and
     each curve streams its blocks."""
-    if not db.keep:
+    if not db.keep or not hrepo.KeptResults.works_on(db.engine):
         return None
     return db.kept(("whole history", name), lambda: _read_whole_history(db, name))
 
 
 def _read_whole_history(db: Database, name: str) -> _History | None:
     with db.reading() as s, gc_paused():
-        if not hrepo.KeptResults.works_on(s):
-            return None
         machine_id, settings = repo.machine_settings(s, name)
         kept = db.held(("results", machine_id), hrepo.KeptResults)
         played = repo.games_played(s, machine_id)

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import (
     BigInteger,
     Connection,
+    Engine,
     Text,
     bindparam,
     case,
@@ -246,8 +247,8 @@ class KeptResults:
         """Whether results were sent that it could not hold (more than ``most_bytes`` in all)."""
 
     @staticmethod
-    def works_on(conn: Connection) -> bool:
-        return conn.dialect.name == "postgresql"
+    def works_on(bind: Connection | Engine) -> bool:
+        return bind.dialect.name == "postgresql"
 
     def __len__(self) -> int:
         return len(self._known)
