@@ -527,7 +527,7 @@ def _kept_results(db: Database, s: Connection, machine_id: int) -> hrepo.KeptRes
 @dataclass(frozen=True)
 class _History:
     """What every learning curve of a machine's whole history reads from the database, read once
-    per change of the database for all of them (the wall's curve and the train page's are asked
+    per change of the database for all of them (the learning page's curve and the train page's are asked
     at different numbers of points): the blocks' results here are those a
     :class:`~menace.storage.history_repo.KeptResults` holds already, so keeping them costs no memory."""
 
