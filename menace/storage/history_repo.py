@@ -216,18 +216,29 @@ beyond are read every time."""
 
 
 def _numbers(name: str, values: Iterable[int]) -> Any:
-    """``values`` as one PostgreSQL ``bigint[]``, written into the statement as its text (``{1,2,3}``).
+    """``values`` as one PostgreSQL ``bigint[]`` parameter, sent as its text (``{1,2,3}``, built here at
+    once: the driver turns a list into an array one element at a time in Python)."""
+    return cast(bindparam(name, "{" + ",".join(map(str, values)) + "}", type_=Text), ARRAY(BigInteger))
 
-    Not a parameter of a statement the driver prepares: the plan PostgreSQL keeps for a prepared
-    statement is made for any value of its parameters, and it counts 10 elements in an array
-    parameter's ``unnest``; joined with the blocks (whose count it does not know before the table is
-    analyzed) it was a nested loop, every block compared with every known one: 12.5 ms of the
-    database's CPU at each look at 500 blocks instead of 1.4 ms, and growing with the square of the
-    history's blocks. Written in, the array is a constant whose length the planner sees (and the
-    statement's text changes with what is known, so it is never prepared). Its text is built here
-    at once, too: the driver turns a list into an array one element at a time in Python."""
-    text = "{" + ",".join(map(str, values)) + "}"
-    return cast(bindparam(name, text, type_=Text, literal_execute=True), ARRAY(BigInteger))
+
+def _unprepared(conn: Connection, statement: Any) -> Sequence[Any]:
+    """The rows of ``statement``, run as a statement the driver does not prepare (psycopg prepares a
+    statement at its sixth run), so that PostgreSQL plans it for the values of its parameters.
+
+    The plan PostgreSQL keeps for a prepared statement is made for any value of its parameters: it
+    counts 10 elements in an array parameter's ``unnest``, and joined with the blocks (whose count
+    it does not know before the table is analyzed) that plan was a nested loop comparing every block
+    with every known one: 12.5 ms of the database's CPU at each look at 500 blocks instead of 1.4 ms,
+    growing with the square of the history's blocks."""
+    driver = conn.connection.driver_connection
+    threshold = getattr(driver, "prepare_threshold", None)
+    if threshold is None:
+        return conn.execute(statement).all()
+    driver.prepare_threshold = None  # type: ignore[union-attr]
+    try:
+        return conn.execute(statement).all()
+    finally:
+        driver.prepare_threshold = threshold  # type: ignore[union-attr]
 
 
 class KeptResults:
@@ -287,7 +298,7 @@ class KeptResults:
         seen: set[int] = set()
         # Not streamed from a server-side cursor: the rows of known blocks are a few bytes each, and
         # only the first look reads every block's results at once (a quarter of a megabyte per million games).
-        rows = conn.execute(q.order_by(_BLOCK.first_game)).all()  # at once: a row at a time costs twice the CPU
+        rows = _unprepared(conn, q.order_by(_BLOCK.first_game))  # at once: a row at a time costs twice the CPU
         for block_id, first, n, w, d, l_, is_kept, bv, rv, unchanged, results, data in rows:
             seen.add(block_id)
             if unchanged:
