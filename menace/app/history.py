@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field, replace
 from itertools import islice
@@ -469,6 +469,14 @@ def _learning_series(db: Database, name: str, window: int | None, points: int, f
                      last: int | None, allow_empty: bool, from_start: bool) -> series.LearningData:
     from menace.app import series
 
+    whole = _whole_history(db, name) if first is None and last is None else None
+    if whole is not None:
+        if not whole.played and allow_empty:
+            return series.no_learning(name, whole.settings)
+        if not whole.played:
+            raise series.PlotError(f"{name!r} has played no games yet: nothing to plot")
+        sampler = _feed(series.LearningSampler(1, whole.played, window, points), whole.blocks)
+        return sampler.data(name, whole.settings, whole.opponents, whole.played)
     with db.reading() as s, gc_paused():
         machine_id, settings = repo.machine_settings(s, name)  # not its boxes: 2,201 take 90 ms
         played = repo.games_played(s, machine_id)
@@ -516,32 +524,73 @@ def _kept_results(db: Database, s: Connection, machine_id: int) -> hrepo.KeptRes
     return db.held(("results", machine_id), hrepo.KeptResults)
 
 
+@dataclass(frozen=True)
+class _History:
+    """What every learning curve of a machine's whole history reads from the database, read once
+    per change of the database for all of them (the learning page's curve and the train page's are asked
+    at different numbers of points): the blocks' results here are those a
+    :class:`~menace.storage.history_repo.KeptResults` holds already, so keeping them costs no memory."""
+
+    settings: Settings
+    played: int
+    blocks: tuple[hrepo.ResultBlock, ...]
+    opponents: list[tuple[int, str]]
+
+
+def _whole_history(db: Database, name: str) -> _History | None:
+    """The machine's whole history as its learning curves read it, kept until the database changes,
+    where the owner keeps its blocks' results (a server's owner on PostgreSQL); else None, and
+    each curve streams its blocks."""
+    if not db.keep or not hrepo.KeptResults.works_on(db.engine):
+        return None
+    return db.kept(("whole history", name), lambda: _read_whole_history(db, name))
+
+
+def _read_whole_history(db: Database, name: str) -> _History | None:
+    with db.reading() as s, gc_paused():
+        machine_id, settings = repo.machine_settings(s, name)
+        kept = db.held(("results", machine_id), hrepo.KeptResults)
+        played = repo.games_played(s, machine_id)
+        if kept is None or not played:
+            return _History(settings, played, (), [])
+        with closing(kept.stream(s, machine_id)) as blocks:  # all of them: those an undo dropped are forgotten
+            read = tuple(blocks)
+        if kept.overflowed:  # results it could not hold would be held here: each curve streams them
+            return None
+        return _History(settings, played, read, _opponents(s, machine_id, 1, played))
+
+
 def _learning_sampled(s: Connection, machine_id: int, sampler: series.LearningSampler,
                       kept: hrepo.KeptResults | None = None) -> series.LearningSampler:
-    """``sampler`` fed the blocks of its range: the results kept with the games (counted for a run of
-    blocks at once), a summary's tally (points inside it are interpolated), and the games themselves
-    of a kept block stored without results (a damaged database). With ``kept``, the results of blocks
-    read before are not read again."""
+    """``sampler`` fed the blocks of its range (see :func:`_feed`). With ``kept``, the results of
+    blocks read before are not read again."""
+    stream = hrepo.stream_results if kept is None else kept.stream
+    with closing(stream(s, machine_id, start=sampler.first, stop=sampler.last)) as blocks:
+        return _feed(sampler, blocks)
+
+
+def _feed(sampler: series.LearningSampler, blocks: Iterable[hrepo.ResultBlock]) -> series.LearningSampler:
+    """``sampler`` fed ``blocks``, those of its range in order: the results kept with the games (counted
+    for a run of blocks at once), a summary's tally (points inside it are interpolated), and the games
+    themselves of a kept block stored without results (a damaged database)."""
     lo, hi = sampler.first, sampler.last
     run: list[tuple[int, int, bytes]] = []
     held = 0
-    stream = hrepo.stream_results if kept is None else kept.stream
-    with closing(stream(s, machine_id, start=lo, stop=hi)) as blocks:
-        for b in blocks:
-            if b.results is not None:
-                if run and (run[-1][0] + run[-1][1] != b.first_game or held >= RESULTS_AT_ONCE):
-                    sampler.feed_results(run)  # a gap (a damaged history) or enough held
-                    run, held = [], 0
-                run.append((b.first_game, b.n_games, b.results))
-                held += b.n_games
-                continue
-            sampler.feed_results(run)
-            run, held = [], 0
-            cut = b.first_game < lo or b.last_game > hi
-            if b.kept and b.data is not None and (cut or sampler.inside(b.first_game, b.last_game)):
-                sampler.feed_games(b.first_game, unpack_block(b.data))
-            else:
-                sampler.feed_tally(b.first_game, b.n_games, b.tally)
+    for b in blocks:
+        if b.results is not None:
+            if run and (run[-1][0] + run[-1][1] != b.first_game or held >= RESULTS_AT_ONCE):
+                sampler.feed_results(run)  # a gap (a damaged history) or enough held
+                run, held = [], 0
+            run.append((b.first_game, b.n_games, b.results))
+            held += b.n_games
+            continue
+        sampler.feed_results(run)
+        run, held = [], 0
+        cut = b.first_game < lo or b.last_game > hi
+        if b.kept and b.data is not None and (cut or sampler.inside(b.first_game, b.last_game)):
+            sampler.feed_games(b.first_game, unpack_block(b.data))
+        else:
+            sampler.feed_tally(b.first_game, b.n_games, b.tally)
     sampler.feed_results(run)
     return sampler
 

