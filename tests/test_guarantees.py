@@ -28,10 +28,12 @@ from menace.storage.database import downgrade, make_engine
 from menace.storage.leases import MachineBusyError
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def forks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MenaceForks]:
-    """The module's ``menace`` processes, forked from one that imported menace once (forked_menace.py):
-    the tests below start some forty of them, each of which would spend 0.2-0.3 s of CPU importing."""
+    """The ``menace`` processes of this file, forked from one that imported menace once (forked_menace.py):
+    the tests below start some forty of them, each of which would spend 0.2-0.3 s of CPU importing. (Kept
+    for the session: the slow tests run first, the others later, and a module's fixture would be made
+    again each time the worker comes back to this file.)"""
     server = MenaceForks(tmp_path_factory.mktemp("forks"))
     yield server
     server.close()
