@@ -76,6 +76,7 @@ class MenaceForks:
         self._changed = threading.Condition()
         self._started: list[int] = []
         self._exited: dict[int, int] = {}
+        self._gone = False
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -90,13 +91,13 @@ class MenaceForks:
                     self._exited[int(pid)] = int(status[0])
                 self._changed.notify_all()
         with self._changed:  # the server is gone: nobody waits for it any longer
-            self._started.append(-1)
+            self._gone = True
             self._changed.notify_all()
 
     def _status(self, pid: int, timeout: float | None) -> int | None:
         with self._changed:
-            self._changed.wait_for(lambda: pid in self._exited or -1 in self._started, timeout)
-            if pid not in self._exited and -1 in self._started:
+            self._changed.wait_for(lambda: pid in self._exited or self._gone, timeout)
+            if pid not in self._exited and self._gone:
                 raise RuntimeError(f"the fork server ended before menace (pid {pid}) did")
             return self._exited.get(pid)
 
@@ -110,10 +111,9 @@ class MenaceForks:
         with self._changed:
             self._server.stdin.write(json.dumps(request) + "\n")
             self._server.stdin.flush()
-            self._changed.wait_for(lambda: bool(self._started), 60)
+            if not self._changed.wait_for(lambda: bool(self._started) or self._gone, 60) or not self._started:
+                raise RuntimeError("the fork server did not start the command (it ended, or did not answer)")
             pid = self._started.pop(0)
-        if pid == -1:
-            raise RuntimeError("the fork server ended")
         return Forked(self, pid, out, err)
 
     def run(self, *args: str, url: str, input: str | None = None,
