@@ -18,11 +18,26 @@ from menace.app import experiments as ex
 from menace.app.machines import init_machine, open_machine
 from menace.app.tournament import run_tournament
 from menace.cli import cli
-from menace.core.game import Result, Side
+from menace.core.game import Outcome, Result, Side
 from menace.core.settings import MICHIE
 from menace.games import find_game
 
 GAME = find_game("tictactoe")
+
+
+_RULES: dict[tuple[int, ...], tuple[Outcome | None, tuple[tuple[int, ...], ...]]] = {}
+"""Per position: the game's own answers (its end, and the position after each legal move), asked once.
+The walk below still goes down every game; 5,478 positions answer its 549,946 steps (the rules asked
+at every step were five sixths of its CPU)."""
+
+
+def _rules(state: tuple[int, ...]) -> tuple[Outcome | None, tuple[tuple[int, ...], ...]]:
+    known = _RULES.get(state)
+    if known is None:
+        outcome = GAME.outcome(state)
+        after = () if outcome is not None else tuple(GAME.play(state, m) for m in GAME.legal_moves(state))
+        known = _RULES[state] = (outcome, after)
+    return known
 
 
 def _every_game(state: tuple[int, ...], share: int, out: dict[Side | None, int]) -> int:
@@ -31,14 +46,13 @@ def _every_game(state: tuple[int, ...], share: int, out: dict[Side | None, int])
     A game's chance is counted in whole shares of the start's ``share`` (9! shares: the k-th move has
     10 - k choices, so every game's chance is a whole number of them; a remainder would fail here):
     whole numbers add up exactly as fractions do, at a fraction of the cost."""
-    outcome = GAME.outcome(state)
+    outcome, after = _rules(state)
     if outcome is not None:
         out[outcome.winner] += share
         return 1
-    moves = GAME.legal_moves(state)
-    part, left = divmod(share, len(moves))
+    part, left = divmod(share, len(after))
     assert not left, (state, share)
-    return sum(_every_game(GAME.play(state, m), part, out) for m in moves)
+    return sum(_every_game(position, part, out) for position in after)
 
 
 @pytest.mark.slow

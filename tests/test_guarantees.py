@@ -7,8 +7,6 @@ import random
 import shutil
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +15,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from conftest import owner, query, stored_games, wait_until
+from forked_menace import MenaceForks
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import create_engine, text
@@ -29,12 +28,15 @@ from menace.storage.database import downgrade, make_engine
 from menace.storage.leases import MachineBusyError
 
 
-def menace_cmd(*args: str) -> list[str]:
-    return [sys.executable, "-m", "menace", *args]
-
-
-def db_env(url: str) -> dict[str, str]:
-    return {**os.environ, "MENACE_DB": url}
+@pytest.fixture(scope="session")
+def forks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MenaceForks]:
+    """The ``menace`` processes of this file, forked from one that imported menace once (forked_menace.py):
+    the tests below start some forty of them, each of which would spend 0.2-0.3 s of CPU importing. (Kept
+    for the session: the slow tests run first, the others later, and a module's fixture would be made
+    again each time the worker comes back to this file.)"""
+    server = MenaceForks(tmp_path_factory.mktemp("forks"))
+    yield server
+    server.close()
 
 
 def init_here(url: str, *args: str) -> None:
@@ -75,20 +77,20 @@ def watch(db_url: str) -> Iterator[Watch]:
 
 
 @pytest.mark.slow
-def test_sigkill_at_random_moments_never_leaves_an_inconsistent_database(db_url: str, watch: Watch) -> None:
+def test_sigkill_at_random_moments_never_leaves_an_inconsistent_database(db_url: str, watch: Watch,
+                                                                         forks: MenaceForks) -> None:
     # Ten kills at random moments in the first half second (the lock held before the first game,
     # play, and the writes: against `perfect`, tabulated like random, some 300,000 games a second,
     # a block of 20,000 games is written every few hundredths of a second), each followed by the
     # full `menace check`, which starts from the checkpoints and stays quick; a restocking machine
-    # never stops on an empty opening box.
-    env = db_env(db_url)
+    # never stops on an empty opening box. (Each tournament is a process of its own, forked: the
+    # random moment counts from its lock, after its imports, so where they were made does not matter.)
     init_here(db_url, "--empty-box", "restock")
     rng = random.Random(2026)
     kills = 0
     previous = 0
     for round_ in range(KILLS):
-        proc = subprocess.Popen(menace_cmd("tournament", "--vs", "perfect", "--for", "60s", "--seed", str(round_)),
-                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = forks.popen("tournament", "--vs", "perfect", "--for", "60s", "--seed", str(round_), url=db_url)
         # the random moment counts from when the tournament holds the machine, however slow the start-up
         wait_until(lambda p=proc: p.poll() is not None  # type: ignore[misc]
                    or watch.rows("SELECT pid FROM machine_locks") == [(p.pid,)], "the tournament's lock")
@@ -104,36 +106,30 @@ def test_sigkill_at_random_moments_never_leaves_an_inconsistent_database(db_url:
         previous = games
     assert kills == KILLS
     # ...and the next tournament goes on from there (taking over the lock a killed one may hold)
-    done = subprocess.run(menace_cmd("tournament", "--vs", "smart", "-n", "500", "--seed", "1"), env=env,
-                          capture_output=True, text=True)
+    done = forks.run("tournament", "--vs", "smart", "-n", "500", "--seed", "1", url=db_url)
     assert done.returncode == 0, done.stderr
     assert stored_games(db_url) == previous + 500
     assert check_database(owner(db_url)).ok
 
 
-def test_a_killed_holders_lock_is_taken_over(db_url: str, watch: Watch) -> None:
-    env = db_env(db_url)
+def test_a_killed_holders_lock_is_taken_over(db_url: str, watch: Watch, forks: MenaceForks) -> None:
     init_here(db_url)
-    proc = subprocess.Popen(menace_cmd("tournament", "--vs", "perfect", "--for", "60s"), env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = forks.popen("tournament", "--vs", "perfect", "--for", "60s", url=db_url)
     wait_until(watch.first_block_stored, "the tournament's first stored block")
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     assert query(db_url, "SELECT pid FROM machine_locks") == [(proc.pid,)]  # the dead holder's lock is left
     games = stored_games(db_url)
-    again = subprocess.run(menace_cmd("tournament", "--vs", "smart", "-n", "100"), env=env,
-                           capture_output=True, text=True, timeout=60)
+    again = forks.run("tournament", "--vs", "smart", "-n", "100", url=db_url)
     assert again.returncode == 0, again.stderr
     assert stored_games(db_url) == games + 100
     assert query(db_url, "SELECT count(*) FROM machine_locks") == [(0,)]
     assert check_database(owner(db_url)).ok
 
 
-def test_sigterm_stops_after_the_current_game_and_saves(db_url: str, watch: Watch) -> None:
-    env = db_env(db_url)
+def test_sigterm_stops_after_the_current_game_and_saves(db_url: str, watch: Watch, forks: MenaceForks) -> None:
     init_here(db_url)
-    proc = subprocess.Popen(menace_cmd("tournament", "--vs", "random", "--for", "60s"), env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = forks.popen("tournament", "--vs", "random", "--for", "60s", url=db_url)
     wait_until(watch.first_block_stored, "the tournament's first stored block")
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=30)
@@ -144,25 +140,21 @@ def test_sigterm_stops_after_the_current_game_and_saves(db_url: str, watch: Watc
     assert check_database(owner(db_url)).ok
 
 
-def test_a_second_writer_is_refused_naming_the_first(db_url: str, watch: Watch) -> None:
-    env = db_env(db_url)
+def test_a_second_writer_is_refused_naming_the_first(db_url: str, watch: Watch, forks: MenaceForks) -> None:
     init_here(db_url)
     # (perfect is tabulated like random: a few hundred thousand games a second, which the check
     # below verifies from the checkpoints the tournament writes)
     # (it runs until the test stops it: a limit of its own ran out before the last check on a busy
     # machine, and the player was let in)
-    first = subprocess.Popen(menace_cmd("tournament", "--vs", "perfect", "--for", "1h"), env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = forks.popen("tournament", "--vs", "perfect", "--for", "1h", url=db_url)
     try:
         wait_until(watch.first_block_stored, "the first tournament's first stored block")
-        second = subprocess.run(menace_cmd("tournament", "--vs", "smart", "-n", "100"), env=env,
-                                capture_output=True, text=True, timeout=30)
+        second = forks.run("tournament", "--vs", "smart", "-n", "100", url=db_url, timeout=30)
         assert second.returncode == 1
         assert "is in use by a tournament against perfect (menace tournament)" in second.stderr
         assert f"pid {first.pid}" in second.stderr
         assert "Traceback" not in second.stderr
-        player = subprocess.run(menace_cmd("play"), env=env, input="5\n", capture_output=True, text=True,
-                                timeout=30)
+        player = forks.run("play", url=db_url, input="5\n", timeout=30)
         assert player.returncode == 1 and "is in use by" in player.stderr
     finally:
         first.send_signal(signal.SIGINT)
@@ -171,20 +163,17 @@ def test_a_second_writer_is_refused_naming_the_first(db_url: str, watch: Watch) 
     report = check_database(owner(db_url))
     assert report.ok, report.faults
     # once the first has finished, the machine is free again
-    again = subprocess.run(menace_cmd("tournament", "--vs", "smart", "-n", "100"), env=env,
-                           capture_output=True, text=True, timeout=60)
+    again = forks.run("tournament", "--vs", "smart", "-n", "100", url=db_url)
     assert again.returncode == 0, again.stderr
 
 
-def test_several_processes_train_different_machines_at_once(db_url: str) -> None:
+def test_several_processes_train_different_machines_at_once(db_url: str, forks: MenaceForks) -> None:
     """Four tournaments on four machines of one database at once: each keeps every game."""
-    env = db_env(db_url)
     names = [f"m{i}" for i in range(4)]
     for name in names:
         init_here(db_url, "-m", name)
     games = 30_000
-    procs = [subprocess.Popen(menace_cmd("-m", name, "tournament", "--vs", "random", "-n", str(games), "--seed",
-                                         str(i)), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    procs = [forks.popen("-m", name, "tournament", "--vs", "random", "-n", str(games), "--seed", str(i), url=db_url)
              for i, name in enumerate(names)]
     rates = []
     for p in procs:
@@ -195,7 +184,7 @@ def test_several_processes_train_different_machines_at_once(db_url: str) -> None
     for name in names:
         assert query(db_url, "SELECT coalesce(sum(g.n_games), 0) FROM game_blocks g JOIN machines m "
                              "ON m.id = g.machine_id WHERE m.name = :n", n=name) == [(games,)]
-    check = subprocess.run(menace_cmd("check", "--all"), env=env, capture_output=True, text=True)
+    check = forks.run("check", "--all", url=db_url)
     assert check.returncode == 0, check.stdout + check.stderr
     assert query(db_url, "SELECT count(*) FROM machine_locks") == [(0,)]
 
