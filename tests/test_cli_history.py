@@ -118,10 +118,15 @@ def test_undo_several_and_nothing_left(menace: Invoke) -> None:
 def test_each_plot_writes_the_format_its_name_says(played: Invoke, tmp_path: Path, fmt: str) -> None:
     """Each plot, written by the command, in each format (an extension in capitals too), is a file of
     that format. (tests/test_plots.py drew the same nine files through the library's functions, which
-    the command calls; they are drawn once, here.)"""
-    for what, extra in (("beads", ["--box", "2"]), ("learning", ["--window", "50"]), ("boxes", [])):
+    the command calls; they are drawn once, here.) The wall of boxes is HER's, 19 boxes: the same
+    drawing and writing as tic-tac-toe's 304 boxes at a fifth of the cost; tic-tac-toe's wall is
+    written as PNG in test_plots_default_file_names, and as PDF and SVG by the examples of the help
+    and the documentation (tests/test_examples.py)."""
+    played("-m", "her", "init", "--game", "hexapawn")
+    for machine, what, extra in (("menace", "beads", ["--box", "2"]), ("menace", "learning", ["--window", "50"]),
+                                 ("her", "boxes", [])):
         out = tmp_path / f"{what}.{fmt.upper() if what == 'boxes' else fmt}"
-        result = played("plot", what, *extra, "--out", str(out))
+        result = played("-m", machine, "plot", what, *extra, "--out", str(out))
         assert result.output.startswith(f"Wrote {out}: ")
         assert out.read_bytes().startswith(SIGNATURES[fmt]), out
         assert out.stat().st_size > 10_000, out

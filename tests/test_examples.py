@@ -173,6 +173,11 @@ def test_example_runs(example: str, trained: Path, tmp_path: Path, monkeypatch: 
         line = line.replace(old, new)
     monkeypatch.delenv("MENACE_DB", raising=False)
     monkeypatch.chdir(tmp_path)
+    # A sweep or experiment line without --workers trains on a pool of every core: here, where the
+    # tests already run one per core, the pool's forked processes only added CPU (some 2 s over this
+    # file). The line runs as written on one process; the pools are tested in test_sweep.py,
+    # test_cli_sweep.py and test_experiments.py (results equal on one worker and on two).
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
     parts = list(_parts(line))
     assert parts, example
     fresh = any(p and p[0] == "init" or "init" in p[:3] or "import" in p[:3] for p in parts)
