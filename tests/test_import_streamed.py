@@ -252,3 +252,26 @@ def test_the_scanner_ends_each_value_where_the_decoder_does(monkeypatch: pytest.
             assert machine_file._Scanner(io.BytesIO(nested), "f").value(depth) == json.loads(nested)
             with pytest.raises(MachineFileError, match="nested more than"):
                 machine_file._Scanner(io.BytesIO(b"[" + nested + b"]"), "f").value(depth)
+
+
+def test_the_whole_reading_refuses_nesting_deeper_than_the_bound_strings_skipped() -> None:
+    """``loads`` counts the brackets before it parses (the parser's recursion is never reached), strings
+    skipped: a quote escaped inside one does not end it, an escaped backslash does not escape the quote
+    after it, and one never closed runs to the end. :data:`MAX_DEPTH` levels pass, one more is refused."""
+    deep = machine_file.MAX_DEPTH
+
+    def nested_too_deep(text: str) -> bool:
+        with pytest.raises(MachineFileError) as refused:  # none of these is a machine file
+            loads(text)
+        return "nested more than" in str(refused.value)
+
+    assert not nested_too_deep("[" * deep + "]" * deep)
+    assert nested_too_deep("[" * (deep + 1) + "]" * (deep + 1))
+    assert nested_too_deep("[{" * (deep // 2) + "[" + "]" + "}]" * (deep // 2))
+    assert not nested_too_deep("[]" * (2 * deep))  # at its deepest, not how many
+    assert nested_too_deep("[" * deep + "]" + "[[" + "]" * deep)  # one level again, then two
+    assert not nested_too_deep("[" * deep + '"[{[{"' + "]" * deep)
+    assert not nested_too_deep("[" * deep + '"\\"[{[{"' + "]" * deep)
+    assert nested_too_deep("[" * deep + '"\\\\"[' + "]" * (deep + 1))
+    assert not nested_too_deep("[" * deep + '"' + "[" * 5)
+    assert not nested_too_deep("[" * deep + '"\\' + '"' + "[" * 5)
