@@ -445,22 +445,25 @@ def test_import_holds_the_file_once(sqlite_url: str, tmp_path: Path, monkeypatch
     byte per byte of file between these two small files, and not at all beyond (see the next test). It
     grew by 1.6 bytes when import held the file's JSON whole, and by more than two before that. On
     SQLite: a server's driver holds the rows it sends on its own."""
+    import menace.app.machine_file as machine_file
     import menace.core.replay as replay
     import menace.storage.transfer_repo as transfer_repo
     from menace.app.transfer import export_to_file, import_file
 
-    monkeypatch.setattr(replay, "CACHE_GAMES", 100)  # the replay's cache of distinct games: bounded apart
-    # ...and so are the batches the blocks are stored in: at 256 kB a batch is as large as the small file,
-    # and a batch's rows held while they are inserted would pass for growth between these two sizes.
-    monkeypatch.setattr(transfer_repo, "BYTES_AT_ONCE", 16_384)
+    # What the import holds at a time is bounded apart, and made small here so that both files already fill
+    # it: then the files can be small (the import replays their games under tracemalloc, ten times slower
+    # than without). Left at their sizes, each would pass for growth between files of under a megabyte:
+    monkeypatch.setattr(replay, "CACHE_GAMES", 100)  # the replay's cache of distinct games
+    monkeypatch.setattr(transfer_repo, "BYTES_AT_ONCE", 16_384)  # a batch of blocks being stored (256 kB)
+    monkeypatch.setattr(machine_file, "CHUNK", 16_384)  # the chunk of the file being read (256 kB)
+    monkeypatch.setattr(tournament, "FLUSH_GAMES", 2_000)  # a block (20,000 games; ~70 kB in the file)
     db_url = sqlite_url
     init_machine(owner(db_url), "menace", MICHIE, None)
     points = []
-    for games in (40_000, 200_000):
+    for games in (8_000, 40_000):
         # Against perfect the games repeat more than against random, so the import (which replays them
-        # under tracemalloc, seven times slower than without) takes a quarter less CPU; the file is the
-        # same kind of file. (Measured: 0.22 bytes a byte of file against perfect, 0.18 against random.)
-        train(db_url, games - (points and 40_000 or 0), seed=len(points) + 1, opponent="perfect")
+        # under tracemalloc) takes less CPU for each byte of file; the file is the same kind of file.
+        train(db_url, games - (points and 8_000 or 0), seed=len(points) + 1, opponent="perfect")
         path = tmp_path / f"m{games}.json"
         export_to_file(owner(db_url), "menace", path)
         gc.collect()  # both imports start with no garbage of the training waiting to be collected
@@ -469,10 +472,11 @@ def test_import_holds_the_file_once(sqlite_url: str, tmp_path: Path, monkeypatch
         points.append((path.stat().st_size, tracemalloc.get_traced_memory()[1]))
         tracemalloc.stop()
     (small_file, small_peak), (large_file, large_peak) = points
-    assert (large_peak - small_peak) / (large_file - small_file) < 0.5
+    assert large_file - small_file > 100_000  # a file of 20 blocks more
+    assert (large_peak - small_peak) / (large_file - small_file) < 0.5, points
 
 
-_IMPORT_IN_A_CHILD = """
+_IMPORTS_IN_A_CHILD = """
 import sys
 from pathlib import Path
 from menace.app.database import Database
@@ -483,10 +487,15 @@ def peak():
     with open("/proc/self/status") as status:
         return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
 
-import_file(Database(sys.argv[1]), Path(sys.argv[2]))  # the start-up: every module the import needs, a database made
+def imported(url, path):
+    with Database(url) as db:
+        import_file(db, Path(path))
+
+imported(sys.argv[1], sys.argv[2])  # the start-up: every module the import needs, a database made
 start = peak()
-import_file(Database(sys.argv[3]), Path(sys.argv[4]))
-print(peak() - start)
+for url, path in zip(sys.argv[3::2], sys.argv[4::2]):  # the files from the smaller: each peak above the start
+    imported(url, path)
+    print(peak() - start)
 """
 
 
@@ -494,11 +503,13 @@ print(peak() - start)
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the peak from /proc (Linux)")
 def test_import_runs_in_memory_that_does_not_grow_with_the_file(sqlite_url: str, tmp_path: Path) -> None:
     """menace import holds a few blocks of the history at a time, never the file: in a process of its
-    own, importing a file of 6 MB or one of 24 MB takes the same memory above its start-up, under a
+    own, importing a file of 6 MB or then one of 24 MB takes the same memory above its start-up, under a
     bound the second file's JSON alone would break (before, it held the file's JSON and every block:
     about two bytes a byte of file). The blocks are summaries (a checkpoint each, stored uncompressed:
     12 kB), so that the file is long but quick to import: nothing to replay. The smaller file already
-    fills what is bounded apart (SQLite's page cache of 2 MB, a batch of blocks being stored)."""
+    fills what is bounded apart (SQLite's page cache of 2 MB, a batch of blocks being stored). One
+    process imports both, the smaller first: the larger's peak is the process's only if it takes more
+    than the smaller's did, by as much as it takes more."""
     import base64
     import zlib
 
@@ -524,13 +535,12 @@ def test_import_runs_in_memory_that_does_not_grow_with_the_file(sqlite_url: str,
         write_machine_file(long, path)
         return path
 
-    grown = {}
-    for summaries in (500, 2000):
-        path = longer(summaries)
-        run = subprocess.run([sys.executable, "-c", _IMPORT_IN_A_CHILD, f"sqlite:///{tmp_path / f's{summaries}.db'}",
-                              str(tmp_path / "start-up.json"), f"sqlite:///{tmp_path / f'i{summaries}.db'}",
-                              str(path)], capture_output=True, text=True, check=True)
-        grown[path.stat().st_size] = int(run.stdout) * 1024  # KiB
+    files = [longer(summaries) for summaries in (500, 2000)]
+    run = subprocess.run([sys.executable, "-c", _IMPORTS_IN_A_CHILD, f"sqlite:///{tmp_path / 'start-up.db'}",
+                          str(tmp_path / "start-up.json"),
+                          *(a for path in files for a in (f"sqlite:///{tmp_path / f'{path.stem}.db'}", str(path)))],
+                         capture_output=True, text=True, check=True)
+    grown = {path.stat().st_size: int(kib) * 1024 for path, kib in zip(files, run.stdout.split(), strict=True)}
     (small_file, small), (large_file, large) = sorted(grown.items())
     assert large_file > 3.5 * small_file and large_file > 20_000_000
     bound = 10 << 20

