@@ -49,10 +49,16 @@ def pytest_configure(config: pytest.Config) -> None:
         _OWN_CACHE = os.environ["MENACE_CACHE_DIR"] = tempfile.mkdtemp(prefix="menace-test-cache-")
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist names the group in the test's id
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The long tests (marked ``slow`` or ``browser``) run first, the rest in their order: the last
-    tests a worker is handed are then short ones, and the two workers finish within a second or two
-    of each other instead of one running the browser tests alone at the end (about 15 s)."""
+    """The browser tests run one after another in one worker (``--dist loadgroup``), while the other
+    runs the rest: a browser test mostly waits on Chromium and on the pages' own timers, so two at
+    once left both cores half idle, and beside a test that computes they cost it little. The long
+    tests (marked ``slow``, and the browser tests' group) run first, the rest in their order: the
+    last tests a worker is handed are then short ones, and the workers finish together."""
+    for item in items:
+        if item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.xdist_group("browser"))
     items.sort(key=lambda item: not (item.get_closest_marker("slow") or item.get_closest_marker("browser")))
 
 
