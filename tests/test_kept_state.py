@@ -280,6 +280,7 @@ def test_the_curves_of_the_whole_history_read_its_blocks_once_after_a_commit(kee
     assert len(reads) == (1 if kept_results(keeping) is not None else 2)
 
 
+@pytest.mark.parametrize("db_url", ["postgres"], indirect=True)  # the blocks' results are kept there only
 def test_the_look_at_the_blocks_a_server_knows_is_never_a_prepared_statement(keeping: Database,
                                                                              db_url: str) -> None:
     """The look at a history's blocks sends the ids and versions of those the server knows. As a
@@ -287,8 +288,7 @@ def test_the_look_at_the_blocks_a_server_knows_is_never_a_prepared_statement(kee
     10 elements where there were hundreds, and compared every block with every known one: 12.5 ms
     of its CPU at each look at 500 blocks, growing with the square of the blocks. Never prepared, it
     is planned for the arrays sent; the curves stay the full recount's."""
-    if kept_results(keeping) is None:
-        pytest.skip("the blocks' results are kept on PostgreSQL only")
+    assert kept_results(keeping) is not None
     with Database(db_url) as other:
         for seed in range(7):  # more looks, each after a commit, than the driver runs before it prepares
             train(other, "menace", "random", holder="a test", games=3, seed=seed)
