@@ -299,6 +299,40 @@ def test_the_look_at_the_blocks_a_server_knows_is_never_a_prepared_statement(kee
     assert not [p for p in prepared if "told" in p]
 
 
+def test_an_undo_committed_while_the_curve_is_read_gives_the_curve_before_or_after_it(keeping: Database,
+                                                                                    db_url: str) -> None:
+    """Another process's undo can commit between any two statements of the server's reading of a
+    curve (each statement of a PostgreSQL transaction sees the commits made before it). Whichever
+    statement it follows, the curve is the one before the undo or the one after it: never an
+    error (the count of games read before the undo, the blocks after it, failed with a KeyError
+    that reached the page as a 500)."""
+    curve = lambda db: present.learning_json(learning_series(db, "menace", points=600))  # noqa: E731
+    statements = 0
+    for after in range(1, 8):  # the undo commits after the reading's 1st statement, then its 2nd, ...
+        tournament_in_another_process(db_url, 300, seed=after)
+        curve(keeping)  # the server has read the history once: the next reading looks for what changed
+        tournament_in_another_process(db_url, 200, seed=100 + after)
+        with Database(db_url) as fresh:
+            before = curve(fresh)
+        seen = [0]
+
+        def undo_after(_conn: Any, _cursor: Any, _statement: str, *_args: Any, after: int = after,
+                       seen: list[int] = seen) -> None:
+            seen[0] += 1
+            if seen[0] == after:
+                run(db_url, "undo", "--games", "150")
+
+        event.listen(keeping.engine, "after_cursor_execute", undo_after)
+        try:
+            answer = curve(keeping)
+        finally:
+            event.remove(keeping.engine, "after_cursor_execute", undo_after)
+        statements = max(statements, seen[0])
+        with Database(db_url) as fresh:
+            assert answer in (before, curve(fresh)), after
+    assert statements >= 3  # the undo came between statements of the reading, not only after its last
+
+
 def swap_two_results(planes: bytes, games: int) -> bytes:
     """The same block's results with two games of different results swapped (its tally is the same)."""
     words = (games + 63) // 64

@@ -550,14 +550,16 @@ def _read_whole_history(db: Database, name: str) -> _History | None:
     with db.reading() as s, gc_paused():
         machine_id, settings = repo.machine_settings(s, name)
         kept = db.held(("results", machine_id), hrepo.KeptResults)
-        played = repo.games_played(s, machine_id)
-        if kept is None or not played:
-            return _History(settings, played, (), [])
+        if kept is None or kept.overflowed:  # results it cannot hold would be held here: each curve streams them
+            return None
         with closing(kept.stream(s, machine_id)) as blocks:  # all of them: those an undo dropped are forgotten
             read = tuple(blocks)
-        if kept.overflowed:  # results it could not hold would be held here: each curve streams them
+        # The games played are the blocks' own, read by the same statement: each statement sees the
+        # commits made before it, and a count read apart could be from before an undo the blocks are after.
+        played = read[-1].first_game + read[-1].n_games - 1 if read else 0
+        if kept.overflowed:
             return None
-        return _History(settings, played, read, _opponents(s, machine_id, 1, played))
+        return _History(settings, played, read, _opponents(s, machine_id, 1, played) if played else [])
 
 
 def _learning_sampled(s: Connection, machine_id: int, sampler: series.LearningSampler,
