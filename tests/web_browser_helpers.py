@@ -263,18 +263,21 @@ def _forget(page: Any, event: str, handler: Any) -> None:
         pass
 
 
-def click_through_game(page: Any) -> None:
+def click_through_game(page: Any) -> dict[str, Any]:
     """Click the first free square until the game is over, each time waiting for the board drawn anew
     from the move's answer (never for a count the board had before), so no click lands on a board
-    that is being replaced and no check reads the page before it has drawn the answer."""
+    that is being replaced and no check reads the page before it has drawn the answer. The game as
+    the server last answered it comes back (its end, the winning line's cells)."""
+    last: dict[str, Any] = {}
     for _ in range(6):
         if page.get_attribute("body", "data-over") == "1":
-            return
+            return last
         with page.expect_response(lambda r: r.url.endswith("/move") and r.request.method == "POST") as answer:
             page.locator("#board .cell.clickable").first.click()
-        moves = len(answer.value.json()["moves"])
-        page.wait_for_function(f"document.querySelectorAll('#board .piece').length === {moves}")
+        last = answer.value.json()
+        page.wait_for_function(f"document.querySelectorAll('#board .piece').length === {len(last['moves'])}")
     assert page.get_attribute("body", "data-over") == "1"
+    return last
 
 
 def pace(trainer: Any, pause: float = 0.15) -> None:
