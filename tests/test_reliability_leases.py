@@ -22,7 +22,7 @@ from conftest import owner, wait_until
 
 from menace.app import tournament as tour
 from menace.app.check import check_database
-from menace.app.machines import init_machine, open_machine
+from menace.app.machines import OpenMachine, init_machine, open_machine
 from menace.app.tournament import Progress, SaveWaitError, StopFlag, run_tournament
 from menace.core.settings import MICHIE
 from menace.storage import database
@@ -174,6 +174,20 @@ def _hold_write_lock(path: Path, start: threading.Event, release: threading.Even
     con.close()
 
 
+def _writer_after_the_run_starts(m: OpenMachine, go: threading.Event, held: threading.Event) -> None:
+    """Let the long writer take the write lock once the tournament's run has started (its row
+    written), and go on only when it holds it: the tournament's first flush then meets it."""
+    run = m.start_run
+
+    def start_run(kind: str, opponent: str, seed: int | None, frozen: bool = False) -> int:
+        run_id = run(kind, opponent, seed, frozen)
+        go.set()
+        assert held.wait(30), "the long writer never took the write lock"
+        return run_id
+
+    m.start_run = start_run  # type: ignore[method-assign]
+
+
 @pytest.fixture
 def short_busy_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(database, "BUSY_TIMEOUT_MS", 100)
@@ -214,15 +228,7 @@ def test_a_long_writer_on_another_machine_never_drops_a_tournaments_games(
                 stop.requested = True
 
     with open_machine(owner(url), "b", holder="a tournament") as m:
-        run = m.start_run
-
-        def start_run(kind: str, opponent: str, seed: int | None, frozen: bool = False) -> int:
-            run_id = run(kind, opponent, seed, frozen)
-            go.set()
-            assert held.wait(30), "the long writer never took the write lock"
-            return run_id
-
-        m.start_run = start_run  # type: ignore[method-assign]
+        _writer_after_the_run_starts(m, go, held)
         try:
             result = run_tournament(m, "random", seconds=60, seed=1, flush_seconds=0.1, stop=stop,
                                     waiting=waiting, progress=progress)
@@ -254,16 +260,8 @@ def test_a_database_busy_past_the_bound_stops_with_one_line_and_shows_only_store
     long_writer = threading.Thread(target=_hold_write_lock, args=(path, go, seen, held))
     shown: list[Progress] = []
     with open_machine(owner(url), "b", holder="a tournament") as m:
-        run = m.start_run  # the run starts before the long writer
         long_writer.start()
-
-        def start_run(kind: str, opponent: str, seed: int | None, frozen: bool = False) -> int:
-            run_id = run(kind, opponent, seed, frozen)
-            go.set()
-            assert held.wait(30), "the long writer never took the write lock"
-            return run_id
-
-        m.start_run = start_run  # type: ignore[method-assign]
+        _writer_after_the_run_starts(m, go, held)
         try:
             with pytest.raises(SaveWaitError, match=r"stayed busy .* could not be stored"):
                 run_tournament(m, "random", seconds=3.0, seed=1, flush_seconds=0.1, progress=shown.append)
