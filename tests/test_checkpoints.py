@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tracemalloc
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -546,3 +547,74 @@ def test_import_runs_in_memory_that_does_not_grow_with_the_file(sqlite_url: str,
     bound = 10 << 20
     assert small < bound and large < bound < large_file / 2, grown
     assert large - small < (large_file - small_file) / 10, grown
+
+
+# -- blocks written a few at a time ------------------------------------------------------------------
+def _counting_saves(m: machines.OpenMachine, saves: list[int]) -> None:
+    save = m.save
+
+    def counted(*args: object, **kwargs: object) -> None:
+        save(*args, **kwargs)  # type: ignore[arg-type]
+        saves.append(m.games_played)
+
+    m.save = counted  # type: ignore[method-assign]
+
+
+@pytest.mark.parametrize("held_bytes", [10**9, 6_000])
+def test_blocks_cut_between_writes_go_to_the_database_together_each_with_its_checkpoint(
+        db_url: str, monkeypatch: pytest.MonkeyPatch, held_bytes: int) -> None:
+    """A tournament at full speed ends a block every FLUSH_GAMES games (25 a second on this machine);
+    it writes them together on the clock, or once HELD_BYTES of them wait, not one commit each (each
+    commit makes a server's pages read the machine again): the blocks are those of one commit a block,
+    each with its own checkpoint, and undo, replay and check work from them."""
+    monkeypatch.setattr(tournament, "FLUSH_GAMES", 500)
+    monkeypatch.setattr(tournament, "FIRST_FLUSH_SECONDS", 1e9)  # no write on the clock
+    monkeypatch.setattr(tournament, "HELD_BYTES", held_bytes)
+    monkeypatch.setattr(machines, "CHECKPOINT_GAMES", 500)
+    init_machine(owner(db_url), "menace", MICHIE, None)
+    saves: list[int] = []
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
+        _counting_saves(m, saves)
+        tournament.run_tournament(m, "random", games=5_000, seed=1, flush_seconds=1e9)
+    found = blocks(db_url)
+    assert [(b[1], b[2]) for b in found] == [(1 + 500 * i, 500) for i in range(10)], found
+    assert all(b[3] and b[4] for b in found), found  # each kept, each with its checkpoint
+    if held_bytes > 10**6:
+        assert saves == [5_000], saves  # one commit at the end for ten blocks
+    else:
+        # ~3,500 bytes a block: two blocks wait, then both are written
+        assert 2 <= len(saves) <= 6 and saves[-1] == 5_000 and all(n % 500 == 0 for n in saves), saves
+    assert check_database(owner(db_url), "menace", full=True).faults == []
+    records = stored_records(db_url)
+    stored = stored_machine(db_url)
+    for number in (499, 500, 501, 4_999):
+        assert replay_game(owner(db_url), "menace", number).detail == game_detail(
+            TICTACTOE, MICHIE, stored.boxes, records, number)
+    undo_games(owner(db_url), "menace", 700)  # from the checkpoint of game 4,000
+    expected = Replayer(TICTACTOE, MICHIE, stored.boxes)
+    expected.apply_all(records[:4_300])
+    assert [list(b.values()) for b in stored_beads(db_url)] == [
+        [expected.counts[i][m] for m in sorted(box.initial)] for i, box in enumerate(stored.boxes)]
+
+
+def test_two_machines_cut_their_blocks_together_and_write_them_each_in_one_commit(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Machine against machine: the partner's blocks are cut where the machine's are, each with its
+    checkpoint, and both histories check."""
+    monkeypatch.setattr(tournament, "FLUSH_GAMES", 400)
+    monkeypatch.setattr(tournament, "FIRST_FLUSH_SECONDS", 1e9)
+    monkeypatch.setattr(machines, "CHECKPOINT_GAMES", 400)
+    init_machine(owner(db_url), "menace", MICHIE, None)
+    init_machine(owner(db_url), "second", replace(MICHIE, side="O"), None)
+    saves: list[int] = []
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
+        _counting_saves(m, saves)
+        with machines.learning_partner(owner(db_url), "menace:second", m, None, "menace") as partner:
+            tournament.run_tournament(m, "menace:second", games=2_000, seed=3, flush_seconds=1e9,
+                                      resolve=lambda _name: partner)
+    assert saves == [2_000], saves
+    for name in ("menace", "second"):
+        found = query(db_url, "SELECT b.first_game, b.n_games, b.beads IS NOT NULL FROM game_blocks b JOIN machines m "
+                      "ON m.id = b.machine_id WHERE m.name = :n ORDER BY b.first_game", n=name)
+        assert [tuple(r) for r in found] == [(1 + 400 * i, 400, True) for i in range(5)], (name, found)
+        assert check_database(owner(db_url), name, full=True).faults == [], name

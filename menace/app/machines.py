@@ -16,7 +16,7 @@ from menace.core.game import Game, IllegalMoveError, Side, canonical
 from menace.core.learner import Box, GameRecord, Learner
 from menace.core.match import MenacePlayer
 from menace.core.pegasus import MeanOutcome, PegasusRule, PegasusRuleError, Refinement
-from menace.core.records import GameBuffer, pack_beads
+from menace.core.records import GameBuffer, PackedGames, pack_beads
 from menace.core.settings import (
     MAX_BEADS,
     SIDE_WORDS,
@@ -197,6 +197,19 @@ def init_machine(db: Database, name: str, settings: Settings, preset: str | None
     return summarize(stored, stored.boxes)
 
 
+@dataclass(frozen=True)
+class _Block:
+    """Games to be written as one block of the history (see :meth:`OpenMachine.seal`)."""
+
+    first_game: int
+    games: int
+    records: Sequence[GameRecord] | GameBuffer | PackedGames
+    checkpoint: bytes | None
+    kept: bool
+    checkpointed: int
+    """The last game with a checkpoint once this block is written."""
+
+
 class OpenMachine:
     """A stored machine loaded into a learning :class:`Learner`, written back in batches.
 
@@ -221,6 +234,7 @@ class OpenMachine:
         with db.reading() as s:
             self.games_played = repo.games_played(s, stored.id)
             self._checkpoint_game = hrepo.last_checkpoint_game(s, stored.id)
+        self._sealed: list[_Block] = []
 
     @property
     def name(self) -> str:
@@ -248,21 +262,55 @@ class OpenMachine:
                 out.extend((ids[i], m, now[m]) for m in self.stored.boxes[i].initial if now[m] != then[m])
         return out
 
+    def seal(self, records: GameBuffer, kept: bool = True) -> None:
+        """Close ``records`` as a block of its own, with its checkpoint (the beads now) where
+        :meth:`save` would give it one, to be written by the next :meth:`save` with the blocks
+        sealed before it, in one transaction; ``records`` is emptied (the block is held packed).
+
+        A tournament at full speed ends a block every 20,000 games, 25 times a second; writing them
+        a few at a time keeps the blocks as small (undo and the bead plot replay at most one), for
+        a commit a second instead of 25 (each makes a server's pages read the machine again)."""
+        if records.games:
+            self._sealed.append(self._block(records.packed(), kept))
+            records.clear()
+
+    @property
+    def sealed_bytes(self) -> int:
+        """The bytes of the blocks sealed and not written yet (the memory they hold)."""
+        return sum(b.records.size for b in self._sealed if isinstance(b.records, PackedGames))
+
+    @property
+    def sealed_games(self) -> int:
+        """The games of the blocks sealed and not written yet."""
+        return sum(b.games for b in self._sealed)
+
+    def _block(self, records: Sequence[GameRecord] | GameBuffer | PackedGames, kept: bool) -> _Block:
+        """``records`` as the next block, after those sealed: its first game and its checkpoint."""
+        last = self._sealed[-1] if self._sealed else None
+        first = last.first_game + last.games if last is not None else self.games_played + 1
+        checkpointed = last.checkpointed if last is not None else self._checkpoint_game
+        n = len(records) if isinstance(records, Sequence) else records.games
+        checkpoint = None
+        if self.stored.settings.keeps_mean:
+            kept = True  # the refined rule's mean outcome is replayed from the first game: keep them all
+        elif n and (not kept or first - 1 + n - checkpointed >= CHECKPOINT_GAMES):
+            checkpoint = pack_beads(self.learner.counts, self.layout)
+        return _Block(first, n, records, checkpoint, kept,
+                      first - 1 + n if checkpoint is not None else checkpointed)
+
     def save(self, run_id: int, records: Sequence[GameRecord] | GameBuffer, end_run: bool = False,
              corrections: Sequence[PendingCorrection] = (), kept: bool = True) -> None:
-        """Store ``records`` (games played since the last save) and the beads they changed.
+        """Store ``records`` (games played since the last save, after the blocks sealed since:
+        see :meth:`seal`) and the beads they changed.
 
         ``corrections`` (bead counts set by hand before these games) are stored with them, in
         the same transaction. The block gets a checkpoint (the beads now) when the last one is
         :data:`CHECKPOINT_GAMES` games back or more; ``kept`` false stores only its tally and a
-        checkpoint (see the history policy in :mod:`menace.app.tournament`).
+        checkpoint (see the history policy in :mod:`menace.app.tournament`). Nothing is counted
+        as stored unless the transaction commits: a save that failed can be made again.
         """
-        n = records.games if isinstance(records, GameBuffer) else len(records)
-        checkpoint = None
-        if self.stored.settings.keeps_mean:
-            kept = True  # the refined rule's mean outcome is replayed from the first game: keep them all
-        elif n and (not kept or self.games_played + n - self._checkpoint_game >= CHECKPOINT_GAMES):
-            checkpoint = pack_beads(self.learner.counts, self.layout)
+        block = self._block(records, kept)
+        blocks = [*self._sealed, block] if block.games or not self._sealed else list(self._sealed)
         updates = self.changed_beads()
         ids = self.stored.box_ids
         for c in corrections:
@@ -273,16 +321,18 @@ class OpenMachine:
                 updates.append(row)
         with self.writing() as s:
             for c in corrections:
-                repo.add_corrections(s, self.stored.id, self.games_played,
+                repo.add_corrections(s, self.stored.id, block.first_game - 1,
                                      [(self.stored.box_ids[c.box], c.move, c.count)], c.reason)
-            repo.save_games(s, self.stored.id, run_id, self.games_played + 1, records, updates, checkpoint, kept)
+            for b in blocks:
+                repo.save_games(s, self.stored.id, run_id, b.first_game, b.records, (), b.checkpoint, b.kept)
+            repo.set_bead_counts(s, updates)
             if self.stored.settings.keeps_mean and self.learner.pegasus is not None:
                 repo.save_mean_outcome(s, self.stored.id, self.learner.pegasus.mean.state)
             if end_run:
                 repo.end_run(s, run_id)
-        self.games_played += n
-        if checkpoint is not None:
-            self._checkpoint_game = self.games_played
+        self._sealed = []
+        self.games_played = blocks[-1].first_game - 1 + blocks[-1].games
+        self._checkpoint_game = blocks[-1].checkpointed
         self._saved = self.learner.snapshot()
 
     def correct(self, box: int, counts: dict[int, int], reason: str) -> list[tuple[int, int, int]]:
@@ -487,6 +537,10 @@ class LearningPartner(MenacePlayer):
     def record_game(self, moves: Sequence[int], winner: int) -> None:
         """Keep a game it played, to be stored with it at the next :meth:`save`."""
         self.buffer.add(int(self.side), moves, winner)
+
+    def seal(self, kept: bool = True) -> None:
+        """End the block of games it played since the last seal or save (see :meth:`OpenMachine.seal`)."""
+        self.machine.seal(self.buffer, kept)
 
     def save(self, end: bool, kept: bool = True) -> None:
         """Store the games it played since the last save (or their summary), and its beads."""

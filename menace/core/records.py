@@ -19,6 +19,7 @@ import sys
 import zlib
 from array import array
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 from menace.core.errors import DamagedError
 from menace.core.game import Side
@@ -94,6 +95,34 @@ class GameBuffer:
     def results(self) -> bytes:
         """The games' results as bit planes (:func:`result_planes`), stored beside the block."""
         return result_planes(result_codes(self.data))
+
+    def packed(self) -> PackedGames:
+        """The games as they are stored (half the bytes or less), to hold until they are written."""
+        return PackedGames(self.games, self.wins, self.draws, self.losses, self.block(), self.results())
+
+
+@dataclass(frozen=True)
+class PackedGames:
+    """A :class:`GameBuffer`'s games as a block stores them: compressed, with their results' bit planes
+    and their tally (a tournament holds blocks so between writes)."""
+
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    data: bytes
+    planes: bytes
+
+    def block(self) -> bytes:
+        return self.data
+
+    def results(self) -> bytes:
+        return self.planes
+
+    @property
+    def size(self) -> int:
+        """The bytes held."""
+        return len(self.data) + len(self.planes)
 
 
 def encode_games(games: Sequence[GameRecord]) -> bytes:

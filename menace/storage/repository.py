@@ -15,7 +15,7 @@ from menace.core.game import Game, Side, State
 from menace.core.learner import Box, GameRecord, build_boxes, check_schedule
 from menace.core.names import check_machine_name
 from menace.core.pegasus import PegasusRule, Refinement
-from menace.core.records import GameBuffer
+from menace.core.records import GameBuffer, PackedGames
 from menace.core.settings import EmptyPolicy, Scope, Settings, format_numbers, parse_numbers
 from menace.games import find_game
 from menace.storage.database import DatabaseDamagedError
@@ -293,7 +293,7 @@ def set_bead_counts(conn: Connection, updates: Sequence[tuple[int, int, int]]) -
 
 def save_games(
     conn: Connection, machine_id: int, run_id: int, first_game: int,
-    games: Sequence[GameRecord] | GameBuffer, bead_updates: Sequence[tuple[int, int, int]],
+    games: Sequence[GameRecord] | GameBuffer | PackedGames, bead_updates: Sequence[tuple[int, int, int]],
     checkpoint: bytes | None = None, kept: bool = True,
 ) -> None:
     """One block of games and the bead counts they changed: ``(box_id, move, count)``.
@@ -301,7 +301,7 @@ def save_games(
     ``checkpoint``: the beads after the block's last game, packed; ``kept`` false stores only the
     block's tally and its checkpoint (a summary), not the games.
     """
-    if not isinstance(games, GameBuffer):
+    if isinstance(games, Sequence):
         buf = GameBuffer()
         for g in games:
             buf.add(int(g.menace_side), g.moves, g.winner)
