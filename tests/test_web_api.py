@@ -20,6 +20,7 @@ from menace.app.machines import init_machine, settings_for
 from menace.app.transfer import export_machine
 from menace.web.app import create_app
 from menace.web.training import Trainer
+from menace.web.training_process import NICENESS
 
 BASE = "http://127.0.0.1:8000"
 """A name the server answers to (it refuses others, such as TestClient's own 'testserver')."""
@@ -258,6 +259,10 @@ def test_the_pages_are_answered_while_the_server_trains(trained: str) -> None:
             assert client.get("/api/machines/menace/learning").json()["games_played"] == summary.json()["games"]
             assert client.get("/api/train").json()["running"]
             assert held.pid.value != os.getpid()
+            # ...at a lower priority than the server's: when both want the CPU (a laptop's two cores shared
+            # with a database server), the pages are answered first (p50 1.6 ms against 0.7 at rest before)
+            own = os.getpriority(os.PRIO_PROCESS, 0)
+            assert os.getpriority(os.PRIO_PROCESS, held.pid.value) == min(19, own + NICENESS)
         finally:
             held.release.set()
         stopped = client.post("/api/train/stop", json={}).json()

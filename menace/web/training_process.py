@@ -4,7 +4,8 @@ The tournament's loop is pure Python and never waits: in a thread of the server 
 server's interpreter lock for all but the 5 ms slices the other threads forced from it, so every
 request of a class took turns with it (issue 31: the pages starved while the server trained). In
 a process of its own it has a core of its own, and the server's threads have the interpreter to
-themselves. The process opens its own owner of the database (by its URL) and writes there as
+themselves; it runs at a lower priority (:data:`NICENESS`), so that when the cores are all busy
+the server's answers come first. The process opens its own owner of the database (by its URL) and writes there as
 ``menace tournament`` does from a terminal; the server's kept answers follow its commits through the
 database's own change signal (:meth:`menace.app.database.Database.kept`).
 
@@ -20,6 +21,7 @@ game before it ends.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
 import threading
 import traceback
@@ -38,6 +40,11 @@ Play = Callable[..., Training]
 pauses at a known point; it must be importable by name, as every target of a process is)."""
 
 SERVER_GONE = "the server stopped"
+
+NICENESS = 10
+"""How much less of the CPU the tournament's process asks for than the server's when both want it:
+the pages answer first and the games take the rest (a laptop whose cores the tournament and a
+database server share with the server answers a class later otherwise)."""
 
 
 def _context() -> Any:
@@ -140,6 +147,8 @@ class _OpeningEmpty(OpeningEmptyError):
 def _run(conn: Connection, url: str, machine: str, opponent: str, play: Play, options: dict[str, Any]) -> None:
     """The tournament's process: play, telling the server through ``conn``; stop when it says so."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the server as well: it stops us
+    if hasattr(os, "nice"):
+        os.nice(NICENESS)
     flag = StopFlag()
 
     def stop(why: str) -> None:
