@@ -618,3 +618,34 @@ def test_two_machines_cut_their_blocks_together_and_write_them_each_in_one_commi
                       "ON m.id = b.machine_id WHERE m.name = :n ORDER BY b.first_game", n=name)
         assert [tuple(r) for r in found] == [(1 + 400 * i, 400, True) for i in range(5)], (name, found)
         assert check_database(owner(db_url), name, full=True).faults == [], name
+
+
+def test_a_write_of_sealed_blocks_that_fails_half_way_stores_them_once_when_tried_again(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The database is busy at the third block of a write of ten (its first two written in the
+    transaction): the transaction is rolled back and tried again, and the ten blocks are stored once,
+    none counted as stored before its write committed."""
+    import menace.storage.repository as repository
+    from menace.storage.database import DatabaseBusyError
+
+    monkeypatch.setattr(tournament, "FLUSH_GAMES", 500)
+    monkeypatch.setattr(tournament, "FIRST_FLUSH_SECONDS", 1e9)
+    monkeypatch.setattr(tournament, "BUSY_RETRY_SECONDS", 0.0)
+    monkeypatch.setattr(machines, "CHECKPOINT_GAMES", 500)
+    written = repository.save_games
+    calls: list[int] = []
+
+    def busy_once(*args: object, **kwargs: object) -> None:
+        calls.append(1)
+        written(*args, **kwargs)  # type: ignore[arg-type]
+        if len(calls) == 3:
+            raise DatabaseBusyError("the database is busy (a test)")
+
+    monkeypatch.setattr(repository, "save_games", busy_once)
+    init_machine(owner(db_url), "menace", MICHIE, None)
+    with open_machine(owner(db_url), "menace", holder="a test") as m:
+        result = tournament.run_tournament(m, "random", games=5_000, seed=1, flush_seconds=1e9)
+        assert m.games_played == result.total_games == 5_000
+    assert len(calls) == 3 + 10  # three in the write rolled back, then the ten again
+    assert [(b[1], b[2]) for b in blocks(db_url)] == [(1 + 500 * i, 500) for i in range(10)]
+    assert check_database(owner(db_url), "menace", full=True).faults == []

@@ -38,7 +38,7 @@ from menace.storage.leases import acquire as acquire_lease
 CHECKPOINT_GAMES = 20_000
 """A stored block carries the beads after its last game when the previous checkpoint is this many
 games back or more: undo, replay and the bead plot then replay at most this many games plus one
-block (a tournament writes a block every second or ~50,000 games), whatever the history's length."""
+block (a tournament cuts a block every 20,000 games at most), whatever the history's length."""
 
 
 class BoxNotFoundError(NotFoundError):
@@ -262,16 +262,16 @@ class OpenMachine:
                 out.extend((ids[i], m, now[m]) for m in self.stored.boxes[i].initial if now[m] != then[m])
         return out
 
-    def seal(self, records: GameBuffer, kept: bool = True) -> None:
-        """Close ``records`` as a block of its own, with its checkpoint (the beads now) where
-        :meth:`save` would give it one, to be written by the next :meth:`save` with the blocks
-        sealed before it, in one transaction; ``records`` is emptied (the block is held packed).
+    def seal(self, records: GameBuffer) -> None:
+        """Close ``records`` as a block of its own that keeps its games, with its checkpoint (the beads
+        now) where :meth:`save` would give it one, to be written by the next :meth:`save` with the
+        blocks sealed before it, in one transaction; ``records`` is emptied (the block is held packed).
 
         A tournament at full speed ends a block every 20,000 games, 25 times a second; writing them
         a few at a time keeps the blocks as small (undo and the bead plot replay at most one), for
         a commit a second instead of 25 (each makes a server's pages read the machine again)."""
         if records.games:
-            self._sealed.append(self._block(records.packed(), kept))
+            self._sealed.append(self._block(records.packed(), kept=True))
             records.clear()
 
     @property
@@ -538,9 +538,9 @@ class LearningPartner(MenacePlayer):
         """Keep a game it played, to be stored with it at the next :meth:`save`."""
         self.buffer.add(int(self.side), moves, winner)
 
-    def seal(self, kept: bool = True) -> None:
+    def seal(self) -> None:
         """End the block of games it played since the last seal or save (see :meth:`OpenMachine.seal`)."""
-        self.machine.seal(self.buffer, kept)
+        self.machine.seal(self.buffer)
 
     def save(self, end: bool, kept: bool = True) -> None:
         """Store the games it played since the last save (or their summary), and its beads."""
