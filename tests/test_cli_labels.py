@@ -63,8 +63,9 @@ def test_labels_for_a_fresh_michie_machine(db: Path, tmp_path: Path) -> None:
     assert all(w == pytest.approx(210, abs=0.01) and h == pytest.approx(297, abs=0.01) for w, h in sizes)
 
 
-def test_second_player_machine_on_letter_sticker_free(tmp_path: Path) -> None:
+def test_second_player_machine_on_letter_sticker_free(tmp_path: Path, sqlite_template: Path) -> None:
     path = tmp_path / "o.db"
+    shutil.copyfile(sqlite_template, path)
     run(path, "-m", "second", "init", "--side", "O")
     out = tmp_path / "second.pdf"
     result = run(path, "-m", "second", "labels", "--out", str(out), "--paper", "letter", "--spare", "0")
@@ -115,15 +116,17 @@ def test_unknown_machine_and_unwritable_file_exit_1(db: Path, tmp_path: Path) ->
 
 
 # -- the beads as they are now (a trained machine copied into matchboxes) --------------------------------
-def _trained(tmp_path: Path, *init: str, vs: str = "smart") -> Path:
+def _trained(tmp_path: Path, template: Path, *init: str, vs: str = "smart") -> Path:
     path = tmp_path / "trained.db"
+    shutil.copyfile(template, path)  # the schema at head, as in ``db`` above
     run(path, "init", *init)
     run(path, "tournament", "--vs", vs, "-n", "30", "--seed", "3")
     return path
 
 
 @pytest.mark.parametrize("init", [(), ("--game", "hexapawn")], ids=["tictactoe", "hexapawn"])
-def test_labels_beads_now_list_the_trained_counts(tmp_path: Path, init: tuple[str, ...]) -> None:
+def test_labels_beads_now_list_the_trained_counts(tmp_path: Path, sqlite_template: Path,
+                                                 init: tuple[str, ...]) -> None:
     from menace.app.machines import load_stored
     from menace.cli.common import machine_colours
     from menace.games import find_game
@@ -131,7 +134,7 @@ def test_labels_beads_now_list_the_trained_counts(tmp_path: Path, init: tuple[st
     from menace.render.beads import places_pieces
     from menace.render.canvas import Canvas
 
-    db = _trained(tmp_path, *init, vs="perfect" if init else "smart")
+    db = _trained(tmp_path, sqlite_template, *init, vs="perfect" if init else "smart")
     stored = load_stored(owner(f"sqlite:///{db}"), "menace")
     now = sum(b.total for b in stored.boxes)
     start = sum(sum(b.initial.values()) for b in stored.boxes)
@@ -159,9 +162,9 @@ def test_labels_beads_now_list_the_trained_counts(tmp_path: Path, init: tuple[st
     assert len(letters) == sum(1 for n in changed.initial.values() if n > 0)
 
 
-def test_labels_beads_now_png(tmp_path: Path) -> None:
+def test_labels_beads_now_png(tmp_path: Path, sqlite_template: Path) -> None:
     """The first label page of a trained kit renders (PDFium reads it, and it has ink)."""
-    db = _trained(tmp_path)
+    db = _trained(tmp_path, sqlite_template)
     out = tmp_path / "now.pdf"
     run(db, "labels", "--out", str(out), "--beads", "now")
     image = render_gray(out.read_bytes(), 2, 30)
@@ -173,12 +176,13 @@ def test_labels_beads_choice_is_checked(db: Path, tmp_path: Path) -> None:
     assert result.exit_code == 2 and "'later' is not one of 'start', 'now'" in result.output
 
 
-def test_write_pdf_reports_progress_page_by_page(tmp_path: Path) -> None:
+def test_write_pdf_reports_progress_page_by_page(tmp_path: Path, sqlite_template: Path) -> None:
     from menace.app.machines import load_stored
     from menace.games import find_game
     from menace.render import labels as L
 
     db = tmp_path / "m.db"
+    shutil.copyfile(sqlite_template, db)
     run(db, "init", "--game", "hexapawn")
     stored = load_stored(owner(f"sqlite:///{db}"), "menace")
     calls: list[tuple[int, int]] = []

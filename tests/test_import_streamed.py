@@ -9,6 +9,7 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import threading
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ Body = dict[str, Any]
 
 
 @pytest.fixture(scope="module")
-def machine(tmp_path_factory: pytest.TempPathFactory) -> Body:
+def machine(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Body:
     """Six runs of ten games, a block each (a checkpoint once 20 games have gone by, one a summary),
     and a correction."""
     import menace.app.machines as machines
@@ -36,7 +37,9 @@ def machine(tmp_path_factory: pytest.TempPathFactory) -> Body:
     from menace.app.tournament import run_tournament
     from menace.core.settings import MICHIE
 
-    url = f"sqlite:///{tmp_path_factory.mktemp('streamed') / 'source.db'}"
+    source = tmp_path_factory.mktemp("streamed") / "source.db"
+    shutil.copyfile(sqlite_template, source)
+    url = f"sqlite:///{source}"
     init_machine(owner(url), "menace", MICHIE, None)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(machines, "CHECKPOINT_GAMES", 20)
@@ -51,6 +54,15 @@ def machine(tmp_path_factory: pytest.TempPathFactory) -> Body:
     assert len(blocks) == 6 and sum("beads" in b for b in blocks) >= 2 and blocks[2].get("kept") is False
     assert body["history"]["corrections"]
     return body
+
+
+@pytest.fixture
+def m_db(tmp_path: Path, sqlite_template: Path) -> Path:
+    """The test's SQLite file, already at the schema's head (a copy of the migrated template: these
+    tests are about reading the file, not about making a database; migrating cost 0.2-0.3 s a test)."""
+    db = tmp_path / "m.db"
+    shutil.copyfile(sqlite_template, db)
+    return db
 
 
 def _whole(data: bytes) -> Body | str:
@@ -139,14 +151,14 @@ def _layout(body: Body, top: list[str], history: list[str], extra: dict[str, Any
     (["checksum", "history", "boxes", "machine", "version", "format"], ["corrections", "blocks", "runs", "games"]),
     (["format", "version", "machine", "history", "boxes", "checksum"], ["blocks", "games", "runs", "corrections"]),
 ], ids=["backwards", "boxes after the blocks"])
-def test_a_hand_made_order_of_keys_imports_the_same_machine(machine: Body, tmp_path: Path, top: list[str],
-                                                          history: list[str]) -> None:
+def test_a_hand_made_order_of_keys_imports_the_same_machine(machine: Body, tmp_path: Path, m_db: Path,
+                                                          top: list[str], history: list[str]) -> None:
     """What sorts before the blocks in the checksum's form but follows them in the file: the blocks are
     read once more to hash them."""
     path = tmp_path / "m.json"
     path.write_bytes(_layout(machine, top, history))
     assert _streamed(path.read_bytes()) == _whole(path.read_bytes()) == machine | {"checksum": checksum(machine)}
-    db = f"sqlite:///{tmp_path / 'm.db'}"
+    db = f"sqlite:///{m_db}"
     assert import_file(owner(db), path)[2] == machine["history"]["games"]
     assert export_machine(owner(db), "menace")["checksum"] == checksum(machine)
 
@@ -166,12 +178,12 @@ def test_repeated_keys_count_as_json_loads_counts_them(machine: Body, tmp_path: 
 
 
 def test_the_file_changed_between_the_readings_is_refused_and_nothing_is_stored(
-        machine: Body, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        machine: Body, tmp_path: Path, m_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import menace.app.transfer as transfer
 
     path = tmp_path / "m.json"
     path.write_text(json.dumps(machine))
-    db = tmp_path / "m.db"
+    db = m_db
     CliRunner().invoke(cli, ["--db", str(db), "-m", "other", "init"], catch_exceptions=False)
     before = hashlib.sha256(db.read_bytes()).hexdigest()
     real = transfer.verify
@@ -192,7 +204,7 @@ def test_the_file_changed_between_the_readings_is_refused_and_nothing_is_stored(
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
 
 
-def test_the_blocks_must_come_in_the_order_of_their_games(machine: Body, tmp_path: Path) -> None:
+def test_the_blocks_must_come_in_the_order_of_their_games(machine: Body, tmp_path: Path, m_db: Path) -> None:
     """(Before, they were sorted: a file in any other order never came from menace.)"""
     body = json.loads(json.dumps(machine))
     blocks = body["history"]["blocks"]
@@ -201,17 +213,17 @@ def test_the_blocks_must_come_in_the_order_of_their_games(machine: Body, tmp_pat
     path = tmp_path / "m.json"
     path.write_text(json.dumps(body))
     with pytest.raises(MachineFileError, match="out of order at game 11"):
-        import_file(owner(f"sqlite:///{tmp_path / 'm.db'}"), path)
+        import_file(owner(f"sqlite:///{m_db}"), path)
 
 
-def test_a_pipe_is_read_once_into_a_temporary_file(machine: Body, tmp_path: Path) -> None:
+def test_a_pipe_is_read_once_into_a_temporary_file(machine: Body, tmp_path: Path, m_db: Path) -> None:
     """``menace import <(gunzip -c machine.json.gz)``: what cannot be read twice is copied first."""
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     writer = threading.Thread(target=lambda: fifo.write_text(json.dumps(machine)))
     writer.start()
     try:
-        assert import_file(owner(f"sqlite:///{tmp_path / 'm.db'}"), fifo)[2] == machine["history"]["games"]
+        assert import_file(owner(f"sqlite:///{m_db}"), fifo)[2] == machine["history"]["games"]
     finally:
         writer.join()
 
