@@ -10,8 +10,8 @@ CliRunner) in a fresh folder:
 the classroom's Nim machine ``nim`` (with
 copies as ``club.db`` and ``old.db``, and an exported ``menace.json``). A line joined with ``&&``
 runs part by part in one folder, as a shell would. A ``menace serve`` line runs as a process that
-is started, waited for (its "Serving" line, then ``/api/health``), looked at and stopped with Ctrl-C
-(:func:`test_serve_example_serves`).
+is started (forked from one that imported menace: tests/forked_menace.py), waited for (its "Serving"
+line, then ``/api/health``), looked at and stopped with Ctrl-C (:func:`test_serve_example_serves`).
 
 Some lines are changed before they run, each for a stated reason (:data:`SHORTER`), and a few are
 not run at all (:data:`NOT_RUN`); a test below keeps both lists honest: every entry must still
@@ -29,9 +29,6 @@ import re
 import shlex
 import shutil
 import signal
-import subprocess
-import sys
-import threading
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,6 +37,7 @@ import click
 import pytest
 from click.testing import CliRunner
 from conftest import wait_until
+from forked_menace import Forked, MenaceForks
 from test_cli_help import all_commands
 
 from menace.cli import cli
@@ -198,55 +196,65 @@ def _is_serve(example: str) -> bool:
 
 
 SERVE_EXAMPLES = [e for e in EXAMPLES if _is_serve(e)]
-LOOPBACK_MENACE = ROOT / "tests" / "loopback_menace.py"
 SERVING = re.compile(r"^Serving machine '[^']+' at (http://127\.0\.0\.1:\d+/)", re.M)
+SERVE_MODULES = ("menace.cli.serve", "menace.app.machines", "menace.interrupts", "menace.web.app", "menace.web.lan",
+                 "menace.web.guard", "menace.web.server", "uvicorn", "webbrowser", "loopback_menace:keep_to_loopback")
+"""What ``menace serve`` imports, loaded once by the fork server its lines run from, and the stand-in
+that keeps every server it forks on a free port of 127.0.0.1 (tests/loopback_menace.py)."""
+
+
+@pytest.fixture(scope="module")
+def serve_forks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MenaceForks]:
+    """The ``menace serve`` lines' processes, forked from one that imported menace and its web server once
+    (tests/forked_menace.py): each would spend some 0.4 s of CPU importing them."""
+    server = MenaceForks(tmp_path_factory.mktemp("serve-forks"), preload=SERVE_MODULES)
+    yield server
+    server.close()
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("example", SERVE_EXAMPLES)
-def test_serve_example_serves(example: str, trained: Path, tmp_path: Path) -> None:
-    """A ``menace serve`` line of the documentation, run as a process (through tests/loopback_menace.py,
-    which keeps it on a free port of 127.0.0.1): it says where it serves, answers there, shows the
-    lesson, opens the browser when ``--open`` asks (a recording stand-in named by ``BROWSER``), and
-    stops on Ctrl-C without a traceback."""
+def test_serve_example_serves(example: str, trained: Path, tmp_path: Path, serve_forks: MenaceForks) -> None:
+    """A ``menace serve`` line of the documentation, run as a process of its own (forked from a process
+    that imported menace, with tests/loopback_menace.py keeping it on a free port of 127.0.0.1): it says
+    where it serves, answers there, shows the lesson, opens the browser when ``--open`` asks (a
+    recording stand-in named by ``BROWSER``), and stops on Ctrl-C without a traceback."""
     for name in ("menace.db", "club.db", "old.db", "menace.json"):
         shutil.copy(trained / name, tmp_path / name)
     opened = tmp_path / "opened.txt"
     browser = tmp_path / "browser"
     browser.write_text(f"#!/bin/sh\nprintf '%s' \"$1\" > {shlex.quote(str(opened))}\n")
     browser.chmod(0o755)
-    env = {k: v for k, v in os.environ.items() if k != "MENACE_DB"}
-    env.update(BROWSER=str(browser), DISPLAY="", PYTHONUNBUFFERED="1")
     args = shlex.split(example)[1:]
-    log = tmp_path / "stderr.txt"
-    with log.open("w") as stderr, subprocess.Popen([sys.executable, str(LOOPBACK_MENACE), *args], cwd=tmp_path,
-                                                    env=env, stdout=subprocess.PIPE, stderr=stderr, text=True) as proc:
-        printed: list[str] = []
-        out = proc.stdout
-        assert out is not None
-        reader = threading.Thread(target=lambda: printed.extend(iter(out.readline, "")), daemon=True)
-        reader.start()
+    proc = serve_forks.popen(*args, url=None, cwd=tmp_path,
+                             env={"BROWSER": str(browser), "DISPLAY": "", "PYTHONUNBUFFERED": "1"})
+    try:
+        _check_serving(example, args, proc, opened)
+    finally:
+        proc.send_signal(signal.SIGINT)
         try:
-            _check_serving(example, args, proc, printed, opened)
+            proc.wait(timeout=60)
         finally:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(timeout=60)
-            finally:
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
-            reader.join(timeout=30)
-    errors = log.read_text()
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGKILL)
+                proc.wait()
+    errors = proc.err.read_text()
     assert "Traceback" not in errors, errors
 
 
-def _check_serving(example: str, args: list[str], proc: subprocess.Popen[str], printed: list[str],
-                   opened: Path) -> None:
-    wait_until(lambda: proc.poll() is not None or SERVING.search("".join(printed)) is not None,
+def _printed(proc: Forked) -> str:
+    """What the process has printed so far (nothing before it has opened its standard output)."""
+    try:
+        return proc.out.read_text()
+    except FileNotFoundError:
+        return ""
+
+
+def _check_serving(example: str, args: list[str], proc: Forked, opened: Path) -> None:
+    wait_until(lambda: proc.poll() is not None or SERVING.search(_printed(proc)) is not None,
                f"`{example}` to say where it serves")
-    found = SERVING.search("".join(printed))
-    assert found, f"{example}: exit {proc.poll()}\n{''.join(printed)}"
+    found = SERVING.search(_printed(proc))
+    assert found, f"{example}: exit {proc.poll()}\n{_printed(proc)}"
     base = found.group(1)
     wait_until(lambda: _answers(base + "api/health"), f"`{example}` to answer at {base}")
     with urllib.request.urlopen(base + "lesson", timeout=30) as page:
@@ -257,7 +265,7 @@ def _check_serving(example: str, args: list[str], proc: subprocess.Popen[str], p
     else:
         assert not opened.exists()
     if "--host" in args and args[args.index("--host") + 1] == "0.0.0.0":
-        text = "".join(printed)
+        text = _printed(proc)
         assert "Play token:" in text and "Admin token:" in text, text
         given = {args[i + 1] for i, a in enumerate(args[:-1]) if a in ("--token", "--admin-token", "--play-token")}
         assert all(f" token: {t}  " in text or f"token:  {t}  " in text for t in given), text
