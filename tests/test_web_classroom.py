@@ -17,6 +17,7 @@ import pytest
 from conftest import Invoke, built_database, invoker, owner, wait_until
 from paced_training import pace_server
 from web_browser_helpers import (
+    POLL_MS,
     RECORD_TEXT,
     SVG_TEXT,
     chart_legend,
@@ -134,13 +135,14 @@ def test_the_wall_redraws_during_training_when_answers_are_slow(machine: str, br
             # The run lasts until the wall has drawn three of its answers while it runs (the old wall
             # drew none until the end), and has stored games since, then it is stopped.
             page.wait_for_function("window.wallRedraws.filter(([_t, games]) => games > 0).length >= 3",
-                                   timeout=120_000)
+                                   timeout=120_000, polling=POLL_MS)
             last = page.evaluate("window.wallRedraws.at(-1)[1]")
             wait_until(lambda: state.trainer.status.games > last, "games stored after the wall's last redraw")
             stop_training(page, srv.base)
             wait_until(lambda: not state.trainer.running, "the tournament to end", timeout=120)
             played = state.trainer.status.total_games
-            page.wait_for_function(f"document.getElementById('wall').dataset.games === '{played}'")
+            page.wait_for_function(f"document.getElementById('wall').dataset.games === '{played}'",
+                                   polling=POLL_MS)
         redraws = page.evaluate("window.wallRedraws")
         during = [games for _t, games in redraws if 0 < games < played]
         # every answer is drawn (answers 1.2 s long while events come every 0.2 s), none is dropped as stale
@@ -699,7 +701,8 @@ def test_the_learning_curve_redraws_during_training_one_request_at_a_time(machin
         # The run lasts until each page has drawn two answers while it runs and games have been stored
         # since, then it is stopped: each curve's last drawing is then the run's end.
         for page in pages:
-            page.wait_for_function("window.chartRedraws.filter((games) => games > 0).length >= 2", timeout=60_000)
+            page.wait_for_function("window.chartRedraws.filter((games) => games > 0).length >= 2",
+                                   timeout=60_000, polling=POLL_MS)
         last = max(page.evaluate("window.chartRedraws.at(-1)") for page in pages)
         wait_until(lambda: state.trainer.status.games > last, "games stored after the curves' last redraws")
         stop_training(pages[0], srv.base)
@@ -707,7 +710,7 @@ def test_the_learning_curve_redraws_during_training_one_request_at_a_time(machin
         played = state.trainer.status.total_games
         for page, path in zip(pages, ("/learning", "/audience")):
             page.wait_for_function(f"document.getElementById('learning-chart').dataset.games === '{played}'",
-                                   timeout=30_000)
+                                   timeout=30_000, polling=POLL_MS)
             redraws = page.evaluate("window.chartRedraws")
             during = [games for games in redraws if 0 < games < played]
             assert len(during) >= 2, (path, redraws)
