@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from forked_menace import MenaceForks
 from hypothesis import settings
 from servers import PostgresServer, PostgresUnavailable, start_postgres
 from sqlalchemy import create_engine, text
@@ -105,6 +106,18 @@ def postgres_server() -> Iterator[PostgresServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def forks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MenaceForks]:
+    """``menace`` commands as processes of their own, forked from one process that imported menace once
+    (forked_menace.py), for the tests that need a real process but do not test its start-up: each
+    ``python -m menace`` would spend 0.2-0.3 s of CPU importing. One server per worker for the whole
+    session, shared by every file (a module's fixture would be made again each time the worker comes
+    back to a file: the slow tests run first, the others later)."""
+    server = MenaceForks(tmp_path_factory.mktemp("forks"))
+    yield server
+    server.close()
 
 
 @pytest.fixture
