@@ -32,9 +32,10 @@ PRELOADED = (
     "menace.__main__", "menace.cli", "menace.cli.tournament", "menace.cli.machines", "menace.cli.play",
     "menace.app.tournament", "menace.app.check", "menace.app.tree_cache", "menace.render.text",
     "sqlalchemy.dialects.sqlite", "psycopg", "sqlalchemy.dialects.postgresql.psycopg",
+    "menace.cli.serve", "menace.web.app", "menace.web.server", "menace.web.training_process",
 )
 """What the server imports for its children: what the tests' commands (tournament, check, play,
-stats) import, on SQLite and PostgreSQL (a child imports anything else itself, as a process would)."""
+stats, serve) import, on SQLite and PostgreSQL (a child imports anything else itself, as a process would)."""
 
 
 class Forked:
@@ -63,6 +64,14 @@ class Forked:
     def communicate(self, timeout: float | None = None) -> tuple[str, str]:
         self.wait(timeout)
         return self._out.read_text(), self._err.read_text()
+
+    def output_so_far(self) -> str:
+        """What the command has written to its standard output until now (while it runs: what it has
+        flushed, as a reader of a pipe would see; ``unbuffered`` commands flush every write)."""
+        try:
+            return self._out.read_text()
+        except FileNotFoundError:  # the child has not opened it yet
+            return ""
 
 
 class MenaceForks:
@@ -101,12 +110,15 @@ class MenaceForks:
                 raise RuntimeError(f"the fork server ended before menace (pid {pid}) did")
             return self._exited.get(pid)
 
-    def popen(self, *args: str, url: str, input: str | None = None) -> Forked:
-        """``MENACE_DB=url python -m menace ARGS`` as a forked process (``input``: its standard input)."""
+    def popen(self, *args: str, url: str, input: str | None = None, unbuffered: bool = False) -> Forked:
+        """``MENACE_DB=url python -m menace ARGS`` as a forked process (``input``: its standard input;
+        ``unbuffered``: as with ``PYTHONUNBUFFERED=1``, every write to its standard streams reaches
+        the file at once)."""
         name = next(self._names)
         out, err, inp = (self._folder / f"{name}.{kind}" for kind in ("out", "err", "in"))
         inp.write_text(input or "")
-        request = {"args": list(args), "env": {"MENACE_DB": url}, "in": str(inp), "out": str(out), "err": str(err)}
+        env = {"MENACE_DB": url, **({"PYTHONUNBUFFERED": "1"} if unbuffered else {})}
+        request = {"args": list(args), "env": env, "in": str(inp), "out": str(out), "err": str(err)}
         assert self._server.stdin is not None
         with self._changed:
             self._server.stdin.write(json.dumps(request) + "\n")
@@ -200,6 +212,13 @@ def _child(request: dict[str, Any]) -> None:
     # the server's own standard input may have read ahead into the next requests: a stream of its own
     sys.stdin = open(0, encoding=sys.stdin.encoding, errors=sys.stdin.errors, closefd=False)  # noqa: SIM115
     os.environ.update(request["env"])
+    if os.environ.get("PYTHONUNBUFFERED"):  # the streams Python makes for it (-u): no buffer of their own
+        import io
+
+        for fd, stream in ((1, "stdout"), (2, "stderr")):
+            old = getattr(sys, stream)
+            setattr(sys, stream, io.TextIOWrapper(open(fd, "wb", buffering=0, closefd=False),  # noqa: SIM115
+                                                  encoding=old.encoding, errors=old.errors, write_through=True))
     sys.argv = ["menace", *request["args"]]
     code = 1
     try:
