@@ -115,9 +115,14 @@ def forks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MenaceForks]:
     ``python -m menace`` would spend 0.2-0.3 s of CPU importing. One server per worker for the whole
     session, shared by every file (a module's fixture would be made again each time the worker comes
     back to a file: the slow tests run first, the others later)."""
-    server = MenaceForks(tmp_path_factory.mktemp("forks"))
+    server = MenaceForks(tmp_path_factory.mktemp("forks"), preload=SERVE_MODULES)
     yield server
     server.close()
+
+
+SERVE_MODULES = ("menace.cli.serve", "menace.web.app", "menace.web.server", "menace.web.training_process")
+"""What ``menace serve`` imports beyond the other commands (forked_menace.PRELOADED), loaded once by the
+fork server too (0.17 s of CPU; each ``menace serve`` a test forks would import them again)."""
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,17 +33,17 @@ PRELOADED = (
     "menace.__main__", "menace.cli", "menace.cli.tournament", "menace.cli.machines", "menace.cli.play",
     "menace.app.tournament", "menace.app.check", "menace.app.tree_cache", "menace.render.text",
     "sqlalchemy.dialects.sqlite", "psycopg", "sqlalchemy.dialects.postgresql.psycopg",
-    "menace.cli.serve", "menace.web.app", "menace.web.server", "menace.web.training_process",
 )
 """What the server imports for its children: what the tests' commands (tournament, check, play,
-stats, serve) import, on SQLite and PostgreSQL (a child imports anything else itself, as a process would)."""
+stats) import, on SQLite and PostgreSQL (a child imports anything else itself, as a process would)."""
 
 
 class Forked:
-    """One forked command, used like :class:`subprocess.Popen` (text streams, read once it has ended)."""
+    """One forked command, used like :class:`subprocess.Popen` (text streams, read once it has ended;
+    or while it runs, from the files ``out`` and ``err`` its standard output and error go to)."""
 
     def __init__(self, forks: MenaceForks, pid: int, out: Path, err: Path) -> None:
-        self._forks, self.pid, self._out, self._err = forks, pid, out, err
+        self._forks, self.pid, self.out, self.err = forks, pid, out, err
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
@@ -63,24 +64,21 @@ class Forked:
 
     def communicate(self, timeout: float | None = None) -> tuple[str, str]:
         self.wait(timeout)
-        return self._out.read_text(), self._err.read_text()
-
-    def output_so_far(self) -> str:
-        """What the command has written to its standard output until now (while it runs: what it has
-        flushed, as a reader of a pipe would see; ``unbuffered`` commands flush every write)."""
-        try:
-            return self._out.read_text()
-        except FileNotFoundError:  # the child has not opened it yet
-            return ""
+        return self.out.read_text(), self.err.read_text()
 
 
 class MenaceForks:
-    """The test's side: starts the server, asks it for commands and hears when each ends."""
+    """The test's side: starts the server, asks it for commands and hears when each ends.
 
-    def __init__(self, folder: Path) -> None:
+    ``preload``: more for the server to import than :data:`PRELOADED` (what a file's commands import
+    beyond those, ``menace.web.app`` for ``serve``, say), each ``module`` or ``module:function``: a
+    function to call once its module is imported, before any child is forked (a test's stand-in that
+    every child of this server is to have, as tests/loopback_menace.py's ``keep_to_loopback``)."""
+
+    def __init__(self, folder: Path, preload: Sequence[str] = ()) -> None:
         self._folder = folder
         self._names = iter(range(1, 1_000_000))
-        self._server = subprocess.Popen([sys.executable, str(SERVER)], stdin=subprocess.PIPE,
+        self._server = subprocess.Popen([sys.executable, str(SERVER), *preload], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, text=True, bufsize=1)
         self._changed = threading.Condition()
         self._started: list[int] = []
@@ -110,15 +108,15 @@ class MenaceForks:
                 raise RuntimeError(f"the fork server ended before menace (pid {pid}) did")
             return self._exited.get(pid)
 
-    def popen(self, *args: str, url: str, input: str | None = None, unbuffered: bool = False) -> Forked:
+    def popen(self, *args: str, url: str | None, input: str | None = None, env: Mapping[str, str] | None = None,
+              cwd: Path | None = None) -> Forked:
         """``MENACE_DB=url python -m menace ARGS`` as a forked process (``input``: its standard input;
-        ``unbuffered``: as with ``PYTHONUNBUFFERED=1``, every write to its standard streams reaches
-        the file at once)."""
+        ``url`` None: no ``MENACE_DB``; ``env``: more variables; ``cwd``: the folder it runs in)."""
         name = next(self._names)
         out, err, inp = (self._folder / f"{name}.{kind}" for kind in ("out", "err", "in"))
         inp.write_text(input or "")
-        env = {"MENACE_DB": url, **({"PYTHONUNBUFFERED": "1"} if unbuffered else {})}
-        request = {"args": list(args), "env": env, "in": str(inp), "out": str(out), "err": str(err)}
+        request = {"args": list(args), "env": {"MENACE_DB": url, **(env or {})}, "cwd": str(cwd) if cwd else None,
+                   "in": str(inp), "out": str(out), "err": str(err)}
         assert self._server.stdin is not None
         with self._changed:
             self._server.stdin.write(json.dumps(request) + "\n")
@@ -157,6 +155,11 @@ def _serve() -> None:
             importlib.import_module(module)
         except ImportError:  # psycopg, when it is not installed: the PostgreSQL cases are skipped then
             pass
+    for name in sys.argv[1:]:  # the test's own: these must load
+        module, _, function = name.partition(":")
+        loaded = importlib.import_module(module)
+        if function:
+            getattr(loaded, function)()
 
     def report(line: str) -> None:
         os.write(1, line.encode())  # one write of a short line: never torn by the other writer
@@ -211,14 +214,16 @@ def _child(request: dict[str, Any]) -> None:
         os.close(opened)
     # the server's own standard input may have read ahead into the next requests: a stream of its own
     sys.stdin = open(0, encoding=sys.stdin.encoding, errors=sys.stdin.errors, closefd=False)  # noqa: SIM115
-    os.environ.update(request["env"])
-    if os.environ.get("PYTHONUNBUFFERED"):  # the streams Python makes for it (-u): no buffer of their own
-        import io
-
-        for fd, stream in ((1, "stdout"), (2, "stderr")):
-            old = getattr(sys, stream)
-            setattr(sys, stream, io.TextIOWrapper(open(fd, "wb", buffering=0, closefd=False),  # noqa: SIM115
-                                                  encoding=old.encoding, errors=old.errors, write_through=True))
+    for key, value in request["env"].items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+    if request.get("cwd"):
+        os.chdir(request["cwd"])
+    if os.environ.get("PYTHONUNBUFFERED"):  # as the interpreter does at its start
+        sys.stdout.reconfigure(write_through=True)
+        sys.stderr.reconfigure(write_through=True)
     sys.argv = ["menace", *request["args"]]
     code = 1
     try:

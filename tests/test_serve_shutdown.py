@@ -29,11 +29,11 @@ def start_server(url: str, forks: MenaceForks) -> tuple[Forked, int]:
     """``menace serve`` on a free loopback port, returned once ``/api/health`` answers. A process of
     its own (to be signalled), forked from one that imported menace once: its start-up is not what
     is tested (test_reliability_interrupt tests signals during a real start-up)."""
-    proc = forks.popen("--db", url, "serve", "--port", "0", url=url, unbuffered=True)
+    proc = forks.popen("--db", url, "serve", "--port", "0", url=url, env={"PYTHONUNBUFFERED": "1"})
     # printed once the socket listens
-    wait_until(lambda: proc.poll() is not None or "\n" in proc.output_so_far(), "menace serve's first line",
+    wait_until(lambda: proc.poll() is not None or "\n" in output_so_far(proc), "menace serve's first line",
                HANG_GUARD)
-    line = proc.output_so_far().split("\n")[0]
+    line = output_so_far(proc).split("\n")[0]
     if "127.0.0.1:" not in line:
         proc.send_signal(signal.SIGKILL)
         _, err = proc.communicate(HANG_GUARD)
@@ -41,6 +41,14 @@ def start_server(url: str, forks: MenaceForks) -> tuple[Forked, int]:
     port = int(line.split("127.0.0.1:")[1].split("/")[0])
     wait_until(lambda: health(port), "the server's /api/health", HANG_GUARD)
     return proc, port
+
+
+def output_so_far(proc: Forked) -> str:
+    """What ``proc`` has written to its standard output until now (as a reader of a pipe sees it)."""
+    try:
+        return proc.out.read_text()
+    except FileNotFoundError:  # the child has not opened it yet
+        return ""
 
 
 def health(port: int) -> bool:
