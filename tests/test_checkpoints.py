@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import random
+import shutil
 import subprocess
 import sys
 import tracemalloc
@@ -440,7 +441,8 @@ def test_export_streams_the_file_byte_for_byte_in_memory_that_does_not_grow(
 
 
 @pytest.mark.slow
-def test_import_holds_the_file_once(sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_import_holds_the_file_once(sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                   sqlite_template: Path) -> None:
     """menace import reads the file a chunk at a time and holds a few blocks of it at a time (hashing the
     checksum as it goes, storing the blocks in batches of bounded size): its memory grows by well under half a
     byte per byte of file between these two small files, and not at all beyond (see the next test). It
@@ -459,6 +461,10 @@ def test_import_holds_the_file_once(sqlite_url: str, tmp_path: Path, monkeypatch
     monkeypatch.setattr(machine_file, "CHUNK", 16_384)  # the chunk of the file being read (256 kB)
     monkeypatch.setattr(tournament, "FLUSH_GAMES", 2_000)  # a block (20,000 games; ~70 kB in the file)
     db_url = sqlite_url
+    # Every database here starts as a copy of an empty one at the newest schema (conftest's template):
+    # the migrations that would make each file anew are not the import, and under tracemalloc they took
+    # most of this test's CPU (they are tested in test_storage and test_reliability_migrations).
+    shutil.copyfile(sqlite_template, db_url.removeprefix("sqlite:///"))
     init_machine(owner(db_url), "menace", MICHIE, None)
     points = []
     for games in (8_000, 40_000):
@@ -467,6 +473,7 @@ def test_import_holds_the_file_once(sqlite_url: str, tmp_path: Path, monkeypatch
         train(db_url, games - (points and 8_000 or 0), seed=len(points) + 1, opponent="perfect")
         path = tmp_path / f"m{games}.json"
         export_to_file(owner(db_url), "menace", path)
+        shutil.copyfile(sqlite_template, tmp_path / f"imported{games}.db")
         gc.collect()  # both imports start with no garbage of the training waiting to be collected
         tracemalloc.start()
         import_file(owner(f"sqlite:///{tmp_path / f'imported{games}.db'}"), path)
@@ -502,7 +509,8 @@ for url, path in zip(sys.argv[3::2], sys.argv[4::2]):  # the files from the smal
 
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the peak from /proc (Linux)")
-def test_import_runs_in_memory_that_does_not_grow_with_the_file(sqlite_url: str, tmp_path: Path) -> None:
+def test_import_runs_in_memory_that_does_not_grow_with_the_file(sqlite_url: str, tmp_path: Path,
+                                                                sqlite_template: Path) -> None:
     """menace import holds a few blocks of the history at a time, never the file: in a process of its
     own, importing a file of 6 MB or then one of 24 MB takes the same memory above its start-up, under a
     bound the second file's JSON alone would break (before, it held the file's JSON and every block:
@@ -516,6 +524,7 @@ def test_import_runs_in_memory_that_does_not_grow_with_the_file(sqlite_url: str,
 
     from menace.app.transfer import checksum, write_machine_file
 
+    shutil.copyfile(sqlite_template, sqlite_url.removeprefix("sqlite:///"))
     init_machine(owner(sqlite_url), "menace", MICHIE, None)
     train(sqlite_url, 300, keep=0)
     body = export_machine(owner(sqlite_url), "menace")
@@ -537,6 +546,10 @@ def test_import_runs_in_memory_that_does_not_grow_with_the_file(sqlite_url: str,
         return path
 
     files = [longer(summaries) for summaries in (500, 2000)]
+    # Each import goes into a copy of an empty database at the newest schema (conftest's template): the
+    # migrations that would make each file anew are not the import (they took a third of this test's CPU).
+    for name in ("start-up", *(path.stem for path in files)):
+        shutil.copyfile(sqlite_template, tmp_path / f"{name}.db")
     run = subprocess.run([sys.executable, "-c", _IMPORTS_IN_A_CHILD, f"sqlite:///{tmp_path / 'start-up.db'}",
                           str(tmp_path / "start-up.json"),
                           *(a for path in files for a in (f"sqlite:///{tmp_path / f'{path.stem}.db'}", str(path)))],

@@ -1,9 +1,6 @@
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 import time
 import types
 from collections.abc import Callable
@@ -12,6 +9,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from conftest import Invoke, catches, invoker, owner, query, stored_games, wait_until
+from forked_menace import MenaceForks
 from test_cli_play import bead_rows
 
 import menace.app.tournament as tournament
@@ -108,11 +106,11 @@ def test_bad_tournament_options(menace: Invoke, args: list[str], message: str) -
     assert "Traceback" not in result.output
 
 
-def test_sigint_stops_after_the_current_game(db_url: str) -> None:
-    env = {**os.environ, "MENACE_DB": db_url}
+def test_sigint_stops_after_the_current_game(db_url: str, forks: MenaceForks) -> None:
     assert CliRunner().invoke(cli, ["--db", db_url, "init"]).exit_code == 0  # setup: in this process
-    proc = subprocess.Popen([sys.executable, "-m", "menace", "tournament", "--vs", "random", "--for", "60s"],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # a process of its own (to be signalled), forked from one that imported menace once: its
+    # start-up is not what is tested (test_reliability_interrupt tests signals during a real start-up)
+    proc = forks.popen("tournament", "--vs", "random", "--for", "60s", url=db_url)
     # ready once the first block is stored: the games (and their signal handlers) have begun
     wait_until(lambda: stored_games(db_url) > 0, "the tournament's first stored block")
     proc.send_signal(signal.SIGINT)
@@ -144,12 +142,11 @@ def test_a_tournament_between_machines_stops_when_the_other_ones_opening_empties
     assert "OK" in menace("check", "--all").output
 
 
-def test_signals_while_td_trains_stop_cleanly_with_nothing_stored(db_url: str) -> None:
-    env = {**os.environ, "MENACE_DB": db_url}
+def test_signals_while_td_trains_stop_cleanly_with_nothing_stored(db_url: str, forks: MenaceForks) -> None:
     assert CliRunner().invoke(cli, ["--db", db_url, "init"]).exit_code == 0  # setup: in this process
     for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
-        proc = subprocess.Popen([sys.executable, "-m", "menace", "tournament", "--vs", "td:100000000", "-n", "5"],
-                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # forked (see the test above): what runs from menace's first line on is a process's own
+        proc = forks.popen("tournament", "--vs", "td:100000000", "-n", "5", url=db_url)
         # ready once it handles SIGTERM: it does from when td starts preparing (Python's own SIGINT
         # handler is there from the start, so SIGINT alone says nothing); start-up catches SIGTERM too
         # and lets go as the command begins, so a handler seen once the tournament holds the machine is

@@ -28,17 +28,6 @@ from menace.storage.database import downgrade, make_engine
 from menace.storage.leases import MachineBusyError
 
 
-@pytest.fixture(scope="session")
-def forks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MenaceForks]:
-    """The ``menace`` processes of this file, forked from one that imported menace once (forked_menace.py):
-    the tests below start some forty of them, each of which would spend 0.2-0.3 s of CPU importing. (Kept
-    for the session: the slow tests run first, the others later, and a module's fixture would be made
-    again each time the worker comes back to this file.)"""
-    server = MenaceForks(tmp_path_factory.mktemp("forks"))
-    yield server
-    server.close()
-
-
 def init_here(url: str, *args: str) -> None:
     """``menace init`` in this process: a test's setup, not what it tests, needs no process of its own."""
     result = CliRunner().invoke(cli, ["--db", url, "init", *args], catch_exceptions=False)

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
-import subprocess
-import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from conftest import built_database, train_300
+from forked_menace import MenaceForks
 from sqlalchemy import event, text
 from starlette.testclient import TestClient
 
@@ -33,25 +32,31 @@ from menace.web.server import BackgroundServer
 
 
 @pytest.fixture
-def keeping(db_url: str) -> Iterator[Database]:
-    """An owner that keeps answers, as ``menace serve``'s does, on a machine with 300 games."""
-    run(db_url, "init")
-    run(db_url, "tournament", "--vs", "smart", "-n", "300", "--seed", "1")
+def keeping(request: pytest.FixtureRequest, db_url: str) -> Iterator[Database]:
+    """An owner that keeps answers, as ``menace serve``'s does, on a machine with 300 games (a copy
+    of the one conftest's ``train_300`` builds once per worker)."""
+    built_database(request, db_url, "smart-300", train_300)
     db = Database(db_url, keep=True)
     yield db
     db.close()
 
 
+@pytest.fixture
+def tournament_in_another_process(forks: MenaceForks) -> Callable[[str, int, int], None]:
+    """``tournament_in_another_process(url, games, seed)``: ``menace tournament --vs random`` run by a
+    process of its own (forked from one that imported menace once: its start-up is not what is tested)."""
+
+    def tournament(url: str, games: int, seed: int) -> None:
+        done = forks.run("--db", url, "tournament", "--vs", "random", "-n", str(games), "--seed", str(seed),
+                         url=url)
+        assert done.returncode == 0, done.stderr
+
+    return tournament
+
+
 def run(url: str, *args: str) -> None:
     result = CliRunner().invoke(cli, ["--db", url, *args], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-
-
-def tournament_in_another_process(url: str, games: int, seed: int) -> None:
-    done = subprocess.run([sys.executable, "-m", "menace", "--db", url, "tournament", "--vs", "random",
-                           "-n", str(games), "--seed", str(seed)], capture_output=True, text=True,
-                          env={k: v for k, v in os.environ.items() if k != "MENACE_DB"})
-    assert done.returncode == 0, done.stderr
 
 
 def answers(db: Database) -> dict[str, Any]:
@@ -86,7 +91,8 @@ def test_an_owner_that_keeps_nothing_reads_every_time(db_url: str) -> None:
         assert machine_summary(db, "menace") is not machine_summary(db, "menace")
 
 
-def test_the_kept_answer_follows_a_tournament_in_another_process(keeping: Database, db_url: str) -> None:
+def test_the_kept_answer_follows_a_tournament_in_another_process(keeping: Database, db_url: str,
+        tournament_in_another_process: Callable[[str, int, int], None]) -> None:
     before = answers(keeping)
     assert before["summary"]["games"] == 300
     tournament_in_another_process(db_url, 250, seed=2)
@@ -122,7 +128,8 @@ def test_the_kept_answer_follows_this_process_writing(keeping: Database, db_url:
     assert undone == uncached(db_url)
 
 
-def test_the_server_answers_from_memory_and_follows_another_process(keeping: Database, db_url: str) -> None:
+def test_the_server_answers_from_memory_and_follows_another_process(keeping: Database, db_url: str,
+        tournament_in_another_process: Callable[[str, int, int], None]) -> None:
     with BackgroundServer(db_url, "menace") as srv:
         assert srv.app.state.menace.db.keep
 
@@ -202,7 +209,8 @@ def test_asks_that_queue_behind_a_load_share_the_next_one(keeping: Database, db_
 
 
 def test_the_server_encodes_a_kept_answer_once_while_nothing_changes(keeping: Database, db_url: str,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+                                                                     monkeypatch: pytest.MonkeyPatch,
+        tournament_in_another_process: Callable[[str, int, int], None]) -> None:
     """A class asks for the same summary, wall and curve again and again: the server sends the JSON
     it made of a kept answer until the database changes, instead of making it again for each ask
     (it was most of a request's CPU once the answers were kept)."""
@@ -232,7 +240,8 @@ def kept_results(db: Database) -> KeptResults | None:
 
 
 def test_the_curve_reads_only_the_blocks_a_tournament_in_another_process_wrote(keeping: Database,
-                                                                               db_url: str) -> None:
+                                                                               db_url: str,
+        tournament_in_another_process: Callable[[str, int, int], None]) -> None:
     """Every commit of a training changes the database, and the learning curve of a long history is
     read again: on PostgreSQL the server keeps the blocks' results it read and the database sends
     only those of blocks written since (all of them, at every commit, were most of the database
@@ -256,7 +265,8 @@ def test_the_curve_reads_only_the_blocks_a_tournament_in_another_process_wrote(k
 
 
 def test_the_curves_of_the_whole_history_read_its_blocks_once_after_a_commit(keeping: Database,
-                                                                            db_url: str) -> None:
+                                                                            db_url: str,
+        tournament_in_another_process: Callable[[str, int, int], None]) -> None:
     """The learning page asks for the whole curve at 800 points, the train page at 600: after each
     commit of a training both are read again. Where the owner keeps the blocks' results (PostgreSQL)
     the blocks are read from the database once for both; each curve equals the full recount's."""
@@ -300,7 +310,8 @@ def test_the_look_at_the_blocks_a_server_knows_is_never_a_prepared_statement(kee
 
 
 def test_an_undo_committed_while_the_curve_is_read_gives_the_curve_before_or_after_it(keeping: Database,
-                                                                                    db_url: str) -> None:
+                                                                                    db_url: str,
+        tournament_in_another_process: Callable[[str, int, int], None]) -> None:
     """Another process's undo can commit between any two statements of the server's reading of a
     curve (each statement of a PostgreSQL transaction sees the commits made before it). Whichever
     statement it follows, the curve is the one before the undo or the one after it: never an

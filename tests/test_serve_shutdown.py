@@ -6,18 +6,16 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import selectors
 import signal
 import socket
-import subprocess
-import sys
 from collections.abc import Iterator
-from typing import IO, Any
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 from conftest import owner, query, stored_games, wait_until
+from forked_menace import Forked, MenaceForks
 
 from menace.app.machines import machine_summary
 from menace.cli import cli
@@ -27,21 +25,30 @@ HANG_GUARD = 120.0
 """Seconds before a test gives up on the server (a hang guard on a busy machine, not a measure)."""
 
 
-def start_server(url: str) -> tuple[subprocess.Popen[str], int]:
-    """``menace serve`` on a free loopback port, returned once ``/api/health`` answers."""
-    proc = subprocess.Popen([sys.executable, "-m", "menace", "--db", url, "serve", "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    stdout: IO[str] | None = proc.stdout
-    assert stdout is not None
-    line = stdout.readline()  # printed once the socket listens
+def start_server(url: str, forks: MenaceForks) -> tuple[Forked, int]:
+    """``menace serve`` on a free loopback port, returned once ``/api/health`` answers. A process of
+    its own (to be signalled), forked from one that imported menace once: its start-up is not what
+    is tested (test_reliability_interrupt tests signals during a real start-up)."""
+    proc = forks.popen("--db", url, "serve", "--port", "0", url=url, env={"PYTHONUNBUFFERED": "1"})
+    # printed once the socket listens
+    wait_until(lambda: proc.poll() is not None or "\n" in output_so_far(proc), "menace serve's first line",
+               HANG_GUARD)
+    line = output_so_far(proc).split("\n")[0]
     if "127.0.0.1:" not in line:
-        proc.kill()
-        _, err = proc.communicate()
+        proc.send_signal(signal.SIGKILL)
+        _, err = proc.communicate(HANG_GUARD)
         pytest.fail(f"menace serve did not start: {line!r} {err}")
     port = int(line.split("127.0.0.1:")[1].split("/")[0])
     wait_until(lambda: health(port), "the server's /api/health", HANG_GUARD)
     return proc, port
+
+
+def output_so_far(proc: Forked) -> str:
+    """What ``proc`` has written to its standard output until now (as a reader of a pipe sees it)."""
+    try:
+        return proc.out.read_text()
+    except FileNotFoundError:  # the child has not opened it yet
+        return ""
 
 
 def health(port: int) -> bool:
@@ -116,9 +123,9 @@ def streams() -> Iterator[list[Streams]]:
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
 def test_a_stopped_server_ends_the_streams_and_keeps_every_finished_game(
-        db_url: str, sig: signal.Signals, streams: list[Streams]) -> None:
+        db_url: str, sig: signal.Signals, streams: list[Streams], forks: MenaceForks) -> None:
     assert CliRunner().invoke(cli, ["--db", db_url, "init"]).exit_code == 0
-    proc, port = start_server(db_url)
+    proc, port = start_server(db_url, forks)
     try:
         pages = Streams(port, STREAMS)
         streams.append(pages)
@@ -136,11 +143,11 @@ def test_a_stopped_server_ends_the_streams_and_keeps_every_finished_game(
         wait_until(stored_some, "the tournament's first stored games", HANG_GUARD)
         proc.send_signal(sig)
         wait_until(lambda: proc.poll() is not None, "the server to exit", HANG_GUARD)
-        out, err = proc.communicate()
+        out, err = proc.communicate(HANG_GUARD)
     finally:
         if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+            proc.send_signal(signal.SIGKILL)
+            proc.communicate(HANG_GUARD)
     # The status every command gives for this signal, one line, no traceback.
     assert proc.returncode == (143 if sig == signal.SIGTERM else 130), (out, err)
     assert err.strip() == ("Terminated." if sig == signal.SIGTERM else "Interrupted."), err
