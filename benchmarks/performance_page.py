@@ -54,6 +54,10 @@ BENCHMARKS = (
     Benchmark("history", "History at any length", ("benchmarks/history.py", "--quick"),
               "Each history command as a whole process on a history built with `menace tournament --vs "
               "random --keep-all`, at two lengths: how its time and memory grow with the history."),
+    Benchmark("tournaments", "Machine against machine, and td", ("benchmarks/history.py", "--tournaments"),
+              "Tournaments of 1,000,000 games against another stored machine and against td, each against "
+              "`--vs random` on fresh machines, as whole processes: games per CPU second, median of three "
+              "interleaved rounds."),
     Benchmark("history_size", "The history's size", ("benchmarks/history_size.py",),
               "Bytes per stored game."),
     Benchmark("sweep_speed", "Sweeps", ("benchmarks/sweep_speed.py",),
@@ -78,8 +82,9 @@ BENCHMARKS = (
               "the first request after a change is): the per-block results kept as blocks are written."),
     Benchmark("web_class", "A class of thirty on one server", ("benchmarks/web_class.py",),
               "30 simulated devices holding the event stream and asking as the wall, learning and train pages "
-              "do, on a trained machine, at rest and while the server trains it: latencies per endpoint, server "
-              "CPU per request, memory, and the training's speed against an idle server."),
+              "do, on a trained machine, at rest and while the server trains it: latencies per endpoint and how "
+              "much slower each is while it trains (2x at most, p50), the tournament's commits, server CPU per "
+              "request, memory, and the training's speed against an idle server."),
     Benchmark("serve_stop", "Stopping the server", ("benchmarks/serve_stop.py",),
               "`menace serve` with 200 event streams and a tournament running: seconds from SIGTERM to exit, "
               "quiet and beside two busy processes."),
