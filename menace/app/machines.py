@@ -284,6 +284,12 @@ class OpenMachine:
         """The games of the blocks sealed and not written yet."""
         return sum(b.games for b in self._sealed)
 
+    @property
+    def sealed_tally(self) -> tuple[int, int, int]:
+        """The wins, draws and losses of the blocks sealed and not written yet."""
+        packed = [b.records for b in self._sealed if isinstance(b.records, PackedGames)]
+        return sum(p.wins for p in packed), sum(p.draws for p in packed), sum(p.losses for p in packed)
+
     def _block(self, records: Sequence[GameRecord] | GameBuffer | PackedGames, kept: bool) -> _Block:
         """``records`` as the next block, after those sealed: its first game and its checkpoint."""
         last = self._sealed[-1] if self._sealed else None

@@ -207,8 +207,7 @@ def _play_tournament(
     if table is None and partner is None and hasattr(player, "tree_opponent"):
         by_tree = player.tree_opponent()
     pending = GameBuffer()
-    wins = draws = losses = 0  # of the games stored
-    held = [0, 0, 0]  # ...and of those in blocks sealed, waiting for the next write
+    wins = draws = losses = 0  # of the games stored (those in blocks sealed wait in the machine)
     runs: list[int] = []
     save_with_retry(lambda: runs.append(machine.start_run("tournament", opponent, seed, frozen)), 0, waiting)
     run_id = runs[0]
@@ -223,11 +222,11 @@ def _play_tournament(
     s = sides[0]
     try:
         while stopped is None:
-            done = wins + draws + losses + sum(held) + pending.games
+            done = wins + draws + losses + machine.sealed_games + pending.games
             batch = CHECK_EVERY if games is None else min(CHECK_EVERY, games - done)
             # The pending games are kept if the games stored so far are fewer than keep_games (see
             # _save): then the block is bounded, the one that crosses the line too.
-            if keep_games is None or wins + draws + losses + sum(held) < keep_games:
+            if keep_games is None or wins + draws + losses + machine.sealed_games < keep_games:
                 batch = min(batch, max(1, FLUSH_GAMES - pending.games))  # a kept block: FLUSH_GAMES at most
             if batch <= 0:
                 break
@@ -280,17 +279,14 @@ def _play_tournament(
             # Kept games are cut in blocks of bounded size, written together on the clock; summaries
             # once a second (their games' bytes are not stored: a second of them is a megabyte or two
             # in memory).
-            keeping = keep_games is None or wins + draws + losses + sum(held) < keep_games
+            keeping = keep_games is None or wins + draws + losses + machine.sealed_games < keep_games
             if keeping and (len(pending.data) >= FLUSH_BYTES or pending.games >= FLUSH_GAMES):
-                held = [held[0] + pending.wins, held[1] + pending.draws, held[2] + pending.losses]
                 machine.seal(pending)  # emptied: it takes the next block's games
                 if isinstance(player, LearningPartner):
                     player.seal()
             if now - last_flush >= gap or machine.sealed_bytes >= HELD_BYTES:
-                wins, draws, losses = _save(machine, player, run_id, pending,
-                                            (wins + held[0], draws + held[1], losses + held[2]), keep=keep_games,
+                wins, draws, losses = _save(machine, player, run_id, pending, (wins, draws, losses), keep=keep_games,
                                             waiting=waiting)
-                held = [0, 0, 0]
                 last_flush = now
                 gap = min(2 * gap, flush_seconds)
             if progress is not None and now - last_report >= 0.2:
@@ -303,8 +299,7 @@ def _play_tournament(
         # Whatever ends the loop (the target, a signal, an error in a player), every finished
         # game is written before we go; unless the database stayed busy past the bound already.
         if not isinstance(sys.exc_info()[1], SaveWaitError):
-            wins, draws, losses = _save(machine, player, run_id, pending,
-                                        (wins + held[0], draws + held[1], losses + held[2]), end=True,
+            wins, draws, losses = _save(machine, player, run_id, pending, (wins, draws, losses), end=True,
                                         keep=keep_games, waiting=waiting)
     elapsed = time.perf_counter() - start
     done = wins + draws + losses
@@ -402,18 +397,19 @@ def _save(machine: OpenMachine, player: Player, run_id: int, pending: GameBuffer
           waiting: Waiting | None = None) -> tuple[int, int, int]:
     """Write the blocks sealed and the pending games, waiting out a busy database (bounded, reported
     through ``waiting``); the running wins, draws and losses including them (``tally``: those of the
-    games stored and sealed).
+    games stored before).
 
     The games are kept while the run has stored fewer than ``keep`` (a block that crosses the
     line is kept whole); after that, only the block's summary.
     """
-    kept = keep is None or sum(tally) < keep
+    (w, d, l_), (sw, sd, sl) = tally, machine.sealed_tally  # the sealed blocks are written with the pending games
+    w, d, l_ = w + sw, d + sd, l_ + sl
+    kept = keep is None or w + d + l_ < keep
     if isinstance(player, LearningPartner):
         partner = player
         save_with_retry(lambda: partner.save(end, kept), partner.buffer.games + partner.machine.sealed_games, waiting)
     save_with_retry(lambda: machine.save(run_id, pending, end_run=end, kept=kept),
                     pending.games + machine.sealed_games, waiting)
-    w, d, l_ = tally
     tally = (w + pending.wins, d + pending.draws, l_ + pending.losses)
     pending.clear()
     return tally
